@@ -1,0 +1,1 @@
+pub mod passes; pub mod rewrite; pub mod codegen;

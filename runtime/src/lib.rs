@@ -1,0 +1,3 @@
+//! Ember's runtime: what an ahead-of-time compiled model links. It never depends on LLVM or MLIR.
+
+pub mod kernel_abi;
