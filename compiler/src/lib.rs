@@ -1,1 +1,6 @@
-pub mod passes; pub mod rewrite; pub mod codegen;
+//! Ember's compiler: passes over TorchScript graphs, e-graph rewrites, and code generation
+//! through MLIR and LLVM.
+
+pub mod codegen;
+pub mod passes;
+pub mod rewrite;

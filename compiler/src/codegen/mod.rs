@@ -1,0 +1,1 @@
+//! Lowering of fusion groups to MLIR and LLVM.

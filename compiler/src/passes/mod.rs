@@ -1,0 +1,29 @@
+//! Graph passes, one per file, each named once in kebab-case; that name is its `ember-opt` flag.
+//!
+//! A pass takes a graph and its [`PassContext`] and returns whether it changed anything. A pass
+//! never changes what the program computes: tensor ops that may alias or mutate are left alone
+//! until alias analysis exists.
+
+pub mod context;
+
+pub use context::{LogLevel, PassConfig, PassContext};
+
+use ember_dialects::Graph;
+
+/// The signature every pass has. `Err` is for input the pass cannot handle, with a message.
+pub type PassFn = fn(&mut Graph, &mut PassContext) -> Result<bool, String>;
+
+/// One registered pass.
+pub struct PassInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub run: PassFn,
+}
+
+/// Every pass, in the order `--help` lists them.
+pub static PASSES: &[PassInfo] = &[];
+
+/// The pass named `name`, if there is one.
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.name == name)
+}

@@ -1,0 +1,1 @@
+//! egg rewrite rule sets, one file per topic.
