@@ -1,12 +1,12 @@
 //! Finding test files: every file under the given paths whose name ends in a test suffix and
-//! that carries at least one `RUN:` line after a comment leader.
+//! that mentions `RUN:` (its RUN lines, after a comment leader).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::script::parse_run_lines;
+use crate::script::mentions_run;
 
 /// File name endings of test files, as `test/lit.cfg.py` lists them for `lit`.
 pub const TEST_SUFFIXES: &[&str] = &[".ir", ".py", ".mlir", ".ll", ".c", ".test"];
@@ -26,7 +26,8 @@ pub fn has_test_name(path: &Path) -> bool {
     !SKIPPED_FILES.contains(&name) && TEST_SUFFIXES.iter().any(|s| name.ends_with(s))
 }
 
-/// Whether `path` is a test: a test name and at least one `RUN:` line.
+/// Whether `path` is a test: a test name and `RUN:` in its text (as for lit). A file that
+/// mentions `RUN:` other than on a RUN line is a test that fails and says why.
 pub fn is_test_file(path: &Path) -> bool {
     if !has_test_name(path) {
         return false;
@@ -34,8 +35,7 @@ pub fn is_test_file(path: &Path) -> bool {
     let Ok(bytes) = fs::read(path) else {
         return false;
     };
-    // A broken continuation still makes a test, which then fails and says why.
-    parse_run_lines(&String::from_utf8_lossy(&bytes)).map_or(true, |c| !c.is_empty())
+    mentions_run(&String::from_utf8_lossy(&bytes))
 }
 
 /// The test files under `roots`, sorted and without duplicates. A root that is a file is taken

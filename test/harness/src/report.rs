@@ -55,7 +55,7 @@ impl TestResult {
                 timeout,
             } => {
                 let _ = writeln!(out, "FAIL: {}", self.shown);
-                let _ = writeln!(out, "  RUN: at line {line}: {command}");
+                let _ = writeln!(out, "  command at line {line}: {command}");
                 match result {
                     Ok(r) => {
                         let _ = match r.status {

@@ -30,7 +30,7 @@ fn run_file(cfg: &Config, path: &Path) -> Outcome {
         Err(e) => return Outcome::Broken(format!("cannot read the file: {e}")),
     };
     let commands = match parse_run_lines(&text) {
-        Ok(c) if c.is_empty() => return Outcome::Broken("no RUN: line".to_string()),
+        Ok(c) if c.is_empty() => return Outcome::Broken("no command in its RUN lines".to_string()),
         Ok(c) => c,
         Err(e) => return Outcome::Broken(e),
     };

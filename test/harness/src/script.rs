@@ -21,14 +21,29 @@ fn run_line_content(line: &str) -> Option<&str> {
     line[leader.len()..].trim_start().strip_prefix("RUN:")
 }
 
+/// The keyword of a command line.
+const RUN_KEYWORD: &str = "RUN:";
+
+/// Whether `text` mentions `RUN:` anywhere, which makes a file with a test suffix a test.
+pub fn mentions_run(text: &str) -> bool {
+    text.contains(RUN_KEYWORD)
+}
+
 /// The commands of a test, in order. A `RUN:` line ending in `\` continues on the next `RUN:`
 /// line (the `\` is dropped and the texts are joined, as lit does); a continuation that never
-/// ends is an error.
+/// ends is an error. So is `RUN:` anywhere else in a line: lit would run what follows it.
 pub fn parse_run_lines(text: &str) -> Result<Vec<RunLine>, String> {
     let mut commands: Vec<RunLine> = Vec::new();
     let mut continuing = false;
     for (index, line) in text.lines().enumerate() {
         let Some(content) = run_line_content(line) else {
+            if line.contains(RUN_KEYWORD) {
+                return Err(format!(
+                    "line {}: `{RUN_KEYWORD}` after something other than a comment leader \
+                     (lit would run the rest of the line)",
+                    index + 1
+                ));
+            }
             continue;
         };
         let content = content.trim_end();
@@ -52,7 +67,7 @@ pub fn parse_run_lines(text: &str) -> Result<Vec<RunLine>, String> {
     if continuing {
         let line = commands.last().map_or(0, |c| c.line);
         return Err(format!(
-            "RUN: line {line} ends in `\\` but no RUN: line continues it"
+            "the command at line {line} ends in `\\` but no RUN line continues it"
         ));
     }
     commands.retain(|c| !c.command.trim().is_empty());
@@ -135,7 +150,7 @@ mod tests {
     #[test]
     fn run_lines_after_each_comment_leader() {
         check_parse(
-            "// RUN: a %s\n# RUN: b\n; RUN: c\n  //RUN:d\n// CHECK: RUN: no\nRUN: no\n",
+            "// RUN: a %s\n# RUN: b\n; RUN: c\n  //RUN:d\n// CHECK: run\n",
             expect![[r#"
                 1: a %s
                 2: b
@@ -157,12 +172,22 @@ mod tests {
     }
 
     #[test]
+    fn run_outside_a_run_line_is_an_error() {
+        check_parse(
+            "# RUN: a\n# CHECK: RUN: b\n",
+            expect![[r#"
+                error: line 2: `RUN:` after something other than a comment leader (lit would run the rest of the line)
+            "#]],
+        );
+    }
+
+    #[test]
     fn empty_and_unterminated() {
         check_parse("# RUN:\n# nothing\n", expect![[""]]);
         check_parse(
             "x\n# RUN: a \\\n",
             expect![[r#"
-                error: RUN: line 2 ends in `\` but no RUN: line continues it
+                error: the command at line 2 ends in `\` but no RUN line continues it
             "#]],
         );
     }
