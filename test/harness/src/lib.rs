@@ -2,6 +2,7 @@
 //! file's `RUN:` lines through `bash -o pipefail -c` with lit's substitutions, and reports the
 //! files that fail. `test/lit.cfg.py` runs the same files with LLVM's `lit`.
 
+pub mod build;
 pub mod config;
 pub mod discover;
 pub mod exec;

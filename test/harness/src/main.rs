@@ -1,24 +1,29 @@
-//! `ember-lit [-j N] [--timeout SECS] [-v] [PATHS...]`: runs the lit-style tests under PATHS
-//! (default: the repository's `test/`) with the Ember tools built next to this binary.
+//! `ember-lit [-j N] [--timeout SECS] [-v] [--no-build] [PATHS...]`: runs the lit-style tests
+//! under PATHS (default: the repository's `test/`) with the Ember tools built next to this
+//! binary. Run by cargo (`cargo run -p ember-lit`), it first builds those tools.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use ember_lit::build::build_tools;
 use ember_lit::config::default_test_root;
 use ember_lit::{find_tests, run_tests, Config};
 
-const USAGE: &str = "usage: ember-lit [-j N] [--timeout SECS] [-v] [PATHS...]
-  Runs the RUN: lines of every test file under PATHS (default: the repository's test/).
+const USAGE: &str = "usage: ember-lit [-j N] [--timeout SECS] [-v] [--no-build] [PATHS...]
+  Runs the RUN lines of every test file under PATHS (default: the repository's test/) with
+  the tools next to ember-lit; run by cargo, it first builds them (cargo build --bins).
   -j N            run N test files at once (default: the number of cores)
   --timeout SECS  time limit per test file (default: 120)
-  -v              also list the tests that pass";
+  -v              also list the tests that pass
+  --no-build      do not build the tools first";
 
 struct Args {
     paths: Vec<PathBuf>,
     jobs: Option<usize>,
     timeout: Option<Duration>,
     verbose: bool,
+    no_build: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -27,6 +32,7 @@ fn parse_args() -> Result<Args, String> {
         jobs: None,
         timeout: None,
         verbose: false,
+        no_build: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -43,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "-h" | "--help" => return Err(String::new()),
             "-v" | "--verbose" => args.verbose = true,
+            "--no-build" => args.no_build = true,
             "-j" | "--jobs" => args.jobs = Some(number("-j", None)? as usize),
             "--timeout" => args.timeout = Some(Duration::from_secs(number("--timeout", None)?)),
             _ if arg.starts_with("-j") && arg.len() > 2 => {
@@ -72,7 +79,15 @@ fn main() -> ExitCode {
     let exe_dir = std::env::current_exe()
         .ok()
         .and_then(|p| p.parent().map(PathBuf::from));
-    let mut cfg = Config::for_profile_dir(&exe_dir.unwrap_or_else(|| PathBuf::from(".")));
+    let exe_dir = exe_dir.unwrap_or_else(|| PathBuf::from("."));
+    // `cargo run` sets CARGO: build the tools it would otherwise leave stale.
+    if let (false, Some(cargo)) = (args.no_build, std::env::var_os("CARGO")) {
+        if let Err(e) = build_tools(&cargo, &exe_dir) {
+            eprintln!("ember-lit: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let mut cfg = Config::for_profile_dir(&exe_dir);
     if let Some(j) = args.jobs {
         cfg.jobs = j;
     }

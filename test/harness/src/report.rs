@@ -63,6 +63,11 @@ impl TestResult {
                                 writeln!(out, "  timed out after {} s; killed", timeout.as_secs())
                             }
                             Some(s) => match s.code() {
+                                Some(127) => writeln!(
+                                    out,
+                                    "  exit code 127: a command was not found \
+                                     (are the tools built? `cargo build --bins`)"
+                                ),
                                 Some(code) => writeln!(out, "  exit code {code}"),
                                 None => writeln!(out, "  {s}"),
                             },
