@@ -1,3 +1,4 @@
 //! Ember's runtime: what an ahead-of-time compiled model links. It never depends on LLVM or MLIR.
 
 pub mod kernel_abi;
+pub mod tensor;
