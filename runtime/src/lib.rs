@@ -1,4 +1,5 @@
 //! Ember's runtime: what an ahead-of-time compiled model links. It never depends on LLVM or MLIR.
 
+pub mod ivalue;
 pub mod kernel_abi;
 pub mod tensor;

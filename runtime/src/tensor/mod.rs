@@ -158,6 +158,11 @@ impl Tensor {
         self.meta().storage.clone()
     }
 
+    /// A number that is the same exactly for handles of the same tensor object.
+    pub fn identity(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+
     /// Whether two handles are the same tensor object (Python's `is`).
     pub fn is_same(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
