@@ -4,6 +4,7 @@
 //! by every handle.
 
 mod dtype;
+pub mod elementwise;
 mod error;
 mod promote;
 mod shape;
