@@ -61,10 +61,10 @@ impl Storage {
             )));
         }
         if nbytes == 0 {
-            return Ok(Storage(Arc::new(Buffer {
-                ptr: NonNull::dangling(),
-                len: 0,
-            })));
+            // A well-aligned dangling pointer: never dereferenced, but typed views of an
+            // empty tensor must still see an aligned address.
+            let ptr = NonNull::new(ALIGN as *mut u8).unwrap();
+            return Ok(Storage(Arc::new(Buffer { ptr, len: 0 })));
         }
         let layout = Layout::from_size_align(nbytes, ALIGN)
             .map_err(|_| TensorError::new(format!("cannot allocate {nbytes} bytes")))?;
