@@ -1,5 +1,9 @@
 //! The registry of operators: builders keyed by node kind. A builder sees the node (its
 //! attributes, input and output counts and types) and returns the [`Operation`] to run.
+//!
+//! One kind may have several builders, each for the nodes its predicate accepts: `aten::add`
+//! on ints and floats is a scalar builtin, `aten::add` with a tensor input a tensor operator.
+//! The first builder whose predicate accepts the node builds it.
 
 use std::sync::OnceLock;
 
@@ -11,9 +15,12 @@ use super::Operation;
 /// Builds the operation of one node, or says why the node cannot run.
 pub type Builder = fn(&Graph, Node) -> Result<Operation, String>;
 
+/// Decides whether a builder applies to a node (from its input types, input count, ...).
+pub type Predicate = fn(&Graph, Node) -> bool;
+
 /// All registered builders by kind.
 pub struct Registry {
-    by_kind: HashMap<Symbol, Builder>,
+    by_kind: HashMap<Symbol, Vec<(Option<Predicate>, Builder)>>,
 }
 
 impl Registry {
@@ -51,4 +58,9 @@ impl Registry {
 pub fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(Registry::new)
+}
+
+/// A predicate: the node has at least one `Tensor`-typed input.
+pub fn has_tensor_input(g: &Graph, n: Node) -> bool {
+    g.node_inputs(n).iter().any(|&v| g.ty(v).is_tensor())
 }
