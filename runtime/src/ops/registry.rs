@@ -33,20 +33,48 @@ impl Registry {
         r
     }
 
-    /// Registers `builder` for nodes of kind `kind` (`"prim::TupleConstruct"`).
+    /// Registers `builder` for every node of kind `kind` (`"prim::TupleConstruct"`) that no
+    /// builder with a predicate claimed.
     pub fn add(&mut self, kind: &str, builder: Builder) {
-        self.by_kind.insert(Symbol::new(kind), builder);
+        self.by_kind
+            .entry(Symbol::new(kind))
+            .or_default()
+            .push((None, builder));
+    }
+
+    /// Registers `builder` for the nodes of kind `kind` that `when` accepts. Builders with a
+    /// predicate are tried before the unconditional one, in registration order.
+    pub fn add_if(&mut self, kind: &str, when: Predicate, builder: Builder) {
+        let list = self.by_kind.entry(Symbol::new(kind)).or_default();
+        let at = list
+            .iter()
+            .position(|(p, _)| p.is_none())
+            .unwrap_or(list.len());
+        list.insert(at, (Some(when), builder));
     }
 
     /// The operation for node `n`, or a load-time error naming the op.
     pub fn build(&self, g: &Graph, n: Node) -> Result<Operation, String> {
         let kind = g.kind(n);
-        match self.by_kind.get(&kind) {
-            Some(b) => b(g, n),
-            None => Err(format!(
+        let Some(builders) = self.by_kind.get(&kind) else {
+            return Err(format!(
                 "unknown operator '{kind}': Ember has no implementation of it"
-            )),
+            ));
+        };
+        for (when, builder) in builders {
+            if when.is_none_or(|p| p(g, n)) {
+                return builder(g, n);
+            }
         }
+        let types: Vec<String> = g
+            .node_inputs(n)
+            .iter()
+            .map(|&v| g.ty(v).to_string())
+            .collect();
+        Err(format!(
+            "operator '{kind}' has no implementation for inputs ({})",
+            types.join(", ")
+        ))
     }
 
     pub fn has(&self, kind: Symbol) -> bool {
