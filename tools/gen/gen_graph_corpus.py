@@ -37,10 +37,11 @@ CATEGORY_MODULES = [
     "exceptions",
     "tensor",
     "calls",
-    # "nn_script",
-    # "nn_trace",
-    # "traced",
-    # "vision",
+    "nn_script",
+    "nn_trace",
+    "traced",
+    "frozen",
+    "vision",
     # "profiled",
 ]
 
@@ -115,9 +116,11 @@ def main():
             size = len(text.encode())
             if size > MAX_GRAPH_BYTES:
                 skipped.append(f"{rel}: too large ({size} bytes)")
+                print(f"skip {rel}: too large ({size} bytes)", file=sys.stderr)
                 continue
             if total + size > MAX_TOTAL_BYTES:
                 skipped.append(f"{rel}: corpus size limit reached")
+                print(f"skip {rel}: corpus size limit reached", file=sys.stderr)
                 continue
             path = os.path.join(graphs_dir, rel)
             os.makedirs(os.path.dirname(path), exist_ok=True)
