@@ -42,7 +42,7 @@ CATEGORY_MODULES = [
     "traced",
     "frozen",
     "vision",
-    # "profiled",
+    "profiled",
 ]
 
 MAX_GRAPH_BYTES = 400 * 1024
