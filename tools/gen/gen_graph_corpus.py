@@ -37,6 +37,7 @@ CATEGORY_MODULES = [
     "exceptions",
     "tensor",
     "calls",
+    "features",
     "nn_script",
     "nn_trace",
     "traced",

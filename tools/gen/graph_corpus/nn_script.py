@@ -87,3 +87,17 @@ class Recurse(nn.Module):
 
 
 scripted_module(C, "submodule_in_loop", Recurse)
+
+
+def _dynamic_quantized(make):
+    # Dynamic quantization swaps Linear/LSTM for quantized modules whose weights live in
+    # TorchScript custom classes (`__torch__.torch.classes.quantized.LinearPackedParamsBase`).
+    def build():
+        return torch.ao.quantization.quantize_dynamic(make().eval(), {nn.Linear, nn.LSTM},
+                                                      dtype=torch.qint8)
+
+    return build
+
+
+scripted_module(C, "quantized_dynamic_mlp", _dynamic_quantized(nn_defs.Mlp))
+scripted_module(C, "quantized_dynamic_lstm_tagger", _dynamic_quantized(nn_defs.LstmTagger))
