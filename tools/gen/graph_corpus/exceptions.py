@@ -3,7 +3,6 @@
 import warnings
 from typing import List, Optional
 
-import torch
 from torch import Tensor
 
 from .registry import scripted
