@@ -5,6 +5,8 @@
 
 pub mod attr;
 pub mod catalogue;
+pub mod cursor;
+pub mod floatfmt;
 pub mod ir;
 pub mod parse;
 pub mod print;
