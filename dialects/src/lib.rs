@@ -13,6 +13,7 @@ pub mod print;
 pub mod schema;
 pub mod source;
 pub mod symbol;
+pub mod tensorfmt;
 pub mod types;
 pub mod verify;
 

@@ -7,6 +7,7 @@ mod print;
 pub use parse::{parse_type, parse_type_at};
 
 /// A scalar type (dtype) of tensors, spelled as PyTorch's `c10::ScalarType`.
+#[allow(non_camel_case_types)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
     Byte,
