@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use ember_dialects::parse::parse_graph;
 use ember_dialects::print::print_graph;
-use expect_test::{expect, Expect};
 
 fn corpus_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
@@ -69,4 +68,119 @@ fn every_real_graph_round_trips() {
         files.len(),
         failures.join("\n")
     );
+}
+
+/// Truncated and garbled versions of every sample must give a Diagnostic (or a graph), never a
+/// panic, and a Diagnostic's position must lie inside the text.
+#[test]
+fn garbled_input_never_panics() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = corpus_files(&root.join("tests/data/graphs"));
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let junk = [
+        "", "%", "(", ")", "[", "]", "{", "}", "\"", "\\", ",", ":", " ", "\n", "=", "é", "0", "-",
+    ];
+    let mut errors = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let bytes = text.len();
+        let mut variants = Vec::new();
+        for i in 0..24 {
+            let mut cut = (next() as usize) % bytes.max(1);
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            variants.push(text[..cut].to_string());
+            let mut at = (next() as usize) % bytes.max(1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + 1 + (next() as usize) % 4).min(bytes);
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            let piece = junk[(next() as usize + i) % junk.len()];
+            variants.push(format!("{}{}{}", &text[..at], piece, &text[end..]));
+        }
+        for v in variants {
+            let lines = v.lines().count() as u32 + 1;
+            if let Err(d) = parse_graph(&v) {
+                errors += 1;
+                assert!(
+                    d.pos.line >= 1 && d.pos.line <= lines,
+                    "{}: {d} out of range",
+                    file.display()
+                );
+                assert!(d.pos.col >= 1);
+            }
+        }
+    }
+    assert!(errors > 0, "garbling never produced an error");
+}
+
+#[test]
+fn errors_name_line_and_column() {
+    let cases = [
+        (
+            "graph(%x : Tensor):\n  %y : Tensor = aten::relu(%z)\n  return (%y)\n",
+            "2:28: error: use of undefined value %z",
+        ),
+        (
+            "graph(%x : Tensor):\n  return (%x)\nwith",
+            "3:1: error: unexpected 'with' after the graph",
+        ),
+        (
+            "graph(%x : Tensor):\n  %y : Tensor = relu(%x)\n  return (%y)\n",
+            "2:17: error: expected an operator 'namespace::name' but found 'relu'",
+        ),
+        (
+            "graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x\n",
+            "2:30: error: expected ', ' but found end of line",
+        ),
+        (
+            "graph(%x : Flaot(2)):\n  return (%x)\n",
+            "1:12: error: unknown type 'Flaot'",
+        ),
+        (
+            "graph(%x : Tensor):\n  %y : str = prim::Constant[value=\"ab]()\n  return (%y)\n",
+            "2:35: error: unterminated string",
+        ),
+        (
+            "graph(%x : Tensor):\n  %x : Tensor = aten::relu(%x)\n  return (%x)\n",
+            "2:3: error: value %x is defined twice",
+        ),
+        ("", "1:1: error: expected 'graph(' but found end of input"),
+    ];
+    for (text, want) in cases {
+        let got = parse_graph(text).err().map(|d| d.to_string());
+        assert_eq!(got.as_deref(), Some(want), "for {text:?}");
+    }
+}
+
+#[test]
+fn deep_nesting_is_refused_not_a_crash() {
+    let list = format!(
+        "graph():\n  %a : int[] = prim::Constant[value={}1{}]()\n  return (%a)\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    assert!(parse_graph(&list).is_err());
+    let mut blocks = String::from("graph(%c : bool):\n");
+    for depth in 0..200 {
+        let pad = "  ".repeat(1 + 2 * depth);
+        blocks.push_str(&format!("{pad} = prim::If(%c)\n{pad}  block0():\n"));
+    }
+    assert!(parse_graph(&blocks).is_err());
+    let types = format!(
+        "graph(%x : {}int{}):\n  return (%x)\n",
+        "(".repeat(5000),
+        ")".repeat(5000)
+    );
+    assert!(parse_graph(&types).is_err());
 }

@@ -169,6 +169,10 @@ fn parse_primary(c: &mut Cursor, depth: usize) -> Result<Type, Diagnostic> {
         c.set_offset(start);
         return Err(c.error(format!("'{name}' is not a type")));
     }
+    if c.starts_with("(") || c.starts_with("<") {
+        c.set_offset(start);
+        return Err(c.error(format!("unknown type '{name}'")));
+    }
     if name.contains('.') {
         Ok(Type::Class(name.to_string()))
     } else if name.as_bytes()[0].is_ascii_digit() {
