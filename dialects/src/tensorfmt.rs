@@ -196,7 +196,7 @@ pub fn format_tensor(dtype: ScalarType, sizes: &[i64], values: &[Scalar]) -> Str
                     for c in &counter {
                         out.push_str(&format!("{},", c + 1));
                     }
-                    out.push_str(".,.) = \n");
+                    out.push_str(".,.) =\n");
                     first = false;
                     // The slice at `counter` in row-major order.
                     let index = counter.iter().zip(outer).fold(0, |acc, (c, d)| acc * d + c);

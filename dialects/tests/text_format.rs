@@ -184,3 +184,53 @@ fn deep_nesting_is_refused_not_a_crash() {
     );
     assert!(parse_graph(&types).is_err());
 }
+
+/// Our copy of the C++ tensor printer against what PyTorch printed for the same tensors.
+#[test]
+fn tensor_printer_matches_pytorch() {
+    use ember_dialects::attr::Scalar;
+    use ember_dialects::tensorfmt::format_tensor;
+    use ember_dialects::types::ScalarType;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tensor_prints.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut mismatches = Vec::new();
+    for line in text.lines() {
+        let mut parts = line.splitn(4, '|');
+        let (dtype, sizes, values, want) = (
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+            parts.next().unwrap(),
+        );
+        let dtype = match dtype {
+            "int64" => ScalarType::Long,
+            "int16" => ScalarType::Short,
+            "bool" => ScalarType::Bool,
+            "float32" => ScalarType::Float,
+            "float64" => ScalarType::Double,
+            "float16" => ScalarType::Half,
+            "bfloat16" => ScalarType::BFloat16,
+            other => panic!("unexpected dtype {other}"),
+        };
+        let sizes: Vec<i64> = sizes.split(',').map(|d| d.parse().unwrap()).collect();
+        let values: Vec<Scalar> = values
+            .split(' ')
+            .map(|v| {
+                let x: f64 = v.parse().unwrap();
+                if matches!(
+                    dtype,
+                    ScalarType::Long | ScalarType::Short | ScalarType::Bool
+                ) {
+                    Scalar::Int(x as i64)
+                } else {
+                    Scalar::Float(x)
+                }
+            })
+            .collect();
+        let got = format_tensor(dtype, &sizes, &values);
+        if got != want {
+            mismatches.push(format!("want {want:?}\n got {got:?}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

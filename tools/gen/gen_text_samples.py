@@ -293,6 +293,45 @@ def with_constants():
 save("constants", with_constants())
 
 
+# ----- more forms: named tuple defaults, odd strings, Python ops, profiles, nested groups -----
+
+class WithDefaults(NamedTuple):
+    a: int
+    b: float = 2.5
+    c: str = "x"
+
+
+@torch.jit.script
+def named_defaults(p: WithDefaults) -> WithDefaults:
+    return WithDefaults(p.a + 1)
+
+
+@torch.jit.script
+def odd_strings(s: str) -> str:
+    return s + "caf\u00e9 \u2603 \x00\x1b\x7f \\ \r\v\f\a\b"
+
+
+save("script_named_defaults", named_defaults.graph)
+save("script_odd_strings", odd_strings.graph)
+
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k: float):
+        return x * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, None
+
+
+def python_op(x):
+    return Double.apply(x, 2.0) + 1
+
+
+save("trace_python_op", torch.jit.trace(python_op, torch.randn(3)).graph)
+
+
 # ----- the profiling executor: profiles, type checks, fusion groups, autodiff -----
 
 torch._C._jit_set_profiling_executor(True)
@@ -355,11 +394,74 @@ def grad_mm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 
 
 run_and_save("profiled_autodiff_mm", grad_mm, xg, yg)
+# A profiled graph as the first run leaves it (prim::profile nodes).
+@torch.jit.script
+def profiled_once(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    if bool(x.sum() > 0):
+        return x * y + 1
+    return x - y
+
+
+profiled_once(x, y)
+save("profiled_first_run", torch.jit.last_executed_optimized_graph())
+
+
+# Autodiff with fusible ops: tensor-expression groups inside a differentiable graph.
+@torch.jit.script
+def grad_fusible(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    a = torch.sigmoid(x * y + 1.0)
+    b = torch.tanh(a * x)
+    return (a + b) * y
+
+
+run_and_save("profiled_autodiff_fusible", grad_fusible, xg, yg, runs=4)
+
+
+@torch.jit.script
+def grad_loop(x: torch.Tensor, n: int) -> torch.Tensor:
+    for i in range(n):
+        x = torch.tanh(x * 0.5) + torch.sigmoid(x)
+    return x
+
+
+run_and_save("profiled_autodiff_loop", grad_loop, xg, 2, runs=4)
+
+
 profiled_seq = torch.jit.script(Seq())
 run_and_save("profiled_module", profiled_seq, torch.randn(2, 3))
 torch._C._jit_set_profiling_mode(True)
 with torch.no_grad():
     run_and_save("profiled_block_nograd", torch.jit.script(Block().eval()), torch.randn(1, 3, 8, 8))
+
+# ----- the C++ tensor printer, for tensors small enough to print in a graph -----
+
+def tensor_print_cases():
+    torch.manual_seed(1)
+    cases = [torch.tensor([1, 2, 3]), torch.tensor([[1.5, 2.0], [0.25, -1.0]]), torch.tensor([0.5, 1e-8, 1e8]),
+             torch.tensor([1e-3, 2e-3, 5e-3]), torch.tensor([12345678.0, 2.0]), torch.tensor([-1.5, 2.25, 3.0]),
+             torch.tensor([1e12, 3.0]), torch.tensor([[1e-5, 1.0], [2.0, 3.0]]), torch.tensor([float("inf"), 1.5]),
+             torch.tensor([float("nan"), -2.0, 1.0]), torch.tensor([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]),
+             torch.arange(8.0).reshape(2, 2, 2) / 3, torch.arange(8).reshape(2, 1, 2, 2), torch.tensor([True, False]),
+             torch.tensor([100, -200], dtype=torch.int16), torch.tensor([0.1, 0.2], dtype=torch.float64),
+             torch.tensor([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]]) * 1e10, torch.randn(2, 3),
+             torch.randn(10) * 1000, torch.tensor([0.0, 0.0]), torch.tensor([-0.001, 0.002]),
+             torch.tensor([1.0, 2.0], dtype=torch.float16), torch.tensor([1.5, -2.5], dtype=torch.bfloat16)]
+    lines = []
+    for t in cases:
+        g = torch._C.Graph()
+        c = g.insertConstant(t)
+        g.registerOutput(c)
+        text = str(g)
+        printed = text[text.index("[value=") + 7:text.rindex("]()")]
+        values = " ".join(repr(float(v)) for v in t.reshape(-1).tolist())
+        dtype = str(t.dtype).replace("torch.", "")
+        sizes = ",".join(str(d) for d in t.shape)
+        lines.append(f"{dtype}|{sizes}|{values}|{printed}")
+    return "\n".join(lines) + "\n"
+
+
+with open(os.path.join(OUT, "..", "tensor_prints.txt"), "w") as f:
+    f.write(tensor_print_cases())
 
 for name, text in sorted(SAMPLES.items()):
     with open(os.path.join(OUT, name + ".ir"), "w") as f:
