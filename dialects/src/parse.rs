@@ -44,6 +44,10 @@ struct Scope {
     values: HashMap<String, Value>,
     groups: Vec<Node>,
     brace: bool,
+    /// Values with a debug name, renumbered after the graph so that no unique number of a
+    /// named value equals a numeric name (they would clash if the name were dropped).
+    named: Vec<Value>,
+    max_numbered: Option<u64>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -74,6 +78,8 @@ impl<'a> Parser<'a> {
             values: HashMap::new(),
             groups: Vec::new(),
             brace: false,
+            named: Vec::new(),
+            max_numbered: None,
         };
         self.c.expect("graph(")?;
         let top = g.block();
@@ -103,6 +109,10 @@ impl<'a> Parser<'a> {
             self.c.expect("}")?;
         }
         self.end_of_line_or_end()?;
+        let first_free = scope.max_numbered.map_or(0, |m| m + 1);
+        for (i, &v) in scope.named.iter().enumerate() {
+            g.set_unique(v, first_free + i as u64);
+        }
         self.subgraphs(&mut g, &scope)?;
         self.depth -= 1;
         Ok(g)
@@ -190,8 +200,10 @@ impl<'a> Parser<'a> {
                 .filter(|&u: &u64| u < u64::MAX / 2)
                 .ok_or_else(|| Diagnostic::new(self.c.pos_at(pos), "value number out of range"))?;
             g.set_unique(v, unique);
+            scope.max_numbered = Some(scope.max_numbered.map_or(unique, |m| m.max(unique)));
         } else {
             g.set_debug_name(v, name);
+            scope.named.push(v);
         }
         scope.values.insert(name.to_string(), v);
         Ok(())
@@ -463,7 +475,7 @@ impl<'a> Parser<'a> {
             return Ok(AttrValue::Tensor(t));
         }
         if self.c.eat("<Graph>") {
-            return Ok(AttrValue::Graph(Box::new(Graph::new())));
+            return Ok(AttrValue::Graph(Box::default()));
         }
         if self.c.eat("[<Graphs>]") {
             return Ok(AttrValue::Graphs(Vec::new()));
