@@ -433,6 +433,38 @@ torch._C._jit_set_profiling_mode(True)
 with torch.no_grad():
     run_and_save("profiled_block_nograd", torch.jit.script(Block().eval()), torch.randn(1, 3, 8, 8))
 
+# Subgraph nodes built with PyTorch's own graph API: a FallbackGraph inside a block and a group
+# whose subgraph has groups of its own, printed with PyTorch's nested `with` numbering.
+def nested_subgraphs():
+    g = torch._C.parse_ir("""graph(%x : Tensor, %y : Tensor, %c : bool):
+  %r : Tensor = prim::If(%c)
+    block0():
+      %a : Tensor = aten::mul(%x, %y)
+      -> (%a)
+    block1():
+      -> (%x)
+  return (%r)""")
+    xs = list(g.inputs())
+    if_node = next(n for n in g.nodes() if n.kind() == "prim::If")
+    else_block = list(if_node.blocks())[1]
+    fallback = g.create("prim::FallbackGraph", [xs[0], xs[1]], 1)
+    fallback.g_("Subgraph", fusible.graph.copy())
+    fallback.insertBefore(else_block.returnNode())
+    else_block.returnNode().replaceInputWith(xs[0], fallback.output())
+    group = g.create("prim::TensorExprGroup", [xs[0], xs[1], xs[2]], 1)
+    group.g_("Subgraph", g.copy())
+    group.is_("symbolic_shape_inputs", [-2, -3])
+    group.insertBefore(if_node)
+    diff = g.create("prim::DifferentiableGraph", [xs[0], xs[1], xs[2]], 1)
+    diff.g_("Subgraph", g.copy())
+    diff.i_("f_real_outputs", 1)
+    diff.insertBefore(if_node)
+    return g
+
+
+save("built_nested_subgraphs", nested_subgraphs())
+
+
 # ----- the C++ tensor printer, for tensors small enough to print in a graph -----
 
 def tensor_print_cases():
