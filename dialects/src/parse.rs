@@ -98,7 +98,7 @@ impl<'a> Parser<'a> {
         self.body(&mut g, &mut scope, top)?;
         self.c.skip_spaces();
         self.c.expect("return (")?;
-        let outs = self.refs(&g, &scope, ")")?;
+        let outs = self.refs(&scope, ")")?;
         for v in outs {
             g.register_output(v);
         }
@@ -210,8 +210,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `%a, %b` up to `close`.
-    fn refs(&mut self, g: &Graph, scope: &Scope, close: &str) -> Result<Vec<Value>, Diagnostic> {
-        let _ = g;
+    fn refs(&mut self, scope: &Scope, close: &str) -> Result<Vec<Value>, Diagnostic> {
         let mut out = Vec::new();
         if self.c.eat(close) {
             return Ok(out);
@@ -306,7 +305,7 @@ impl<'a> Parser<'a> {
         self.end_of_line()?;
         self.body(g, scope, b)?;
         self.c.expect("-> (")?;
-        for v in self.refs(g, scope, ")")? {
+        for v in self.refs(scope, ")")? {
             g.block_register_output(b, v);
         }
         self.end_of_line()?;
@@ -375,7 +374,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.c.expect("(")?;
-        for v in self.refs(g, scope, ")")? {
+        for v in self.refs(scope, ")")? {
             g.add_node_input(n, v);
         }
         for (name, pos, ty) in outs {
@@ -892,8 +891,11 @@ impl<'a> Parser<'a> {
         if !looks_printed {
             return Ok(None);
         }
-        let Some(type_at) = line.find("Type{") else {
-            return Ok(None);
+        // `[ CPUFloatType{2} ]`, or `[ Variable[CPUFloatType]{2} ]` in 2018 dumps.
+        let (type_at, brace_at) = match (line.find("Type{"), line.find("Type]{")) {
+            (Some(i), _) => (i, i + 4),
+            (None, Some(i)) => (i, i + 5),
+            (None, None) => return Ok(None),
         };
         let Some(footer_start) = line[..type_at].rfind("[ ") else {
             return Ok(None);
@@ -910,7 +912,7 @@ impl<'a> Parser<'a> {
             .max_by_key(|s| s.name().len())
             .or(out_dtype)
             .unwrap_or(ScalarType::Float);
-        let dims_text = &line[type_at + 5..];
+        let dims_text = &line[brace_at + 1..];
         let dims_text = &dims_text[..dims_text.find('}').unwrap_or(0)];
         let sizes: Vec<i64> = if dims_text.is_empty() {
             Vec::new()

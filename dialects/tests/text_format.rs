@@ -396,6 +396,7 @@ fn reads_the_2018_brace_format() {
       %y : Float(2, 3)
       %c : Dynamic) {
   %2 : Dynamic = aten::add[alpha={1}](%x, %y)
+  %5 : Long(2) = prim::Constant[value= 1  2 [ Variable[CPULongType]{2} ]]()
   %3 : Dynamic = prim::If(%c)
     block0() {
       %4 : Dynamic = prim::FusionGroup_0[device=-1](%2)
@@ -416,6 +417,7 @@ with prim::FusionGroup_0 = graph(%0 : Dynamic) {
                   %y : Float(2, 3),
                   %c : Tensor):
               %2 : Tensor = aten::add[alpha={1}](%x, %y)
+              %5 : Long(2) = prim::Constant[value= 1  2 [ Variable[CPULongType]{2} ]]()
               %3 : Tensor = prim::If(%c)
                 block0():
                   %4 : Tensor = prim::FusionGroup_0[device=-1](%2)
