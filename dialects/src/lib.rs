@@ -6,6 +6,7 @@
 pub mod attr;
 pub mod catalogue;
 pub mod cursor;
+pub mod dot;
 pub mod floatfmt;
 pub mod ir;
 pub mod parse;
