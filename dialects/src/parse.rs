@@ -2,6 +2,17 @@
 //! so that printing a parsed graph gives the same bytes, and the 2018 brace format
 //! (`graph(%x : Dynamic) { ... return (%1); }`). Every error names a 1-based line and column;
 //! no input panics.
+//!
+//! The text does not say which attribute kind PyTorch stored, so values map to one canonical
+//! kind that prints the same: `1` Int, `1.` Float, `1.+2.j` Complex, `"s"` Str, `[1, 2]` Ints,
+//! `[1., 2.]` Floats, `["a"]` Strs, `[int, Tensor]` Types, a type elsewhere Type, `{2}` and
+//! printed tensors Tensor (with `printed` kept, and data where the print is exact), `<Tensor>`
+//! a Tensor without data, `<Graph>` an empty Graph, `[<Tensors>]` / `[<Graphs>]` empty lists,
+//! anything else (bool lists, tuples, None, devices, enums, dicts, objects) an IValue.
+//! Numeric value names become unique numbers, others debug names. A node `kind_<i>` whose `i`
+//! counts the subgraph nodes seen so far gets the graph of section `with kind_<i> = ...` as
+//! `attr::Subgraph`. Python operators (`^Name[...](...)`) keep their name and scalar text in
+//! the attributes `python::name` and `python::scalars`, which print outside the brackets.
 
 use std::sync::Arc;
 
