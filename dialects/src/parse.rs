@@ -130,23 +130,38 @@ impl<'a> Parser<'a> {
     }
 
     /// The `with <kind>_<i> = graph(...)` sections, one per subgraph node, in order.
+    /// Section `i` names `kind_i`: it belongs to the next candidate node printed so, which then
+    /// loses the suffix. A section no candidate claims belongs to an enclosing graph.
     fn subgraphs(&mut self, g: &mut Graph, scope: &Scope) -> Result<(), Diagnostic> {
-        for (i, &n) in scope.groups.iter().enumerate() {
+        let mut next = 0;
+        let mut i = 0;
+        loop {
+            let save = self.c.offset();
             self.c.skip_ws();
-            let header = format!("with {}_{} = ", g.kind(n), i);
-            if !self.c.eat(&header) {
-                return Err(self.c.error(format!(
-                    "expected '{}' for the subgraph of node {}_{} but found {}",
-                    header.trim_end(),
-                    g.kind(n),
-                    i,
-                    self.c.describe()
-                )));
+            if !self.c.eat("with ") {
+                self.c.set_offset(save);
+                return Ok(());
             }
+            let text = self.c.take_while(is_kind_byte);
+            let suffix = format!("_{i}");
+            let found = (text.ends_with(&suffix) && self.c.eat(" = "))
+                .then(|| {
+                    scope.groups[next..]
+                        .iter()
+                        .position(|&n| g.kind(n).as_str() == text)
+                })
+                .flatten();
+            let Some(at) = found else {
+                self.c.set_offset(save);
+                return Ok(());
+            };
+            let n = scope.groups[next + at];
+            g.set_kind(n, Symbol::new(&text[..text.len() - suffix.len()]));
             let sub = self.graph()?;
             g.set_attr(n, sym::attr_subgraph(), AttrValue::Graph(Box::new(sub)));
+            next += at + 1;
+            i += 1;
         }
-        Ok(())
     }
 
     /// Typed values up to `)`, separated by commas and/or newlines (2018 dumps omit commas).
@@ -366,18 +381,16 @@ impl<'a> Parser<'a> {
                     format!("'{text}' is not an operator name"),
                 ));
             }
-            // A subgraph node prints as `kind_<i>`, i counting the graph's subgraph nodes.
-            let group_suffix = format!("_{}", scope.groups.len());
-            let is_group = text.len() > group_suffix.len() + 2
-                && text.ends_with(&group_suffix)
-                && !text[..text.len() - group_suffix.len()].ends_with(':');
-            let kind = if is_group {
-                &text[..text.len() - group_suffix.len()]
-            } else {
-                text
-            };
-            n = g.create(Symbol::new(kind), &[], 0);
-            if is_group {
+            // A subgraph node prints as `kind_<i>`; whether it is one (and not an operator
+            // whose name ends in digits) is settled by the `with` sections after the graph.
+            let digits = text
+                .bytes()
+                .rev()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let stem = &text[..text.len() - digits];
+            n = g.create(Symbol::new(text), &[], 0);
+            if digits > 0 && stem.ends_with('_') && !stem.ends_with(":_") {
                 scope.groups.push(n);
             }
             if self.c.starts_with("[") {

@@ -478,3 +478,28 @@ fn named_values_never_share_a_number_with_numbered_ones() {
     uniques.dedup();
     assert_eq!(uniques.len(), 4, "{uniques:?}");
 }
+
+#[test]
+fn operators_ending_in_digits_are_not_taken_for_subgraphs() {
+    use ember_dialects::{symbol::sym, Symbol};
+    let text = "graph(%x : Tensor):
+  %a : Tensor = _native::bmm_triton_0(%x, %x)
+  %b : Tensor = prim::FusionGroup_0(%a)
+  %c : Tensor = mylib::op_1(%b)
+  return (%c)
+with prim::FusionGroup_0 = graph(%0 : Tensor):
+  %1 : Tensor = aten::neg(%0)
+  return (%1)
+";
+    let g = parse_graph(text).unwrap();
+    assert_eq!(print_graph(&g), text);
+    let kinds: Vec<Symbol> = g.nodes().iter().map(|&n| g.kind(n)).collect();
+    assert_eq!(
+        kinds,
+        [
+            Symbol::new("_native::bmm_triton_0"),
+            sym::fusion_group(),
+            Symbol::new("mylib::op_1")
+        ]
+    );
+}
