@@ -188,6 +188,70 @@ for fn in [control_flow, lists_and_dicts, strings, optionals, exceptions, tensor
     save("script_" + fn.name, fn.graph)
 
 
+@torch.jit.script
+class Pair:
+    def __init__(self, a: int, b: torch.Tensor):
+        self.a = a
+        self.b = b
+
+    def scaled(self) -> torch.Tensor:
+        return self.b * self.a
+
+
+@torch.jit.interface
+class Scaler(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pass
+
+
+class Twice(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+
+class UsesInterface(torch.nn.Module):
+    s: Scaler
+
+    def __init__(self):
+        super().__init__()
+        self.s = Twice()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.s.forward(x)
+
+
+@torch.jit.script
+def classes(x: torch.Tensor) -> torch.Tensor:
+    p = Pair(3, x)
+    return p.scaled()
+
+
+@torch.jit.script
+def annotated(xs: List[Tuple[int, str]], d: Dict[str, Optional[torch.Tensor]]) -> Tuple[List[Tuple[int, str]], int]:
+    out = torch.jit.annotate(List[Tuple[int, str]], [])
+    for k, v in xs:
+        if k in [1, 2, 3] and v != "skip" and d.get(v) is not None:
+            out.append((k * 2, v.lower()))
+    return out, len(d.keys())
+
+
+@torch.jit.script
+def awaits(x: torch.Tensor) -> torch.Tensor:
+    aw = torch.jit._awaitable(torch.neg, x)
+    return torch.jit._awaitable_wait(aw) * 2
+
+
+@torch.jit.script
+def devices_and_dtypes(x: torch.Tensor) -> Tuple[torch.device, int, bool]:
+    y = x.to(torch.device("cpu"), torch.float64)
+    return y.device, y.dtype, y.is_contiguous(memory_format=torch.channels_last)
+
+
+for fn in [classes, annotated, awaits, devices_and_dtypes]:
+    save("script_" + fn.name, fn.graph)
+save("script_module_interface", torch.jit.script(UsesInterface()).graph)
+
+
 # ----- scripted and traced modules -----
 
 class Block(nn.Module):
