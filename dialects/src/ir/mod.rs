@@ -14,6 +14,9 @@ use crate::symbol::{sym, Symbol};
 use crate::types::Type;
 
 mod copy;
+mod insert;
+
+pub use insert::InsertArg;
 
 /// A node (an operation) of a graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

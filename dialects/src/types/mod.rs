@@ -3,6 +3,15 @@
 
 use std::fmt;
 
+mod names;
+mod subtype;
+mod union;
+mod vars;
+
+pub use subtype::{merge_tensor_types, unify_type_list, unify_types, unify_types_ext};
+pub use union::{optional_of, union_of};
+pub use vars::{eval_type_variables, match_type_variables, TypeEnv};
+
 /// A scalar type (dtype) of tensors, spelled as PyTorch's `c10::ScalarType`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
