@@ -124,6 +124,21 @@ impl Graph {
                 Source::Positional(i) => self.materialize(&args[*i]),
                 Source::Keyword(k) => self.materialize(&kwargs[*k].1),
                 Source::Default(d) => insert_constant_node(self, d, default_type(arg, d)),
+                Source::VarargsList {
+                    start,
+                    elem,
+                    conversions,
+                } => {
+                    let mut items = Vec::with_capacity(conversions.len());
+                    for (a, c) in args[*start..].iter().zip(conversions) {
+                        let v = self.materialize(a);
+                        items.push(self.apply_conversion(v, c.as_ref())?);
+                    }
+                    let list = self.create(sym::list_construct(), &items, 0);
+                    self.add_node_output(list, Type::list(elem.clone()));
+                    self.insert_node(list);
+                    self.output(list, 0)
+                }
             };
             let value = match &m.conversion {
                 None => value,
@@ -153,6 +168,25 @@ impl Graph {
         }
         self.insert_node(n);
         Ok(self.node_outputs(n).to_vec())
+    }
+
+    fn apply_conversion(&mut self, value: Value, c: Option<&Conversion>) -> Result<Value, String> {
+        Ok(match c {
+            None => value,
+            Some(Conversion::RepeatAsList(n)) => {
+                let elem = self.ty(value).clone();
+                let list = self.create(sym::list_construct(), &vec![value; *n], 0);
+                self.add_node_output(list, Type::list(elem));
+                self.insert_node(list);
+                self.output(list, 0)
+            }
+            Some(Conversion::Call(op)) => {
+                let out = self.insert(*op, &[InsertArg::Value(value)])?;
+                out.first()
+                    .copied()
+                    .ok_or_else(|| format!("{op} has no output"))?
+            }
+        })
     }
 
     fn materialize(&mut self, arg: &InsertArg) -> Value {

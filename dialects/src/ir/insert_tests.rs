@@ -230,3 +230,30 @@ fn mismatches_list_every_candidate() {
         .unwrap_err();
     assert!(err.contains("Keyword argument nope unknown."), "{err}");
 }
+
+#[test]
+fn trailing_ints_gather_into_a_list_argument() {
+    // `x.view(2, 3)` compiles to `aten::view(x, prim::ListConstruct(2, 3))`; `view.dtype` is
+    // never chosen (a ScalarType is an int to TorchScript).
+    let mut g = Graph::new();
+    let x = g.add_input(Type::tensor());
+    g.insert(Symbol::aten("view"), &[x.into(), 2i64.into(), 3i64.into()])
+        .unwrap();
+    assert_eq!(
+        summary(&g),
+        [
+            "prim::Constant() -> int",
+            "prim::Constant() -> int",
+            "prim::ListConstruct(Constant, Constant) -> int[]",
+            "aten::view(%param, ListConstruct) -> Tensor"
+        ]
+    );
+    let mut g = Graph::new();
+    let x = g.add_input(Type::tensor());
+    g.insert(Symbol::aten("view"), &[x.into(), 2i64.into()])
+        .unwrap();
+    assert_eq!(
+        summary(&g).last().unwrap(),
+        "aten::view(%param, ListConstruct) -> Tensor"
+    );
+}

@@ -9,8 +9,21 @@ use crate::attr::ConstValue;
 use crate::symbol::Symbol;
 use crate::types::{eval_type_variables, match_type_variables, Type, TypeEnv};
 
+/// Overloads TorchScript never picks (`isBlockListedSchema`): `view.dtype` cannot be told
+/// from `view(int)` because a `ScalarType` is an `int`, and the `unary_out` forms of `max`
+/// and `min` collide with `max.other`.
+pub fn is_blocklisted(schema: &FunctionSchema) -> bool {
+    matches!(
+        (schema.name.as_str(), schema.overload_name.as_str()),
+        ("aten::view", "dtype") | ("aten::max", "unary_out") | ("aten::min", "unary_out")
+    )
+}
+
 /// `Node::matches`: whether inputs of `actual` types fit `schema`, positionally.
 pub fn schema_accepts(schema: &FunctionSchema, actual: &[Type]) -> bool {
+    if is_blocklisted(schema) {
+        return false;
+    }
     let formals = &schema.arguments;
     if actual.len() < formals.len() {
         return false;
@@ -36,6 +49,13 @@ pub enum Source {
     Positional(usize),
     Keyword(usize),
     Default(ConstValue),
+    /// The positional arguments from `start` on, gathered into a list of `elem` (`x.view(2, 3)`
+    /// for `SymInt[] size`), each with its own conversion.
+    VarargsList {
+        start: usize,
+        elem: Type,
+        conversions: Vec<Option<Conversion>>,
+    },
 }
 
 /// A conversion applied to a value before it is passed.
@@ -219,6 +239,28 @@ fn match_argument(
     Some(conversion)
 }
 
+/// `varargsCanBeUsedAsList`: the last positional argument is a plain list (not `int[N]`, not
+/// of a type variable) and the actual is not already a list; gives the element type.
+fn varargs_list_element(schema: &FunctionSchema, i: usize, actual: &Type) -> Option<Type> {
+    let arg = &schema.arguments[i];
+    let is_last = schema
+        .arguments
+        .get(i + 1)
+        .is_none_or(|next| next.kwarg_only);
+    let Type::List(elem) = arg.fake_type() else {
+        return None;
+    };
+    if !is_last || arg.n.is_some() || matches!(*elem, Type::Var(_)) {
+        return None;
+    }
+    let convertible_tuple =
+        matches!(actual, Type::Tuple(t) if t.elements.iter().all(|e| e.is_subtype_of(&elem)));
+    if matches!(actual, Type::List(_)) || convertible_tuple {
+        return None;
+    }
+    Some(*elem)
+}
+
 /// `tryMatchSchema`: match positional and keyword argument types to one schema.
 pub fn try_match_schema<'s>(
     schema: &'s FunctionSchema,
@@ -232,7 +274,35 @@ pub fn try_match_schema<'s>(
     let mut used_args = 0;
     let mut used_kwarg = vec![false; kwargs.len()];
     let mut args = Vec::with_capacity(schema.arguments.len());
-    for arg in &schema.arguments {
+    for (i, arg) in schema.arguments.iter().enumerate() {
+        if !arg.kwarg_only && used_args < positional.len() && allow_conversions {
+            if let Some(elem) = varargs_list_element(schema, i, &positional[used_args]) {
+                let start = used_args;
+                let mut conversions = Vec::new();
+                let item = Argument {
+                    name: "<varargs>".to_string(),
+                    ty: elem.clone(),
+                    n: None,
+                    default: None,
+                    kwarg_only: false,
+                    alias: None,
+                };
+                for actual in &positional[start..] {
+                    conversions.push(match_argument(&item, actual, true, &mut env, &mut attempt)?);
+                }
+                used_args = positional.len();
+                let source = Source::VarargsList {
+                    start,
+                    elem,
+                    conversions,
+                };
+                args.push(MatchedArg {
+                    source,
+                    conversion: None,
+                });
+                continue;
+            }
+        }
         let (source, ty) = if !arg.kwarg_only && used_args < positional.len() {
             used_args += 1;
             (
@@ -327,7 +397,7 @@ pub fn match_schemas<'s>(
             let mut failures = String::new();
             for allow in [false, true] {
                 failures.clear();
-                for schema in schemas {
+                for schema in schemas.iter().filter(|s| !is_blocklisted(s)) {
                     if let Some(m) =
                         try_match_schema(schema, positional, kwargs, allow, Some(&mut failures))
                     {

@@ -10,8 +10,8 @@ mod parser;
 mod print;
 
 pub use matching::{
-    const_type, default_type, match_schemas, schema_accepts, try_match_schema, Conversion,
-    MatchedArg, MatchedSchema, Source,
+    const_type, default_type, is_blocklisted, match_schemas, schema_accepts, try_match_schema,
+    Conversion, MatchedArg, MatchedSchema, Source,
 };
 pub use parser::parse_schema;
 pub use print::{format_double, quoted_string};

@@ -170,10 +170,8 @@ fn write_seq(
 /// digits in C's `%g` style (`1.0000000000000001e-05`, `0.33333333333333331`).
 pub fn format_double(d: f64) -> String {
     // `int64_t(d)` is exact for normal values in [-2^63, 2^63) that are integral.
-    let integral = (d.is_normal() || d == 0.0)
-        && d >= -9.223_372_036_854_775_808e18
-        && d < 9.223_372_036_854_775_808e18
-        && d.trunc() == d;
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    let integral = (d.is_normal() || d == 0.0) && (-TWO_63..TWO_63).contains(&d) && d.trunc() == d;
     if integral {
         return format!("{}.", d as i64);
     }

@@ -155,7 +155,13 @@ fn wrap(open: &str, e: &Type, close: &str, out: &mut String, f: fn(&Type, &mut S
 }
 
 fn write_repr(t: &Type, out: &mut String) {
-    if let Some(name) = simple_name(t) {
+    let symbolic = match t {
+        Type::SymInt => Some("int"),
+        Type::SymFloat => Some("float"),
+        Type::SymBool => Some("bool"),
+        _ => None,
+    };
+    if let Some(name) = symbolic.or_else(|| simple_name(t)) {
         out.push_str(name);
         return;
     }

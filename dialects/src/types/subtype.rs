@@ -48,7 +48,7 @@ impl Type {
     }
 
     /// PyTorch's type equality (`operator==` on types): structural, except that tensor sizes
-    /// compare symbolic dimensions as unknown.
+    /// compare symbolic dimensions as unknown and type variables are all equal.
     pub fn equals(&self, rhs: &Type) -> bool {
         match (self, rhs) {
             (Type::Tensor(a), Type::Tensor(b)) => tensor_equals(a, b),
@@ -64,6 +64,8 @@ impl Type {
             (Type::Union(a), Type::Union(b)) => {
                 a.len() == b.len() && a.iter().all(|x| b.iter().any(|y| x.equals(y)))
             }
+            // PyTorch compares type variables by kind only: `t` equals `t1`.
+            (Type::Var(_), Type::Var(_)) => true,
             _ => self == rhs,
         }
     }
