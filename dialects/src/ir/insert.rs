@@ -6,11 +6,13 @@
 
 use crate::attr::{AttrValue, ConstValue};
 use crate::catalogue::catalogue;
-use crate::schema::{const_type, default_type, match_schemas, Conversion, MatchedSchema, Source};
+use crate::schema::{
+    const_type, default_type, match_schemas, Conversion, FunctionSchema, MatchedSchema, Source,
+};
 use crate::symbol::{sym, Symbol};
 use crate::types::Type;
 
-use super::{Graph, Value};
+use super::{Graph, Node, Value};
 
 /// One argument of [`Graph::insert`]: a value of the graph or a literal (PyTorch's
 /// `NamedValue`).
@@ -85,6 +87,14 @@ impl InsertArg {
     }
 }
 
+/// What [`Graph::insert_call`] built: the call node, the overload it calls and its outputs.
+#[derive(Clone, Debug)]
+pub struct InsertedCall {
+    pub node: Node,
+    pub schema: &'static FunctionSchema,
+    pub outputs: Vec<Value>,
+}
+
 impl Graph {
     /// Inserts a call of `kind` with positional `args` at the insertion point and returns the
     /// outputs of the new node, typed from the chosen schema's returns.
@@ -99,6 +109,17 @@ impl Graph {
         args: &[InsertArg],
         kwargs: &[(&str, InsertArg)],
     ) -> Result<Vec<Value>, String> {
+        Ok(self.insert_call(kind, args, kwargs)?.outputs)
+    }
+
+    /// [`Graph::insert_with_kwargs`], also telling which node and overload it made. Matching
+    /// happens before anything is inserted, so a call that matches no overload changes nothing.
+    pub fn insert_call(
+        &mut self,
+        kind: Symbol,
+        args: &[InsertArg],
+        kwargs: &[(&str, InsertArg)],
+    ) -> Result<InsertedCall, String> {
         let schemas = catalogue().schemas(kind);
         if schemas.is_empty() {
             return Err(format!(
@@ -108,7 +129,12 @@ impl Graph {
         let positional: Vec<Type> = args.iter().map(|a| a.ty(self)).collect();
         let keyword: Vec<(&str, Type)> = kwargs.iter().map(|(n, a)| (*n, a.ty(self))).collect();
         let matched = match_schemas(schemas, &positional, &keyword)?;
-        self.emit_matched(kind, &matched, args, kwargs)
+        let node = self.emit_matched(kind, &matched, args, kwargs)?;
+        Ok(InsertedCall {
+            node,
+            schema: matched.schema,
+            outputs: self.node_outputs(node).to_vec(),
+        })
     }
 
     fn emit_matched(
@@ -117,7 +143,7 @@ impl Graph {
         matched: &MatchedSchema<'_>,
         args: &[InsertArg],
         kwargs: &[(&str, InsertArg)],
-    ) -> Result<Vec<Value>, String> {
+    ) -> Result<Node, String> {
         let mut inputs = Vec::with_capacity(matched.args.len() + matched.varargs.len());
         for (arg, m) in matched.schema.arguments.iter().zip(&matched.args) {
             let value = match &m.source {
@@ -140,22 +166,7 @@ impl Graph {
                     self.output(list, 0)
                 }
             };
-            let value = match &m.conversion {
-                None => value,
-                Some(Conversion::RepeatAsList(n)) => {
-                    let elem = self.ty(value).clone();
-                    let list = self.create(sym::list_construct(), &vec![value; *n], 0);
-                    self.add_node_output(list, Type::list(elem));
-                    self.insert_node(list);
-                    self.output(list, 0)
-                }
-                Some(Conversion::Call(op)) => {
-                    let out = self.insert(*op, &[InsertArg::Value(value)])?;
-                    out.first()
-                        .copied()
-                        .ok_or_else(|| format!("{op} has no output"))?
-                }
-            };
+            let value = self.apply_conversion(value, m.conversion.as_ref())?;
             inputs.push(value);
         }
         for &i in &matched.varargs {
@@ -167,7 +178,7 @@ impl Graph {
             self.add_node_output(n, ty.clone());
         }
         self.insert_node(n);
-        Ok(self.node_outputs(n).to_vec())
+        Ok(n)
     }
 
     fn apply_conversion(&mut self, value: Value, c: Option<&Conversion>) -> Result<Value, String> {

@@ -16,7 +16,7 @@ use crate::types::Type;
 mod copy;
 mod insert;
 
-pub use insert::InsertArg;
+pub use insert::{InsertArg, InsertedCall};
 
 /// A node (an operation) of a graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
