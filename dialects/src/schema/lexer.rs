@@ -38,21 +38,44 @@ impl Tok {
     }
 }
 
+/// Line and column (in characters) of byte `at`, advanced forward so lexing stays linear.
+struct Cursor {
+    line: u32,
+    col: u32,
+    at: usize,
+}
+
+impl Cursor {
+    fn pos(&mut self, src: &str, i: usize) -> Pos {
+        self.col += src[self.at..i].chars().count() as u32;
+        self.at = i;
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
+    }
+}
+
 pub(super) fn tokenize(src: &str) -> Result<Vec<(Tok, Pos)>, Diagnostic> {
     let bytes = src.as_bytes();
     let mut out = Vec::new();
-    let (mut i, mut line, mut line_start) = (0usize, 1u32, 0usize);
+    let mut i = 0usize;
+    let mut at = Cursor {
+        line: 1,
+        col: 1,
+        at: 0,
+    };
     while i < bytes.len() {
-        let pos = Pos {
-            line,
-            col: (src[line_start..i].chars().count() + 1) as u32,
-        };
+        let pos = at.pos(src, i);
         let c = bytes[i];
         match c {
             b'\n' => {
                 i += 1;
-                line += 1;
-                line_start = i;
+                at = Cursor {
+                    line: at.line + 1,
+                    col: 1,
+                    at: i,
+                };
             }
             b' ' | b'\t' | b'\r' => i += 1,
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
@@ -105,10 +128,7 @@ pub(super) fn tokenize(src: &str) -> Result<Vec<(Tok, Pos)>, Diagnostic> {
             }
         }
     }
-    let pos = Pos {
-        line,
-        col: (src[line_start..].chars().count() + 1) as u32,
-    };
+    let pos = at.pos(src, bytes.len());
     out.push((Tok::Eof, pos));
     Ok(out)
 }

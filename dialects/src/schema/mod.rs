@@ -108,6 +108,14 @@ pub struct FunctionSchema {
     pub is_varret: bool,
 }
 
+impl std::str::FromStr for FunctionSchema {
+    type Err = crate::source::Diagnostic;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_schema(s)
+    }
+}
+
 impl FunctionSchema {
     /// The node kind this schema is an overload of.
     pub fn kind(&self) -> Symbol {

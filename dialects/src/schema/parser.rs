@@ -13,6 +13,7 @@ pub fn parse_schema(src: &str) -> Result<FunctionSchema, Diagnostic> {
         toks: tokenize(src)?,
         at: 0,
         next_alias_id: 0,
+        depth: 0,
     };
     let schema = p.declaration()?;
     p.expect_eof()?;
@@ -26,7 +27,12 @@ struct Parser {
     at: usize,
     /// Numbers the fresh alias sets of `Tensor!` (`$0`, `$1`, …).
     next_alias_id: u32,
+    /// How deeply the type being read nests, bounded so hostile input cannot exhaust the stack.
+    depth: u32,
 }
+
+/// Deeper types than this are refused; real schemas nest three or four levels.
+const MAX_TYPE_DEPTH: u32 = 64;
 
 /// PyTorch's `c10::ScalarType`, `Reduction` and `MemoryFormat` numbering of the identifiers a
 /// default may name.
@@ -328,6 +334,23 @@ impl Parser {
     /// A type with its alias annotation. Element types of tuples, dicts, unions and futures
     /// come back as their `int` stand-ins (PyTorch keeps only the "fake" type there).
     fn parse_type(&mut self) -> PResult<(Type, Option<AliasInfo>)> {
+        let entry_depth = self.depth;
+        let result = self.parse_type_inner();
+        self.depth = entry_depth;
+        result
+    }
+
+    /// Counts one level of type nesting.
+    fn nest(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_TYPE_DEPTH {
+            return self.err(format!("type nests more than {MAX_TYPE_DEPTH} levels deep"));
+        }
+        Ok(())
+    }
+
+    fn parse_type_inner(&mut self) -> PResult<(Type, Option<AliasInfo>)> {
+        self.nest()?;
         let mut alias = None;
         let mut ty = match self.cur().clone() {
             Tok::Punct('(') => {
@@ -387,11 +410,13 @@ impl Parser {
         };
         loop {
             if *self.cur() == Tok::Punct('[') && *self.lookahead() == Tok::Punct(']') {
+                self.nest()?;
                 self.bump();
                 self.bump();
                 ty = Type::list(ty);
                 alias = self.wrap_container_alias(alias)?;
             } else if *self.cur() == Tok::Punct('?') {
+                self.nest()?;
                 ty = optional_at(ty, self.pos())?;
                 self.bump();
             } else {

@@ -163,3 +163,67 @@ fn quotes_strings_like_printquotedstring() {
     // Non-ASCII bytes go through C++'s signed-char arithmetic.
     assert_eq!(quoted_string("é"), "\"\\0)+\\/.)\"");
 }
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = format!(
+        "a::b({}int{} x) -> ()",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    let err = parse_schema(&deep).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "1:70: error: type nests more than 64 levels deep"
+    );
+    let lists = format!("a::b(int{} x) -> ()", "[]".repeat(100_000));
+    assert!(parse_schema(&lists)
+        .unwrap_err()
+        .message
+        .contains("nests more than"));
+    assert!("a::b(int[][][] x) -> ()".parse::<FunctionSchema>().is_ok());
+}
+
+/// A small deterministic generator (xorshift) for mutating inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn mutated_catalogue_lines_never_panic() {
+    let lines: Vec<&str> = crate::catalogue::SCHEMAS_TXT
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect();
+    let alphabet: Vec<char> = "()[],.:*?!=|-> \"'abtTNx019e_jé".chars().collect();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..20_000 {
+        let mut s: Vec<char> = lines[rng.below(lines.len())].chars().collect();
+        for _ in 0..1 + rng.below(4) {
+            let at = rng.below(s.len() + 1);
+            match rng.below(3) {
+                0 if at < s.len() => {
+                    s.remove(at);
+                }
+                1 if at < s.len() => s[at] = alphabet[rng.below(alphabet.len())],
+                _ => s.insert(at, alphabet[rng.below(alphabet.len())]),
+            }
+        }
+        let text: String = s.into_iter().collect();
+        if let Ok(schema) = parse_schema(&text) {
+            // Whatever parses also prints.
+            let _ = schema.to_string();
+        }
+    }
+}
