@@ -118,8 +118,8 @@ fn write_str(t: &Type, out: &mut String) {
             out.push('?');
         }
         Type::Tuple(TupleType { elements, names }) => match names {
-            Some(info) => out.push_str(&info.qualified_name),
-            None => {
+            Some(info) if !info.qualified_name.is_empty() => out.push_str(&info.qualified_name),
+            _ => {
                 out.push('(');
                 join(out, elements, write_str);
                 out.push(')');
@@ -141,9 +141,13 @@ fn write_str(t: &Type, out: &mut String) {
             out.push_str(name);
             out.push('>');
         }
-        Type::Class(name) | Type::Interface(name) | Type::Function(name) | Type::Var(name) => {
-            out.push_str(name)
+        Type::Interface(name) => {
+            out.push_str("InterfaceType<");
+            out.push_str(name.rsplit('.').next().unwrap_or(name));
+            out.push('>');
         }
+        Type::Function(_) => out.push_str("Function"),
+        Type::Class(name) | Type::Var(name) => out.push_str(name),
         _ => unreachable!("simple types are handled above"),
     }
 }
@@ -170,9 +174,9 @@ fn write_repr(t: &Type, out: &mut String) {
         Type::List(e) => wrap("List[", e, "]", out, write_repr),
         Type::Optional(e) => wrap("Optional[", e, "]", out, write_repr),
         Type::Tuple(TupleType { elements, names }) => match names {
-            Some(info) => out.push_str(&info.qualified_name),
-            None if elements.is_empty() => out.push_str("Tuple[()]"),
-            None => {
+            Some(info) if !info.qualified_name.is_empty() => out.push_str(&info.qualified_name),
+            _ if elements.is_empty() => out.push_str("Tuple[()]"),
+            _ => {
                 out.push_str("Tuple[");
                 join(out, elements, write_repr);
                 out.push(']');
@@ -189,6 +193,7 @@ fn write_repr(t: &Type, out: &mut String) {
         Type::Future(e) => wrap("Future[", e, "]", out, write_repr),
         Type::RRef(e) => wrap("RRef[", e, "]", out, write_repr),
         Type::Await(e) => wrap("Await[", e, "]", out, write_repr),
+        Type::Interface(name) | Type::Function(name) => out.push_str(name),
         _ => write_str(t, out),
     }
 }
