@@ -14,9 +14,6 @@ use crate::symbol::{sym, Symbol};
 use crate::types::Type;
 
 mod copy;
-mod insert;
-
-pub use insert::{InsertArg, InsertedCall};
 
 /// A node (an operation) of a graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -942,6 +939,9 @@ impl Iterator for BlockNodes<'_> {
         Some(n)
     }
 }
+
+mod insert;
+pub use insert::{InsertArg, InsertedCall};
 
 #[cfg(test)]
 mod tests;
