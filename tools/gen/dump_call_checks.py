@@ -30,7 +30,7 @@ DEFAULT_OUT = os.path.join(HERE, "..", "..", "dialects", "data", "call_checks.tx
 PARAMS = [
     ("Tensor", "Tensor"), ("int", "int"), ("float", "float"), ("bool", "bool"), ("str", "str"),
     ("int[]", "List[int]"), ("Tensor[]", "List[Tensor]"), ("Tensor?", "Optional[Tensor]"),
-    ("float[]", "List[float]"), ("Scalar", "number"),
+    ("float[]", "List[float]"), ("Scalar", "number"), ("(int, int)", "Tuple[int, int]"),
 ]
 LITERALS = ["1", "2.5", "True", "None", "[1, 2]", '"cpu"']
 ARGS = [p[0] for p in PARAMS] + ["=" + lit for lit in LITERALS]

@@ -191,6 +191,13 @@ impl Graph {
                 self.insert_node(list);
                 self.output(list, 0)
             }
+            Some(Conversion::TupleToList(elem)) => {
+                let items = self.tuple_items(value);
+                let list = self.create(sym::list_construct(), &items, 0);
+                self.add_node_output(list, Type::list(elem.clone()));
+                self.insert_node(list);
+                self.output(list, 0)
+            }
             Some(Conversion::Call(op)) => {
                 let out = self.insert(*op, &[InsertArg::Value(value)])?;
                 out.first()
@@ -198,6 +205,25 @@ impl Graph {
                     .ok_or_else(|| format!("{op} has no output"))?
             }
         })
+    }
+
+    /// The items of a tuple value: the inputs of the `prim::TupleConstruct` that made it, or
+    /// the outputs of a new `prim::TupleUnpack` (PyTorch's `createTupleUnpack`).
+    fn tuple_items(&mut self, tuple: Value) -> Vec<Value> {
+        let producer = self.producer(tuple);
+        if self.kind(producer) == sym::tuple_construct() {
+            return self.node_inputs(producer).to_vec();
+        }
+        let elements = match self.ty(tuple) {
+            Type::Tuple(t) => t.elements.clone(),
+            _ => Vec::new(),
+        };
+        let unpack = self.create(sym::tuple_unpack(), &[tuple], 0);
+        for e in elements {
+            self.add_node_output(unpack, e);
+        }
+        self.insert_node(unpack);
+        self.node_outputs(unpack).to_vec()
     }
 
     fn materialize(&mut self, arg: &InsertArg) -> Value {

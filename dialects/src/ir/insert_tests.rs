@@ -257,3 +257,35 @@ fn trailing_ints_gather_into_a_list_argument() {
         "aten::view(%param, ListConstruct) -> Tensor"
     );
 }
+
+#[test]
+fn tuples_pass_for_lists() {
+    // `x.view(t)` with `t: Tuple[int, int]`: unpacked into a list, as TorchScript does.
+    let mut g = Graph::new();
+    let x = g.add_input(Type::tensor());
+    let t = g.add_input(Type::tuple(vec![Type::Int, Type::Int]));
+    g.insert(Symbol::aten("view"), &[x.into(), t.into()])
+        .unwrap();
+    assert_eq!(
+        summary(&g),
+        [
+            "prim::TupleUnpack(%param) -> int, int",
+            "prim::ListConstruct(TupleUnpack, TupleUnpack) -> int[]",
+            "aten::view(%param, ListConstruct) -> Tensor"
+        ]
+    );
+    // A tuple built in the graph is not unpacked again.
+    let mut g = Graph::new();
+    let x = g.add_input(Type::tensor());
+    let (a, b) = (g.add_input(Type::Int), g.add_input(Type::Int));
+    let tc = g.create(sym::tuple_construct(), &[a, b], 0);
+    g.add_node_output(tc, Type::tuple(vec![Type::Int, Type::Int]));
+    g.insert_node(tc);
+    let t = g.output(tc, 0);
+    g.insert(Symbol::aten("view"), &[x.into(), t.into()])
+        .unwrap();
+    assert_eq!(
+        summary(&g)[1],
+        "prim::ListConstruct(%param, %param) -> int[]"
+    );
+}

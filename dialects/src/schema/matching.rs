@@ -65,6 +65,9 @@ pub enum Conversion {
     RepeatAsList(usize),
     /// An implicit conversion node (`aten::IntImplicit`, `aten::Float`, `aten::device`, …).
     Call(Symbol),
+    /// A homogeneous tuple passed for a list: its items (`prim::TupleUnpack`, or the inputs of
+    /// the `prim::TupleConstruct` that made it) in a `prim::ListConstruct` of this element type.
+    TupleToList(Type),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -119,6 +122,12 @@ fn convert(concrete: &Type, actual: &Type, allow: bool) -> Option<(Conversion, T
     if let Type::Optional(elem) = concrete {
         if !matches!(actual, Type::Optional(_)) && !actual.is_subtype_of(&Type::None) {
             return convert(elem, actual, allow);
+        }
+    }
+    // Tuples become lists whether or not conversions are allowed.
+    if let (Type::Tuple(t), Type::List(elem)) = (actual, concrete) {
+        if t.elements.iter().all(|e| e.is_subtype_of(elem)) {
+            return Some((Conversion::TupleToList((**elem).clone()), concrete.clone()));
         }
     }
     if !allow {
