@@ -990,5 +990,8 @@ impl Iterator for BlockNodes<'_> {
     }
 }
 
+mod insert;
+pub use insert::{InsertArg, InsertedCall};
+
 #[cfg(test)]
 mod tests;

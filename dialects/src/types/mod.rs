@@ -6,6 +6,15 @@ mod print;
 
 pub use parse::{parse_type, parse_type_at};
 
+mod names;
+mod subtype;
+mod union;
+mod vars;
+
+pub use subtype::{merge_tensor_types, unify_type_list, unify_types, unify_types_ext};
+pub use union::{optional_of, union_of};
+pub use vars::{eval_type_variables, match_type_variables, TypeEnv};
+
 /// A scalar type (dtype) of tensors, spelled as PyTorch's `c10::ScalarType`.
 #[allow(non_camel_case_types)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
