@@ -17,6 +17,12 @@ impl Tensor {
         Tensor::from_meta(meta)
     }
 
+    /// A view with any layout over the same storage (negative strides included, as `flip`
+    /// needs), checked against the storage.
+    pub fn with_layout(&self, sizes: &[i64], strides: &[i64], offset: i64) -> TensorResult<Tensor> {
+        self.restride(sizes.into(), strides.into(), offset)
+    }
+
     /// `as_strided(sizes, strides, offset)`, checked against the storage.
     pub fn as_strided(&self, sizes: &[i64], strides: &[i64], offset: i64) -> TensorResult<Tensor> {
         if offset < 0 {
@@ -176,7 +182,7 @@ impl Tensor {
         let m = self.meta();
         let n = m.sizes.len();
         if sizes.len() < n {
-            bail!("expand(torch.FloatTensor{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({n})", m.sizes.as_slice(), join(sizes), sizes.len());
+            bail!("expand({}{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({n})", m.dtype.legacy_tensor_name(), m.sizes.as_slice(), join(sizes), sizes.len());
         }
         let lead = sizes.len() - n;
         let mut out_sizes: Shape = SmallVec::with_capacity(sizes.len());

@@ -1,0 +1,101 @@
+//! Moving elements by offset lists: the kernels that copying shape ops and indexing share.
+//! Offsets are in elements, relative to a tensor's element 0 (its `data_ptr`), as
+//! `Tensor::element_offsets` gives them.
+
+use crate::dispatch_dtype;
+use crate::tensor::{DType, Element, Tensor, TensorResult};
+
+/// A fresh contiguous tensor of `sizes` whose element `i` is `src`'s element at `offsets[i]`.
+pub fn gather(src: &Tensor, offsets: &[i64], sizes: &[i64]) -> TensorResult<Tensor> {
+    let out = Tensor::zeros(sizes, src.dtype())?;
+    debug_assert_eq!(out.numel(), offsets.len());
+    let (s, d) = (src.data_ptr(), out.data_ptr());
+    macro_rules! copy_as {
+        ($t:ty) => {{
+            let (s, d) = (s as *const $t, d as *mut $t);
+            for (i, &o) in offsets.iter().enumerate() {
+                // SAFETY: offsets address elements of `src` (computed from its layout and
+                // bounds-checked indices); `out` holds offsets.len() elements.
+                unsafe { *d.add(i) = *s.offset(o as isize) };
+            }
+        }};
+    }
+    match src.dtype().size() {
+        1 => copy_as!(u8),
+        2 => copy_as!(u16),
+        4 => copy_as!(u32),
+        _ => copy_as!(u64),
+    }
+    Ok(out)
+}
+
+/// How a value is combined with the element it lands on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Combine {
+    Replace,
+    Add,
+    Multiply,
+}
+
+/// Writes `values` (any dtype, converted to `dst`'s; read in row-major order, one per offset)
+/// into `dst` at `offsets`, in order, so a later write to the same element wins (or
+/// accumulates).
+pub fn scatter(dst: &Tensor, offsets: &[i64], values: &Tensor, how: Combine) -> TensorResult<()> {
+    let values = cast(values, dst.dtype())?;
+    let base = dst.data_ptr();
+    let floating = dst.dtype().is_floating();
+    dispatch_dtype!(dst.dtype(), T => {
+        let vals = values.to_vec::<T>();
+        let p = base as *mut T;
+        for (&o, &v) in offsets.iter().zip(&vals) {
+            // SAFETY: offsets address elements of `dst`.
+            unsafe {
+                let slot = p.offset(o as isize);
+                *slot = combine::<T>(*slot, v, how, floating);
+            }
+        }
+    });
+    Ok(())
+}
+
+fn combine<T: Element>(old: T, new: T, how: Combine, floating: bool) -> T {
+    match how {
+        Combine::Replace => new,
+        Combine::Add if floating => T::from_f64(old.to_f64() + new.to_f64()),
+        Combine::Add => T::from_i64(old.to_i64().wrapping_add(new.to_i64())),
+        Combine::Multiply if floating => T::from_f64(old.to_f64() * new.to_f64()),
+        Combine::Multiply => T::from_i64(old.to_i64().wrapping_mul(new.to_i64())),
+    }
+}
+
+/// `t` converted to `dtype` (a fresh contiguous tensor; `t` itself when already `dtype`
+/// and contiguous).
+pub fn cast(t: &Tensor, dtype: DType) -> TensorResult<Tensor> {
+    if t.dtype() == dtype {
+        return t.contiguous();
+    }
+    let out = Tensor::zeros(&t.sizes(), dtype)?;
+    out.copy_from(t)?;
+    Ok(out)
+}
+
+/// A fresh tensor of `dtype` converted from `t` (always a copy).
+pub fn cast_copy(t: &Tensor, dtype: DType) -> TensorResult<Tensor> {
+    let out = Tensor::zeros(&t.sizes(), dtype)?;
+    out.copy_from(t)?;
+    Ok(out)
+}
+
+/// The values of an integer index tensor as i64, refusing other dtypes with `message`.
+pub fn index_values(index: &Tensor, message: &str) -> TensorResult<Vec<i64>> {
+    if !index.dtype().is_integral() {
+        return Err(crate::tensor::TensorError::new(message));
+    }
+    Ok(index.to_vec::<i64>())
+}
+
+/// `sizes` as PyTorch prints them in messages: `[2, 3]`.
+pub fn fmt_sizes(sizes: &[i64]) -> String {
+    let items: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}

@@ -1,0 +1,26 @@
+//! Shape operators: views, joins and splits, repeats, reorders, and tensor queries. The
+//! schema-driven kernel framework (`call`) and the element-moving helpers (`elements`) are
+//! shared with the indexing and creation operators.
+
+pub mod call;
+pub mod elements;
+pub mod join;
+pub mod query;
+pub mod reorder;
+pub mod split;
+pub mod tile;
+pub mod views;
+
+use super::registry::Registry;
+
+pub fn register(r: &mut Registry) {
+    views::register(r);
+    join::register(r);
+    split::register(r);
+    tile::register(r);
+    reorder::register(r);
+    query::register(r);
+}
+
+#[cfg(test)]
+mod tests;

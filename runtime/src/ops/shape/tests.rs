@@ -1,0 +1,322 @@
+//! Unit tests of the shape, indexing and creation operators, run through the interpreter on
+//! graph text as TorchScript prints it. The differential suite (test/ops/) compares the same
+//! operators with PyTorch on many more inputs; these tests cover what it cannot: aliasing
+//! seen through several handles, random streams, huge sizes, load-time overload choice.
+
+use ember_dialects::parse::parse_graph;
+
+use crate::interpreter::{run, Code};
+use crate::ivalue::IValue;
+use crate::tensor::{DType, Tensor};
+
+fn run_ir(text: &str, inputs: Vec<IValue>) -> Result<Vec<IValue>, String> {
+    let g = parse_graph(text).map_err(|d| format!("{d:?}"))?;
+    let code = Code::new(&g).map_err(|e| e.to_string())?;
+    run(&code, inputs).map_err(|e| e.message)
+}
+
+fn tensor(v: &IValue) -> Tensor {
+    v.as_tensor().expect("a tensor").clone()
+}
+
+fn f32s(v: &IValue) -> Vec<f32> {
+    tensor(v).to_vec::<f32>()
+}
+
+fn i64s(v: &IValue) -> Vec<i64> {
+    tensor(v).to_vec::<i64>()
+}
+
+fn sizes(v: &IValue) -> Vec<i64> {
+    tensor(v).sizes().to_vec()
+}
+
+fn arange_f32(n: usize, shape: &[i64]) -> IValue {
+    IValue::Tensor(Tensor::from_vec((0..n).map(|i| i as f32).collect(), shape).unwrap())
+}
+
+fn err(text: &str, inputs: Vec<IValue>) -> String {
+    run_ir(text, inputs).expect_err("expected an error")
+}
+
+#[test]
+fn getitem_sequences_run_and_alias() {
+    // x[1:3], x[..., None], x[i], x[idx], x[:, idx], x[x > 0] and x[0] = 1.0, as scripted.
+    let text = r#"graph(%x.1 : Tensor, %i.1 : int, %idx.1 : Tensor):
+  %53 : bool = prim::Constant[value=0]()
+  %31 : NoneType = prim::Constant()
+  %12 : int = prim::Constant[value=-1]()
+  %5 : int = prim::Constant[value=1]()
+  %6 : int = prim::Constant[value=3]()
+  %39 : int = prim::Constant[value=0]()
+  %47 : float = prim::Constant[value=100.]()
+  %a.1 : Tensor = aten::slice(%x.1, %39, %5, %6, %5)
+  %b.1 : Tensor = aten::unsqueeze(%x.1, %12)
+  %c.1 : Tensor = aten::select(%x.1, %39, %i.1)
+  %24 : Tensor?[] = prim::ListConstruct(%idx.1)
+  %d.1 : Tensor = aten::index(%x.1, %24)
+  %33 : Tensor = aten::slice(%x.1, %39, %31, %31, %5)
+  %35 : Tensor?[] = prim::ListConstruct(%31, %idx.1)
+  %e.1 : Tensor = aten::index(%33, %35)
+  %50 : Tensor = aten::select(%a.1, %39, %39)
+  %51 : int = prim::dtype(%50)
+  %52 : Device = prim::device(%50)
+  %54 : Tensor = aten::tensor(%47, %51, %52, %53)
+  %56 : Tensor = aten::copy_(%50, %54, %53)
+  return (%a.1, %b.1, %c.1, %d.1, %e.1)
+"#;
+    let x = arange_f32(12, &[4, 3]);
+    let idx = IValue::Tensor(Tensor::from_vec(vec![2i64, 0], &[2]).unwrap());
+    let out = run_ir(text, vec![x.clone(), IValue::Int(-1), idx]).unwrap();
+    // a = x[1:3] was written through (a[0] = 100), and x sees it.
+    assert_eq!(sizes(&out[0]), vec![2, 3]);
+    assert_eq!(f32s(&out[0]), vec![100., 100., 100., 6., 7., 8.]);
+    assert_eq!(&f32s(&x)[3..6], &[100., 100., 100.]);
+    assert_eq!(sizes(&out[1]), vec![4, 3, 1]);
+    assert_eq!(f32s(&out[2]), vec![9., 10., 11.]);
+    // d and e were taken before the write.
+    assert_eq!(f32s(&out[3]), vec![6., 7., 8., 0., 1., 2.]);
+    assert_eq!(sizes(&out[4]), vec![4, 2]);
+    assert_eq!(f32s(&out[4]), vec![2., 0., 5., 3., 8., 6., 11., 9.]);
+}
+
+#[test]
+fn in_place_metadata_changes_every_handle() {
+    let text = r#"graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %1 : int = prim::Constant[value=1]()
+  %y : Tensor = aten::unsqueeze_(%x, %0)
+  %z : Tensor = aten::transpose_(%x, %0, %1)
+  return (%y, %z)
+"#;
+    let x = arange_f32(6, &[2, 3]);
+    let out = run_ir(text, vec![x.clone()]).unwrap();
+    let (y, z) = (tensor(&out[0]), tensor(&out[1]));
+    assert!(y.is_same(&tensor(&x)) && z.is_same(&tensor(&x)));
+    assert_eq!(tensor(&x).sizes().as_slice(), &[2, 1, 3]);
+}
+
+#[test]
+fn advanced_index_moves_separated_dims_to_front() {
+    // x[idx, :, idx] on [2, 3, 4]: the indexed dims are not adjacent, so the broadcast
+    // index dim comes first: [2, 3].
+    let text = r#"graph(%x : Tensor, %i : Tensor, %j : Tensor):
+  %n : NoneType = prim::Constant()
+  %l : Tensor?[] = prim::ListConstruct(%i, %n, %j)
+  %r : Tensor = aten::index(%x, %l)
+  return (%r)
+"#;
+    let x = arange_f32(24, &[2, 3, 4]);
+    let i = IValue::Tensor(Tensor::from_vec(vec![1i64, 0], &[2]).unwrap());
+    let j = IValue::Tensor(Tensor::from_vec(vec![3i64, -4], &[2]).unwrap());
+    let out = run_ir(text, vec![x, i, j]).unwrap();
+    assert_eq!(sizes(&out[0]), vec![2, 3]);
+    assert_eq!(f32s(&out[0]), vec![15., 19., 23., 0., 4., 8.]);
+}
+
+#[test]
+fn index_put_accumulates_duplicates() {
+    let text = r#"graph(%x : Tensor, %i : Tensor, %v : Tensor):
+  %t : bool = prim::Constant[value=1]()
+  %l : Tensor?[] = prim::ListConstruct(%i)
+  %r : Tensor = aten::index_put_(%x, %l, %v, %t)
+  return (%r)
+"#;
+    let x = IValue::Tensor(Tensor::zeros(&[3], DType::F32).unwrap());
+    let i = IValue::Tensor(Tensor::from_vec(vec![0i64, 2, 0], &[3]).unwrap());
+    let v = IValue::Tensor(Tensor::from_vec(vec![1f32, 2., 3.], &[3]).unwrap());
+    let out = run_ir(text, vec![x.clone(), i, v]).unwrap();
+    assert_eq!(f32s(&out[0]), vec![4., 0., 2.]);
+    assert!(tensor(&out[0]).is_same(&tensor(&x)));
+}
+
+#[test]
+fn errors_use_pytorch_messages() {
+    let cat = r#"graph(%a : Tensor, %b : Tensor):
+  %1 : int = prim::Constant[value=1]()
+  %l : Tensor[] = prim::ListConstruct(%a, %b)
+  %r : Tensor = aten::cat(%l, %1)
+  return (%r)
+"#;
+    let a = IValue::Tensor(Tensor::zeros(&[2, 2], DType::F32).unwrap());
+    let b = IValue::Tensor(Tensor::zeros(&[3, 2], DType::F32).unwrap());
+    assert_eq!(
+        err(cat, vec![a, b]),
+        "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 3 for tensor number 1 in the list."
+    );
+    let index = r#"graph(%x : Tensor, %i : Tensor):
+  %l : Tensor?[] = prim::ListConstruct(%i)
+  %r : Tensor = aten::index(%x, %l)
+  return (%r)
+"#;
+    let x = arange_f32(3, &[3]);
+    let i = IValue::Tensor(Tensor::from_vec(vec![5i64], &[1]).unwrap());
+    assert_eq!(
+        err(index, vec![x, i]),
+        "index 5 is out of bounds for dimension 0 with size 3"
+    );
+}
+
+#[test]
+fn huge_sizes_are_errors_not_aborts() {
+    let text = r#"graph(%n : int):
+  %none : NoneType = prim::Constant()
+  %s : int[] = prim::ListConstruct(%n)
+  %r : Tensor = aten::zeros(%s, %none, %none, %none, %none)
+  return (%r)
+"#;
+    assert!(err(text, vec![IValue::Int(1 << 62)]).contains("too large"));
+    assert!(err(text, vec![IValue::Int(1 << 40)]).contains("refusing to allocate"));
+    let two = r#"graph(%n : int):
+  %none : NoneType = prim::Constant()
+  %s : int[] = prim::ListConstruct(%n, %n)
+  %r : Tensor = aten::ones(%s, %none, %none, %none, %none)
+  return (%r)
+"#;
+    assert!(err(two, vec![IValue::Int(1 << 40)]).contains("too many elements"));
+    let neg = err(two, vec![IValue::Int(-1)]);
+    assert!(neg.contains("negative dimension -1"), "{neg}");
+    let repeat = r#"graph(%x : Tensor, %n : int):
+  %s : int[] = prim::ListConstruct(%n, %n)
+  %r : Tensor = aten::repeat(%x, %s)
+  return (%r)
+"#;
+    let x = arange_f32(4, &[2, 2]);
+    assert!(!err(repeat, vec![x, IValue::Int(1 << 40)]).is_empty());
+}
+
+#[test]
+fn arange_infers_dtype_and_length() {
+    let text = r#"graph(%a : Scalar, %b : Scalar, %c : Scalar):
+  %none : NoneType = prim::Constant()
+  %r : Tensor = aten::arange(%a, %b, %c, %none, %none, %none, %none)
+  return (%r)
+"#;
+    let out = run_ir(text, vec![IValue::Int(1), IValue::Int(10), IValue::Int(3)]).unwrap();
+    assert_eq!(tensor(&out[0]).dtype(), DType::I64);
+    assert_eq!(i64s(&out[0]), vec![1, 4, 7]);
+    let out = run_ir(
+        text,
+        vec![IValue::Double(0.0), IValue::Int(1), IValue::Double(0.3)],
+    )
+    .unwrap();
+    assert_eq!(tensor(&out[0]).dtype(), DType::F32);
+    assert_eq!(sizes(&out[0]), vec![4]);
+    let out = run_ir(text, vec![IValue::Int(5), IValue::Int(-3), IValue::Int(-2)]).unwrap();
+    assert_eq!(i64s(&out[0]), vec![5, 3, 1, -1]);
+    assert_eq!(
+        err(text, vec![IValue::Int(0), IValue::Int(5), IValue::Int(-1)]),
+        "upper bound and larger bound inconsistent with step sign"
+    );
+    assert_eq!(
+        err(text, vec![IValue::Int(0), IValue::Int(5), IValue::Int(0)]),
+        "step must be nonzero"
+    );
+}
+
+#[test]
+fn random_ops_are_seeded_and_in_range() {
+    let text = r#"graph(%seed : int, %g : Generator?):
+  %none : NoneType = prim::Constant()
+  %0 : int = prim::Constant[value=0]()
+  %5 : int = prim::Constant[value=5]()
+  %6 : int = prim::Constant[value=6]()
+  %n : int = prim::Constant[value=1000]()
+  %s : int[] = prim::ListConstruct(%n)
+  %r : Tensor = aten::rand(%s, %g, %none, %none, %none, %none)
+  %q : Tensor = aten::randn(%s, %g, %none, %none, %none, %none)
+  %i : Tensor = aten::randint(%0, %5, %s, %g, %none, %none, %none, %none)
+  %p : Tensor = aten::randperm(%6, %g, %none, %none, %none, %none)
+  return (%r, %q, %i, %p)
+"#;
+    let gen = || {
+        IValue::Generator(std::sync::Arc::new(std::sync::Mutex::new(
+            crate::ivalue::Generator { seed: 7, state: 7 },
+        )))
+    };
+    let a = run_ir(text, vec![IValue::Int(0), gen()]).unwrap();
+    let b = run_ir(text, vec![IValue::Int(0), gen()]).unwrap();
+    for k in 0..4 {
+        assert_eq!(tensor(&a[k]).to_vec::<f64>(), tensor(&b[k]).to_vec::<f64>());
+    }
+    let r = f32s(&a[0]);
+    assert_eq!(tensor(&a[0]).dtype(), DType::F32);
+    assert!(r.iter().all(|&v| (0.0..1.0).contains(&v)));
+    let mean: f32 = r.iter().sum::<f32>() / 1000.0;
+    assert!((mean - 0.5).abs() < 0.05, "{mean}");
+    let q = f32s(&a[1]);
+    let qm: f32 = q.iter().sum::<f32>() / 1000.0;
+    let qv: f32 = q.iter().map(|v| (v - qm) * (v - qm)).sum::<f32>() / 1000.0;
+    assert!(qm.abs() < 0.1 && (qv - 1.0).abs() < 0.15, "{qm} {qv}");
+    let i = i64s(&a[2]);
+    assert_eq!(tensor(&a[2]).dtype(), DType::I64);
+    assert!(i.iter().all(|&v| (0..5).contains(&v)));
+    assert!((0..5).all(|k| i.contains(&k)));
+    let mut p = i64s(&a[3]);
+    p.sort();
+    assert_eq!(p, vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn tensor_literals_infer_dtype_and_shape() {
+    let text = r#"graph(%l : int[][], %f : float[]):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %a : Tensor = aten::tensor(%l, %none, %none, %false)
+  %b : Tensor = aten::tensor(%f, %none, %none, %false)
+  return (%a, %b)
+"#;
+    let row = |v: &[i64]| IValue::list(v.iter().map(|&i| IValue::Int(i)).collect());
+    let l = IValue::list(vec![row(&[1, 2]), row(&[3, 4])]);
+    let out = run_ir(text, vec![l, IValue::list(vec![])]).unwrap();
+    assert_eq!(tensor(&out[0]).dtype(), DType::I64);
+    assert_eq!(sizes(&out[0]), vec![2, 2]);
+    assert_eq!(tensor(&out[1]).dtype(), DType::F32);
+    assert_eq!(sizes(&out[1]), vec![0]);
+    let ragged = IValue::list(vec![row(&[1, 2]), row(&[3])]);
+    assert_eq!(
+        err(text, vec![ragged, IValue::list(vec![])]),
+        "Expected sequence of length 2 at dim 1 (got 1)"
+    );
+}
+
+#[test]
+fn queries_and_conversions() {
+    let text = r#"graph(%x : Tensor):
+  %0 : int = prim::Constant[value=0]()
+  %7 : int = prim::Constant[value=7]()
+  %false : bool = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %s : int[] = aten::size(%x)
+  %d : int = prim::dtype(%x)
+  %n : int = aten::len(%x)
+  %e : Tensor = aten::select(%x, %0, %0)
+  %e2 : Tensor = aten::select(%e, %0, %0)
+  %i : Scalar = aten::item(%e2)
+  %k : int = aten::Int(%e2)
+  %y : Tensor = aten::to(%x, %7, %false, %false, %none)
+  %z : Tensor = aten::to(%x, %d, %false, %false, %none)
+  return (%s, %d, %n, %i, %k, %y, %z)
+"#;
+    let x = IValue::Tensor(Tensor::from_vec(vec![2.5f32, 1., 0., 3.], &[2, 2]).unwrap());
+    let out = run_ir(text, vec![x.clone()]).unwrap();
+    assert_eq!(format!("{:?}", out[0]), "[2, 2]");
+    assert_eq!(out[1].as_int(), Some(6));
+    assert_eq!(out[2].as_int(), Some(2));
+    assert_eq!(out[3].as_double(), Some(2.5));
+    assert_eq!(out[4].as_int(), Some(2));
+    assert_eq!(tensor(&out[5]).dtype(), DType::F64);
+    // `to` the same dtype without copy= is the tensor itself.
+    assert!(tensor(&out[6]).is_same(&tensor(&x)));
+}
+
+#[test]
+fn constant_chunk_spreads_outputs() {
+    let text = r#"graph(%x : Tensor):
+  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=1](%x)
+  return (%a, %b)
+"#;
+    let out = run_ir(text, vec![arange_f32(8, &[2, 4])]).unwrap();
+    assert_eq!(f32s(&out[0]), vec![0., 1., 4., 5.]);
+    assert_eq!(f32s(&out[1]), vec![2., 3., 6., 7.]);
+}
