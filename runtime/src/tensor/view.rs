@@ -322,6 +322,9 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> TensorResult<Shape> {
         ))
     };
     match infer {
+        Some(_) if known == 0 && numel == 0 => {
+            bail!("cannot reshape tensor of 0 elements into shape [{}] because the unspecified dimension size -1 can be any value and is ambiguous", join(sizes));
+        }
         Some(i) => {
             if known == 0 || numel % known != 0 {
                 return Err(invalid());

@@ -40,6 +40,7 @@ pub fn copy_into(t: &Tensor, src: &Tensor) -> TensorResult<()> {
             super::super::shape::elements::fmt_sizes(&b)
         );
     }
+    super::super::shape::elements::assert_no_partial_overlap(t, src)?;
     t.copy_from(src)
 }
 

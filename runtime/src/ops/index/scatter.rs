@@ -2,7 +2,7 @@
 //! scatter_add, scatter_reduce, with their in-place forms and PyTorch's shape checks.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::{cast, fmt_sizes, gather, scatter, Combine};
+use super::super::shape::elements::{assert_no_overlap, cast, fmt_sizes, gather, scatter, Combine};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -47,8 +47,8 @@ fn strides_ne(t: &Tensor) -> Vec<i64> {
 }
 
 fn check_index_dtype(method: &str, index: &Tensor) -> TensorResult<()> {
-    if index.dtype() != DType::I64 {
-        bail!("{method}(): Expected dtype int64 for index");
+    if !matches!(index.dtype(), DType::I64 | DType::I32) {
+        bail!("{method}(): Expected dtype int32/int64 for index");
     }
     Ok(())
 }
@@ -197,6 +197,10 @@ fn scatter_into(
     how: Combine,
 ) -> TensorResult<()> {
     let d = wrap_dim(dim, target.dim())?;
+    assert_no_overlap(target, index)?;
+    if let Source::Tensor(s) = src {
+        assert_no_overlap(target, s)?;
+    }
     check_index_dtype(method, index)?;
     let src_tensor = match src {
         Source::Tensor(s) => {
@@ -256,7 +260,7 @@ fn scatter_inplace(c: &Call) -> TensorResult<IValue> {
 fn scatter_add(c: &Call) -> TensorResult<IValue> {
     let out = c.tensor("self")?.clone_contiguous()?;
     scatter_into(
-        "scatter_add",
+        "scatter",
         &out,
         c.int("dim")?,
         &c.tensor("index")?,
@@ -269,7 +273,7 @@ fn scatter_add(c: &Call) -> TensorResult<IValue> {
 fn scatter_add_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     scatter_into(
-        "scatter_add",
+        "scatter",
         &t,
         c.int("dim")?,
         &c.tensor("index")?,
@@ -281,17 +285,20 @@ fn scatter_add_(c: &Call) -> TensorResult<IValue> {
 
 /// `scatter_reduce(self, dim, index, src, reduce, include_self)` into `target` in place.
 fn scatter_reduce_into(c: &Call, target: &Tensor) -> TensorResult<()> {
-    let reduce = c.string("reduce")?;
-    if !matches!(reduce.as_str(), "sum" | "prod" | "mean" | "amax" | "amin") {
-        bail!("reduce argument must be either sum, prod, mean, amax or amin, got {reduce}");
-    }
+    let reduce = match c.string("reduce")?.as_str() {
+        // PyTorch accepts the old names of amax and amin.
+        "max" => "amax".to_string(),
+        "min" => "amin".to_string(),
+        r @ ("sum" | "prod" | "mean" | "amax" | "amin") => r.to_string(),
+        r => bail!("reduce argument must be either sum, prod, mean, amax or amin, got {r}"),
+    };
     let include_self = c.boolean("include_self")?;
     let index = c.tensor("index")?;
     let src = c.tensor("src")?;
     let d = wrap_dim(c.int("dim")?, target.dim())?;
-    check_index_dtype("scatter_reduce", &index)?;
+    check_index_dtype("scatter", &index)?;
     if src.dtype() != target.dtype() {
-        bail!("scatter_reduce(): Expected self.dtype to be equal to src.dtype");
+        bail!("scatter(): Expected self.dtype to be equal to src.dtype");
     }
     scatter_shape_check(target, d, &index, Some(&src))?;
     if index.numel() == 0 {

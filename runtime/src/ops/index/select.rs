@@ -138,7 +138,7 @@ fn masked_select(c: &Call) -> TensorResult<IValue> {
     if mask.dtype() != DType::Bool {
         bail!("masked_select: expected BoolTensor for mask");
     }
-    let shape = broadcast_shapes(&t.sizes(), &mask.sizes())?;
+    let shape = broadcast_shapes(&mask.sizes(), &t.sizes())?;
     let te = t.expand(&shape)?;
     let keep = nonzero_mask(&mask.expand(&shape)?);
     let offsets: Vec<i64> = te

@@ -99,3 +99,72 @@ pub fn fmt_sizes(sizes: &[i64]) -> String {
     let items: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
     format!("[{}]", items.join(", "))
 }
+
+/// Whether `t`'s elements fill a block of memory exactly once (some order of its dims is
+/// contiguous), PyTorch's `is_non_overlapping_and_dense`.
+pub fn is_non_overlapping_and_dense(t: &Tensor) -> bool {
+    let (sizes, strides) = (t.sizes(), t.strides());
+    let mut dims: Vec<usize> = (0..sizes.len()).filter(|&d| sizes[d] != 1).collect();
+    dims.sort_by_key(|&d| strides[d]);
+    let mut expected = 1i64;
+    for d in dims {
+        if strides[d] != expected {
+            return false;
+        }
+        expected = expected.saturating_mul(sizes[d]);
+    }
+    true
+}
+
+/// How the memory of two tensors overlaps (PyTorch's `get_overlap_status`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Overlap {
+    No,
+    Full,
+    Partial,
+    /// Not dense: PyTorch does not try to tell.
+    TooHard,
+}
+
+pub fn overlap(a: &Tensor, b: &Tensor) -> Overlap {
+    if a.numel() == 0 || b.numel() == 0 || !a.shares_storage(b) {
+        return Overlap::No;
+    }
+    if !is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b) {
+        return Overlap::TooHard;
+    }
+    let span = |t: &Tensor| {
+        let begin = t.data_ptr() as usize;
+        (begin, begin + t.numel() * t.dtype().size())
+    };
+    let ((ab, ae), (bb, be)) = (span(a), span(b));
+    if ab == bb && ae == be {
+        return if a.strides() == b.strides() {
+            Overlap::Full
+        } else {
+            Overlap::Partial
+        };
+    }
+    if ab < be && bb < ae {
+        return Overlap::Partial;
+    }
+    Overlap::No
+}
+
+const OVERLAP_MESSAGE: &str = "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.";
+
+/// Refuses an input that partly overlaps the tensor written to (`assert_no_partial_overlap`).
+pub fn assert_no_partial_overlap(written: &Tensor, input: &Tensor) -> TensorResult<()> {
+    if overlap(written, input) == Overlap::Partial {
+        return Err(crate::tensor::TensorError::new(OVERLAP_MESSAGE));
+    }
+    Ok(())
+}
+
+/// Refuses an input that overlaps the tensor written to at all (`assert_no_overlap`).
+pub fn assert_no_overlap(written: &Tensor, input: &Tensor) -> TensorResult<()> {
+    if matches!(overlap(written, input), Overlap::Partial | Overlap::Full) {
+        return Err(crate::tensor::TensorError::new(OVERLAP_MESSAGE));
+    }
+    Ok(())
+}

@@ -65,15 +65,15 @@ pub fn split_with_sizes(t: &Tensor, sizes: &[i64], dim: i64) -> TensorResult<Vec
             fmt_sizes(sizes)
         ))
     };
+    if sizes.iter().any(|&len| len < 0) {
+        bail!(
+            "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
+            fmt_sizes(sizes)
+        );
+    }
     let mut start = 0i64;
     let mut out = Vec::with_capacity(sizes.len());
     for &len in sizes {
-        if len < 0 {
-            bail!(
-                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
-                fmt_sizes(sizes)
-            );
-        }
         if start.checked_add(len).is_none_or(|e| e > dim_size) {
             return Err(sum_error());
         }
