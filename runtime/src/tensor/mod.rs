@@ -65,9 +65,11 @@ impl Tensor {
     /// A zero-filled contiguous tensor.
     pub fn zeros(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
         let n = checked_numel(sizes)?;
-        let nbytes = n
-            .checked_mul(dtype.size())
-            .ok_or_else(|| TensorError::new(format!("tensor of sizes {sizes:?} is too large")))?;
+        let nbytes = n.checked_mul(dtype.size()).ok_or_else(|| {
+            TensorError::new(format!(
+                "Storage size calculation overflowed with sizes={sizes:?}"
+            ))
+        })?;
         let storage = Storage::zeroed(nbytes)?;
         Tensor::from_meta(Meta {
             storage,

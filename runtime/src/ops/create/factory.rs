@@ -67,6 +67,9 @@ fn filled(c: &Call, value: Scalar) -> TensorResult<IValue> {
 }
 
 fn zeros(c: &Call) -> TensorResult<IValue> {
+    if c.kind_is_zeros() && c.ints("size")?.iter().any(|&s| s < 0) {
+        bail!("zeros: Dimension size must be non-negative.");
+    }
     filled(c, Scalar::Int(0))
 }
 

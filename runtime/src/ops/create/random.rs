@@ -233,11 +233,8 @@ fn randint_like(c: &Call) -> TensorResult<IValue> {
 fn randperm(c: &Call) -> TensorResult<IValue> {
     check_options(c)?;
     let n = c.int("n")?;
-    if n < 0 {
-        bail!("n must be non-negative, got{n}");
-    }
-    let dtype = dtype_or(c, DType::I64)?;
     crate::tensor::checked_numel(&[n])?;
+    let dtype = dtype_or(c, DType::I64)?;
     let mut perm: Vec<i64> = (0..n).collect();
     with_generator(c, |g| {
         for i in (1..perm.len()).rev() {

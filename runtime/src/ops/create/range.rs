@@ -74,7 +74,8 @@ pub fn arange_tensor(
     if xst == 0 {
         bail!("step must be nonzero");
     }
-    len = if dtype == DType::I64 {
+    let integral = |s: Scalar| !s.is_float();
+    len = if dtype == DType::I64 && integral(start) && integral(end) && integral(step) {
         let sgn = xst.signum();
         let num = (xe as i128) - (xs as i128) + (xst as i128) - (sgn as i128);
         let q = num / xst as i128;
@@ -101,14 +102,38 @@ fn check_range(xs: f64, xe: f64, xst: f64) -> TensorResult<()> {
     if !xs.is_finite() || !xe.is_finite() {
         bail!(
             "unsupported range: {} -> {}",
-            crate::ivalue::format_float(xs),
-            crate::ivalue::format_float(xe)
+            cpp_double(xs),
+            cpp_double(xe)
         );
     }
     if !((xst > 0.0 && xe >= xs) || (xst < 0.0 && xe <= xs)) {
-        bail!("upper bound and larger bound inconsistent with step sign");
+        bail!("upper bound and lower bound inconsistent with step sign");
     }
     Ok(())
+}
+
+/// A double as C++'s `operator<<` prints it (6 significant digits, no trailing zeros).
+fn cpp_double(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if v == v.trunc() && v.abs() < 1e6 {
+        return format!("{}", v as i64);
+    }
+    let s = format!("{:.5e}", v);
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = e.parse().unwrap_or(0);
+    if (-5..6).contains(&exp) {
+        let digits = (5 - exp).max(0) as usize;
+        let f = format!("{v:.digits$}");
+        let f = f.trim_end_matches('0').trim_end_matches('.');
+        return f.to_string();
+    }
+    let m = m.trim_end_matches('0').trim_end_matches('.');
+    format!("{m}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
 }
 
 fn size_from_double(q: f64) -> TensorResult<i64> {

@@ -117,6 +117,11 @@ impl<'a> Call<'a> {
         &self.schema.overload_name
     }
 
+    /// Whether this is `aten::zeros` (its size check has its own message).
+    pub fn kind_is_zeros(&self) -> bool {
+        self.schema.name == "aten::zeros"
+    }
+
     /// Whether the schema has an argument `name`.
     pub fn has(&self, name: &str) -> bool {
         self.schema.argument_index_with_name(name).is_some()
@@ -387,9 +392,11 @@ pub fn write_out(out: &IValue, result: IValue) -> TensorResult<IValue> {
 pub fn resize(t: &Tensor, sizes: &[i64]) -> TensorResult<()> {
     let dtype = t.dtype();
     let numel = crate::tensor::checked_numel(sizes)?;
-    let nbytes = numel
-        .checked_mul(dtype.size())
-        .ok_or_else(|| TensorError::new(format!("tensor of sizes {sizes:?} is too large")))?;
+    let nbytes = numel.checked_mul(dtype.size()).ok_or_else(|| {
+        TensorError::new(format!(
+            "Storage size calculation overflowed with sizes={sizes:?}"
+        ))
+    })?;
     let mut meta: Meta = t.meta().clone();
     meta.storage = Storage::zeroed(nbytes)?;
     meta.sizes = sizes.into();

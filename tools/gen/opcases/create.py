@@ -1,0 +1,226 @@
+"""Creation operators: zeros/ones/full/empty and their _like/new_ forms, arange (every
+overload), linspace, logspace, eye, tensors from Python values. Random ops are checked by
+unit tests (shapes, dtypes, ranges, determinism), not here: their streams differ from
+PyTorch's by design."""
+
+from typing import List
+
+import torch
+
+
+def cases(c):
+    def zeros(s: List[int]):
+        return torch.zeros(s), torch.ones(s), torch.zeros(s, dtype=torch.int32), torch.ones(s, dtype=torch.bool)
+
+    c.add("zeros_ones", zeros, [2, 3])
+    c.add("zeros_ones_empty", zeros, [0, 3])
+    c.add("zeros_ones_scalar", zeros, [])
+    c.add("zeros_negative", zeros, [2, -1])
+
+    def zeros_device(s: List[int]):
+        return torch.zeros(s, dtype=torch.float64, device="cpu", layout=torch.strided, pin_memory=False)
+
+    c.add("zeros_options", zeros_device, [2])
+
+    def empty(s: List[int]):
+        e = torch.empty(s)
+        e2 = torch.empty(s, dtype=torch.int8)
+        return e.size(), e.dtype, e2.dtype
+
+    c.add("empty_meta", empty, [2, 3])
+
+    def full(s: List[int], v: float):
+        return torch.full(s, v), torch.full(s, v, dtype=torch.int64), torch.full(s, 3), torch.full(s, True)
+
+    c.add("full", full, [2, 2], 2.5)
+    c.add("full_negative", full, [2], -7.9)
+
+    def full_out(o):
+        return torch.zeros([3], out=o), torch.full([2], 1.5, out=o)
+
+    c.add("zeros_full_out", full_out, torch.ones(1, dtype=torch.float64))
+
+    def likes(x):
+        return (
+            torch.zeros_like(x),
+            torch.ones_like(x),
+            torch.full_like(x, 2.7),
+            torch.ones_like(x, dtype=torch.float16),
+            torch.empty_like(x).size(),
+        )
+
+    c.add("likes_float", likes, torch.rand(2, 3))
+    c.add("likes_int", likes, torch.tensor([[1, 2, 3]], dtype=torch.int32))
+    c.add("likes_bool", likes, torch.tensor([True, False]))
+
+    def new(x):
+        return x.new_zeros([2]), x.new_ones([1, 2]), x.new_full([2], 3.5), x.new_empty([3]).size(), x.new_zeros([2], dtype=torch.float64)
+
+    c.add("new_forms", new, torch.tensor([1, 2], dtype=torch.int16))
+
+    # --- arange -------------------------------------------------------------------------------
+    def arange_end(e: int):
+        return torch.arange(e)
+
+    c.add("arange_end", arange_end, 5)
+    c.add("arange_end_zero", arange_end, 0)
+    c.add("arange_end_negative", arange_end, -3)
+
+    def arange_end_f(e: float):
+        return torch.arange(e)
+
+    c.add("arange_end_float", arange_end_f, 2.5)
+
+    def arange_se(s: int, e: int):
+        return torch.arange(s, e)
+
+    c.add("arange_start_end", arange_se, -2, 3)
+
+    def arange_ses(s: int, e: int, st: int):
+        return torch.arange(s, e, st)
+
+    c.add("arange_step", arange_ses, 1, 10, 3)
+    c.add("arange_step_negative", arange_ses, 5, -3, -2)
+    c.add("arange_step_exact", arange_ses, 0, 9, 3)
+    c.add("arange_step_zero", arange_ses, 0, 9, 0)
+    c.add("arange_step_sign", arange_ses, 0, 9, -1)
+
+    def arange_f(s: float, e: float, st: float):
+        return torch.arange(s, e, st)
+
+    c.add("arange_float", arange_f, 0.0, 1.0, 0.1)
+    c.add("arange_float_neg", arange_f, 1.0, -1.0, -0.25)
+    c.add("arange_float_round", arange_f, 1.0, 2.0, 0.3)
+    c.add("arange_float_inf", arange_f, 0.0, float("inf"), 1.0)
+
+    def arange_mixed(s: int, e: float, st: int):
+        return torch.arange(s, e, st)
+
+    c.add("arange_mixed", arange_mixed, 0, 3.5, 1)
+
+    def arange_dtype(s: float, e: float, st: float):
+        return (
+            torch.arange(s, e, st, dtype=torch.int64),
+            torch.arange(s, e, st, dtype=torch.int32),
+            torch.arange(s, e, st, dtype=torch.float64),
+            torch.arange(s, e, st, dtype=torch.float16),
+        )
+
+    c.add("arange_dtypes", arange_dtype, 0.5, 7.9, 1.5)
+
+    def arange_out(o):
+        return torch.arange(0, 5, 2, out=o)
+
+    c.add("arange_out", arange_out, torch.zeros(1, dtype=torch.int64))
+
+    # --- linspace / logspace / eye ----------------------------------------------------------
+    def linspace(s: float, e: float, n: int):
+        return torch.linspace(s, e, n), torch.linspace(s, e, n, dtype=torch.float64)
+
+    c.add("linspace", linspace, 0.0, 1.0, 5)
+    c.add("linspace_long", linspace, -3.0, 11.0, 20)
+    c.add("linspace_one", linspace, 2.0, 5.0, 1)
+    c.add("linspace_zero", linspace, 2.0, 5.0, 0)
+    c.add("linspace_negative", linspace, 2.0, 5.0, -1)
+
+    def linspace_int(s: int, e: int, n: int):
+        return torch.linspace(s, e, n), torch.linspace(s, e, n, dtype=torch.int64)
+
+    c.add("linspace_int", linspace_int, 0, 10, 4)
+
+    def linspace_t(s, e):
+        return torch.linspace(s, e, 3)
+
+    c.add("linspace_tensors", linspace_t, torch.tensor(1.0), torch.tensor(2.0))
+
+    def logspace(s: float, e: float, n: int, b: float):
+        return torch.logspace(s, e, n, b), torch.logspace(s, e, n, b, dtype=torch.float64)
+
+    c.add("logspace", logspace, 0.0, 2.0, 3, 10.0)
+    c.add("logspace_base2", logspace, -1.0, 3.0, 5, 2.0)
+
+    def eye(n: int):
+        return torch.eye(n), torch.eye(n, dtype=torch.int64)
+
+    c.add("eye", eye, 3)
+    c.add("eye_zero", eye, 0)
+    c.add("eye_negative", eye, -1)
+
+    def eye_m(n: int, m: int):
+        return torch.eye(n, m), torch.eye(n, m, dtype=torch.bool)
+
+    c.add("eye_rect", eye_m, 2, 4)
+    c.add("eye_rect_m_negative", eye_m, 2, -4)
+
+    # --- tensors from Python values -------------------------------------------------------
+    def tensor_ints():
+        return torch.tensor([[1, 2], [3, 4]]), torch.tensor([1.5, 2.5]), torch.tensor([True, False])
+
+    c.add("tensor_literals", tensor_ints)
+
+    def tensor_list(l: List[int]):
+        return torch.tensor(l), torch.tensor(l, dtype=torch.float16), torch.tensor(l, dtype=torch.uint8)
+
+    c.add("tensor_from_list", tensor_list, [3, -1, 300])
+    c.add("tensor_from_empty_list", tensor_list, [])
+
+    def tensor_nested(a: float):
+        return torch.tensor([[1.0, a, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([[[1, 2]], [[3, 4]]], dtype=torch.float64)
+
+    c.add("tensor_nested", tensor_nested, 2.5)
+
+    def tensor_nested_ragged(a: int):
+        return torch.tensor([[1, 2], [a]])
+
+    c.add("tensor_nested_ragged", tensor_nested_ragged, 3)
+
+    def tensor_scalars(a: int, b: float, d: bool):
+        return torch.tensor(a), torch.tensor(b), torch.tensor(d), torch.tensor(b, dtype=torch.int32)
+
+    c.add("tensor_scalars", tensor_scalars, 7, -2.5, True)
+
+    def scalar_tensor(a: int, b: float):
+        return torch.scalar_tensor(a), torch.scalar_tensor(b, dtype=torch.float64)
+
+    c.add("scalar_tensor", scalar_tensor, 3, 0.1)
+
+    def as_tensor(x, l: List[float]):
+        return torch.as_tensor(x), torch.as_tensor(x, dtype=torch.float64), torch.as_tensor(l)
+
+    c.add("as_tensor", as_tensor, torch.tensor([1, 2]), [0.5, 1.5])
+
+    def as_tensor_alias(x):
+        y = torch.as_tensor(x)
+        y[0] = 9
+        return x
+
+    c.add("as_tensor_alias", as_tensor_alias, torch.tensor([1, 2]))
+
+    def rand_like_int(x):
+        return torch.rand_like(x)
+
+    c.add("rand_like_int_error", rand_like_int, torch.tensor([1, 2]))
+
+    def randn_int():
+        return torch.randn([2], dtype=torch.int64)
+
+    c.add("randn_int_error", randn_int)
+
+    def randint_empty_range():
+        return torch.randint(5, 5, [3])
+
+    c.add("randint_empty_range", randint_empty_range)
+
+    def randperm_negative(n: int):
+        return torch.randperm(n)
+
+    c.add("randperm_negative", randperm_negative, -1)
+
+    def random_shapes():
+        a = torch.rand([2, 3])
+        b = torch.randn([4], dtype=torch.float64)
+        d = torch.randint(0, 3, [5])
+        e = torch.randperm(4)
+        return a.size(), a.dtype, b.size(), b.dtype, d.dtype, e.size(), e.dtype
+
+    c.add("random_shapes_and_dtypes", random_shapes)
