@@ -43,35 +43,27 @@ pub(super) fn check_node(g: &Graph, n: Node, errors: &mut Errors) {
 /// outputs and defines nothing.
 fn check_boundary(g: &Graph, n: Node, errors: &mut Errors) {
     let Some(b) = g.owning_block(n) else { return };
-    let (want, what, forbidden, found) = if g.param_node(b) == n {
-        (sym::param(), "parameter", "input", g.node_inputs(n).len())
+    let (want, forbidden, found) = if g.param_node(b) == n {
+        (sym::param(), "input", g.node_inputs(n).len())
     } else {
-        (sym::ret(), "return", "output", g.node_outputs(n).len())
+        (sym::ret(), "output", g.node_outputs(n).len())
     };
-    let block = describe::block(g, b);
+    // `the parameter node of block 0 of prim::If`, built only when there is an error.
+    let subject = || describe::node(g, n);
     if g.kind(n) != want {
-        errors.push((
-            n,
-            format!(
-                "the {what} node of {block} has kind {} instead of {want}",
-                g.kind(n)
-            ),
-        ));
+        let msg = format!("{} has kind {} instead of {want}", subject(), g.kind(n));
+        errors.push((n, msg));
     }
     if found != 0 {
-        errors.push((
-            n,
-            format!(
-                "the {what} node of {block} has {}; it must have none",
-                count(found, forbidden)
-            ),
-        ));
+        let msg = format!(
+            "{} has {}; it must have none",
+            subject(),
+            count(found, forbidden)
+        );
+        errors.push((n, msg));
     }
     if !g.node_blocks(n).is_empty() {
-        errors.push((
-            n,
-            format!("the {what} node of {block} has blocks; it must have none"),
-        ));
+        errors.push((n, format!("{} has blocks; it must have none", subject())));
     }
 }
 
