@@ -10,11 +10,14 @@
 //!   no node outside the graph uses a value of it ([`uses`]);
 //! - structure: `prim::Param`/`prim::Return` only at block boundaries, the shapes of
 //!   `prim::If`, `prim::Loop`, `prim::With`, `prim::Constant` and of fusion groups ([`rules`]);
+//! - schemas: a node whose kind has schemas in the operator catalogue matches one of them
+//!   ([`schema`]);
 //! - graphs held in attributes (the `Subgraph` of a fusion group) verify the same way.
 
 mod describe;
 mod order;
 mod rules;
+mod schema;
 mod uses;
 
 #[cfg(test)]
@@ -140,6 +143,7 @@ fn verify_one(g: &Graph) -> Found {
     let mut counts = uses::UseCounts::default();
     for &n in &order.nodes {
         rules::check_node(g, n, &mut errors);
+        schema::check_node(g, n, &mut errors);
         uses::check_node(g, &order, &mut counts, n, &mut errors);
     }
     uses::check_names(g, &order, &mut errors);

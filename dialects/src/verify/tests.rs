@@ -685,6 +685,29 @@ fn fusion_group_interface() {
     "#]],
     );
 
+    // A DifferentiableGraph's subgraph may return more (what the backward pass needs).
+    let (mut g, p) = good();
+    g.set_kind(p.fusion, sym::differentiable_graph());
+    let Some(AttrValue::Graph(sub)) = g.attr_mut(p.fusion, sym::attr_subgraph()) else {
+        unreachable!()
+    };
+    let extra = sub.inputs()[0];
+    sub.register_output(extra);
+    check(
+        &g,
+        expect![[r#"
+        ok
+    "#]],
+    );
+    g.add_node_output(p.fusion, Type::tensor());
+    g.add_node_output(p.fusion, Type::tensor());
+    check(
+        &g,
+        expect![[r#"
+        error: prim::DifferentiableGraph has 3 outputs but its subgraph returns only 2
+    "#]],
+    );
+
     let (mut g, p) = good();
     g.remove_attr(p.fusion, sym::attr_subgraph());
     let te = g.create_and_insert(sym::tensor_expr_group(), &[], 0);
@@ -795,6 +818,27 @@ fn deep_nesting_does_not_overflow_the_stack() {
         &g,
         expect![[r#"
         ok
+    "#]],
+    );
+}
+
+// ----- schemas -----
+
+#[test]
+fn node_matching_no_schema_of_its_kind() {
+    let (mut g, p) = good();
+    g.replace_input(p.relu, 0, p.n);
+    // Kinds without schemas (prim::If, a user's op) are not checked against the catalogue.
+    g.create_and_insert(Symbol::new("mylib::custom"), &[p.c], 0);
+    check(
+        &g,
+        expect![[r#"
+        error: Schema not found for node. File a bug report.
+        Node: aten::relu
+        Input types:int
+        candidates were:
+          aten::relu(Tensor self) -> Tensor
+          aten::relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
     "#]],
     );
 }
