@@ -41,3 +41,38 @@ fn every_real_graph_verifies() {
         failures.join("\n")
     );
 }
+
+/// The other direction on the same real graphs: moving a node to just before the producer of
+/// its first input (same block) must be caught as a use before the definition.
+#[test]
+fn real_graphs_with_a_node_moved_above_its_input_are_rejected() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut broken = 0;
+    for file in ir_files(&root.join("tests/data/graphs")) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let Ok(mut g) = parse_graph(&text) else {
+            continue;
+        };
+        let victim = g.nodes().into_iter().find_map(|n| {
+            let v = *g.node_inputs(n).first()?;
+            let p = g.producer(v);
+            let same_block = g.owning_block(p) == g.owning_block(n) && !g.is_block_boundary(p);
+            same_block.then_some((n, p, v))
+        });
+        let Some((n, p, v)) = victim else { continue };
+        g.move_before(n, p);
+        let errors = verify(&g).expect_err(&file.display().to_string());
+        let want = format!(
+            "value %{} used by {} is not defined before it",
+            g.value_name(v),
+            g.kind(n)
+        );
+        assert!(
+            errors.iter().any(|e| e.message == want && e.node == n),
+            "{}: expected `{want}`, got {errors:?}",
+            file.display()
+        );
+        broken += 1;
+    }
+    assert!(broken >= 20, "too few graphs had a node to move: {broken}");
+}
