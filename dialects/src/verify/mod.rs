@@ -83,8 +83,13 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
         }
         // Push in reverse so subgraphs are reported in program order.
         let mut nested = Vec::new();
-        for n in found.reached {
+        for &n in &found.reached {
             for (name, value) in p.graph.attrs(n) {
+                let subs: &[Graph] = match value {
+                    AttrValue::Graph(sub) => std::slice::from_ref(&**sub),
+                    AttrValue::Graphs(subs) => subs,
+                    _ => continue,
+                };
                 let holder = p
                     .holder
                     .clone()
@@ -94,22 +99,16 @@ pub fn verify(g: &Graph) -> Result<(), Vec<VerifyError>> {
                     name.unqualified(),
                     p.graph.kind(n)
                 );
-                match value {
-                    AttrValue::Graph(sub) => nested.push(Pending {
+                for (i, sub) in subs.iter().enumerate() {
+                    let prefix = match value {
+                        AttrValue::Graph(_) => format!("{}in {what}: ", p.prefix),
+                        _ => format!("{}in graph {i} of {what}: ", p.prefix),
+                    };
+                    nested.push(Pending {
                         graph: sub,
-                        prefix: format!("{}in {what}: ", p.prefix),
-                        holder: Some(holder),
-                    }),
-                    AttrValue::Graphs(subs) => {
-                        for (i, sub) in subs.iter().enumerate() {
-                            nested.push(Pending {
-                                graph: sub,
-                                prefix: format!("{}in graph {i} of {what}: ", p.prefix),
-                                holder: Some(holder.clone()),
-                            });
-                        }
-                    }
-                    _ => {}
+                        prefix,
+                        holder: Some(holder.clone()),
+                    });
                 }
             }
         }
