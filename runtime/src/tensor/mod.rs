@@ -260,6 +260,10 @@ impl Tensor {
     pub fn copy_from(&self, src: &Tensor) -> TensorResult<()> {
         let sizes = self.sizes();
         let src = src.expand(&sizes)?;
+        if src.dtype() == self.dtype() && !src.shares_storage(self) {
+            self.copy_same_dtype(&src);
+            return Ok(());
+        }
         let values: Vec<f64> = src.to_vec::<f64>();
         let exact_ints = src.dtype().is_integral() || src.dtype() == DType::Bool;
         let ints: Vec<i64> = if exact_ints {
@@ -276,6 +280,39 @@ impl Tensor {
             }
         });
         Ok(())
+    }
+
+    /// Copies the elements of `src` (same dtype and shape, another storage) without
+    /// converting them: one memcpy when both are contiguous.
+    fn copy_same_dtype(&self, src: &Tensor) {
+        let n = self.numel();
+        let size = self.dtype().size();
+        let (s, d) = (src.data_ptr(), self.data_ptr());
+        if n == 0 {
+            return;
+        }
+        if self.is_contiguous() && src.is_contiguous() {
+            // SAFETY: both hold n contiguous elements from their data pointers, in different
+            // storages.
+            unsafe { std::ptr::copy_nonoverlapping(s, d, n * size) };
+            return;
+        }
+        let (so, dof) = (src.element_offsets(), self.element_offsets());
+        macro_rules! copy_as {
+            ($t:ty) => {{
+                let (s, d) = (s as *const $t, d as *mut $t);
+                for (&a, &b) in so.iter().zip(&dof) {
+                    // SAFETY: in-bounds element offsets of each tensor.
+                    unsafe { *d.offset(b as isize) = *s.offset(a as isize) };
+                }
+            }};
+        }
+        match size {
+            1 => copy_as!(u8),
+            2 => copy_as!(u16),
+            4 => copy_as!(u32),
+            _ => copy_as!(u64),
+        }
     }
 
     /// The value of a one-element tensor (`.item()`), as f64.
