@@ -315,3 +315,42 @@ def cases(c):
         return x.index_fill(1, i, v)
 
     c.add("index_fill", index_fill, t(2, 3), li(0, 2), -1.0)
+
+    # --- every dtype, out= forms, zero-size ---------------------------------------------------
+    dtypes = [torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool]
+
+    def many(x, i, m):
+        return (
+            x[i],
+            torch.index_select(x, 0, i),
+            torch.gather(x, 0, i),
+            torch.masked_select(x, m),
+            torch.take(x, i),
+            torch.nonzero(x),
+            x.index_put([i], x[:2], True) if x.dtype != torch.bool else x.index_put([i], x[:2]),
+            torch.scatter(x, 0, i, x),
+        )
+
+    for d in dtypes:
+        c.add(f"many_{str(d)[6:]}", many, t(4, dtype=d), li(3, 1), torch.tensor([True, False, True, True]))
+
+    def outs(x, i, o):
+        torch.index_select(x, 1, i, out=o)
+        return o
+
+    c.add("index_select_out", outs, t(2, 3), li(2, 0), torch.zeros(0))
+
+    def gather_out(x, i, o):
+        return torch.gather(x, 1, i, out=o)
+
+    c.add("gather_out_resized", gather_out, t(2, 3), torch.tensor([[2], [0]]), torch.zeros(5))
+
+    def masked_out(x, m, o):
+        return torch.masked_select(x, m, out=o)
+
+    c.add("masked_select_out", masked_out, t(2, 2), torch.tensor([True, False]), torch.zeros(0))
+
+    def zero_size(x, i):
+        return x[i], torch.index_select(x, 1, i), torch.gather(x, 0, torch.zeros(0, 0, dtype=torch.int64)), torch.nonzero(x)
+
+    c.add("zero_size", zero_size, torch.zeros(0, 3), li())

@@ -548,3 +548,31 @@ def cases(c):
         return y
 
     c.add("tolist_int", tolist_int, t(3, dtype=torch.int64))
+
+    # --- every dtype through the copying shape ops; out= forms ------------------------------
+    def copying(x):
+        return (
+            x.repeat([2, 1]),
+            torch.roll(x, 1, 1),
+            torch.flip(x, [0]),
+            torch.tril(x),
+            torch.cat([x, x.t()[:1]], 0),
+            torch.stack([x, x], 1),
+            x.t().contiguous(),
+            x.unbind(1),
+            x.repeat_interleave(2, 0),
+            x.tile([2]),
+        )
+
+    for d in DTYPES:
+        c.add(f"copying_{str(d)[6:]}", copying, t(2, 2, dtype=d))
+
+    def stack_out(x, o):
+        return torch.stack([x, x], 0, out=o)
+
+    c.add("stack_out", stack_out, t(2), torch.zeros(1, dtype=torch.int64))
+
+    def to_bf16(x):
+        return x.to(torch.bfloat16), x.to(torch.bfloat16).to(torch.float32)
+
+    c.add("to_bfloat16", to_bf16, torch.tensor([1.0, 1.00390625, -3.3e38, 0.1]))

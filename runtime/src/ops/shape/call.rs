@@ -350,7 +350,7 @@ pub fn build(g: &Graph, n: Node, pick: Pick) -> Result<Operation, String> {
             };
             let r = kernel(&call).map_err(|e| e.message)?;
             match out_index {
-                Some(i) => write_out(&stack[at + i], r).map_err(|e| e.message)?,
+                Some(i) => write_out(&stack[at + i], r, &schema.name).map_err(|e| e.message)?,
                 None => r,
             }
         };
@@ -370,7 +370,7 @@ pub fn build(g: &Graph, n: Node, pick: Pick) -> Result<Operation, String> {
 
 /// Writes a kernel's fresh result into the `out=` tensor, resizing it when its shape differs
 /// (as `resize_output` does), and returns `out`.
-pub fn write_out(out: &IValue, result: IValue) -> TensorResult<IValue> {
+pub fn write_out(out: &IValue, result: IValue, op: &str) -> TensorResult<IValue> {
     let IValue::Tensor(out) = out else {
         bail!(
             "expected argument 'out' to be a Tensor, but got {}",
@@ -380,6 +380,19 @@ pub fn write_out(out: &IValue, result: IValue) -> TensorResult<IValue> {
     let IValue::Tensor(result) = result else {
         bail!("out= is only supported for operators returning one tensor");
     };
+    if !crate::tensor::elementwise::can_cast(result.dtype(), out.dtype()) {
+        let to = out.dtype().cpp_name();
+        if matches!(
+            op,
+            "aten::cat" | "aten::concat" | "aten::concatenate" | "aten::stack"
+        ) {
+            bail!("torch.cat(): input types can't be cast to the desired output type {to}");
+        }
+        bail!(
+            "result type {} can't be cast to the desired output type {to}",
+            result.dtype().cpp_name()
+        );
+    }
     if out.sizes() != result.sizes() {
         resize(out, &result.sizes())?;
     }
