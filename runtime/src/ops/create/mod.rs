@@ -16,3 +16,6 @@ pub fn register(r: &mut Registry) {
     random::register(r);
     convert::register(r);
 }
+
+#[cfg(test)]
+mod tests;

@@ -23,4 +23,4 @@ pub fn register(r: &mut Registry) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -9,13 +9,13 @@ use crate::interpreter::{run, Code};
 use crate::ivalue::IValue;
 use crate::tensor::{DType, Tensor};
 
-fn run_ir(text: &str, inputs: Vec<IValue>) -> Result<Vec<IValue>, String> {
+pub(crate) fn run_ir(text: &str, inputs: Vec<IValue>) -> Result<Vec<IValue>, String> {
     let g = parse_graph(text).map_err(|d| format!("{d:?}"))?;
     let code = Code::new(&g).map_err(|e| e.to_string())?;
     run(&code, inputs).map_err(|e| e.message)
 }
 
-fn tensor(v: &IValue) -> Tensor {
+pub(crate) fn tensor(v: &IValue) -> Tensor {
     v.as_tensor().expect("a tensor").clone()
 }
 
@@ -35,7 +35,7 @@ fn arange_f32(n: usize, shape: &[i64]) -> IValue {
     IValue::Tensor(Tensor::from_vec((0..n).map(|i| i as f32).collect(), shape).unwrap())
 }
 
-fn err(text: &str, inputs: Vec<IValue>) -> String {
+pub(crate) fn err(text: &str, inputs: Vec<IValue>) -> String {
     run_ir(text, inputs).expect_err("expected an error")
 }
 
@@ -215,49 +215,6 @@ fn arange_infers_dtype_and_length() {
 }
 
 #[test]
-fn random_ops_are_seeded_and_in_range() {
-    let text = r#"graph(%seed : int, %g : Generator?):
-  %none : NoneType = prim::Constant()
-  %0 : int = prim::Constant[value=0]()
-  %5 : int = prim::Constant[value=5]()
-  %6 : int = prim::Constant[value=6]()
-  %n : int = prim::Constant[value=1000]()
-  %s : int[] = prim::ListConstruct(%n)
-  %r : Tensor = aten::rand(%s, %g, %none, %none, %none, %none)
-  %q : Tensor = aten::randn(%s, %g, %none, %none, %none, %none)
-  %i : Tensor = aten::randint(%0, %5, %s, %g, %none, %none, %none, %none)
-  %p : Tensor = aten::randperm(%6, %g, %none, %none, %none, %none)
-  return (%r, %q, %i, %p)
-"#;
-    let gen = || {
-        IValue::Generator(std::sync::Arc::new(std::sync::Mutex::new(
-            crate::ivalue::Generator { seed: 7, state: 7 },
-        )))
-    };
-    let a = run_ir(text, vec![IValue::Int(0), gen()]).unwrap();
-    let b = run_ir(text, vec![IValue::Int(0), gen()]).unwrap();
-    for k in 0..4 {
-        assert_eq!(tensor(&a[k]).to_vec::<f64>(), tensor(&b[k]).to_vec::<f64>());
-    }
-    let r = f32s(&a[0]);
-    assert_eq!(tensor(&a[0]).dtype(), DType::F32);
-    assert!(r.iter().all(|&v| (0.0..1.0).contains(&v)));
-    let mean: f32 = r.iter().sum::<f32>() / 1000.0;
-    assert!((mean - 0.5).abs() < 0.05, "{mean}");
-    let q = f32s(&a[1]);
-    let qm: f32 = q.iter().sum::<f32>() / 1000.0;
-    let qv: f32 = q.iter().map(|v| (v - qm) * (v - qm)).sum::<f32>() / 1000.0;
-    assert!(qm.abs() < 0.1 && (qv - 1.0).abs() < 0.15, "{qm} {qv}");
-    let i = i64s(&a[2]);
-    assert_eq!(tensor(&a[2]).dtype(), DType::I64);
-    assert!(i.iter().all(|&v| (0..5).contains(&v)));
-    assert!((0..5).all(|k| i.contains(&k)));
-    let mut p = i64s(&a[3]);
-    p.sort();
-    assert_eq!(p, vec![0, 1, 2, 3, 4, 5]);
-}
-
-#[test]
 fn tensor_literals_infer_dtype_and_shape() {
     let text = r#"graph(%l : int[][], %f : float[]):
   %none : NoneType = prim::Constant()
@@ -319,4 +276,64 @@ fn constant_chunk_spreads_outputs() {
     let out = run_ir(text, vec![arange_f32(8, &[2, 4])]).unwrap();
     assert_eq!(f32s(&out[0]), vec![0., 1., 4., 5.]);
     assert_eq!(f32s(&out[1]), vec![2., 3., 6., 7.]);
+}
+
+#[test]
+fn traced_graphs_with_size_arithmetic_run() {
+    // torch.jit.trace of `x.view(x.size(0), -1)[:, 1:3]` and a cat with zeros.
+    let text = r#"graph(%self : __torch__.M,
+      %x : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu)):
+  %4 : int = prim::Constant[value=0]()
+  %5 : int = aten::size(%x, %4)
+  %b : Long(device=cpu) = prim::NumToTensor(%5)
+  %21 : int = aten::Int(%b)
+  %7 : int = aten::Int(%b)
+  %8 : int = prim::Constant[value=-1]()
+  %9 : int[] = prim::ListConstruct(%7, %8)
+  %y : Float(2, 12, strides=[12, 1], requires_grad=0, device=cpu) = aten::view(%x, %9)
+  %11 : int = prim::Constant[value=0]()
+  %13 : int = prim::Constant[value=9223372036854775807]()
+  %14 : int = prim::Constant[value=1]()
+  %15 : Float(2, 12, strides=[12, 1], requires_grad=0, device=cpu) = aten::slice(%y, %11, %11, %13, %14)
+  %18 : int = prim::Constant[value=3]()
+  %z : Float(2, 2, strides=[12, 1], requires_grad=0, device=cpu) = aten::slice(%15, %14, %14, %18, %14)
+  %23 : int[] = prim::ListConstruct(%21, %14)
+  %24 : NoneType = prim::Constant()
+  %26 : Device = prim::Constant[value="cpu"]()
+  %27 : bool = prim::Constant[value=0]()
+  %28 : Float(2, 1, strides=[1, 1], requires_grad=0, device=cpu) = aten::zeros(%23, %24, %24, %26, %27)
+  %29 : Tensor[] = prim::ListConstruct(%z, %28)
+  %31 : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::cat(%29, %14)
+  %33 : int[] = prim::ListConstruct(%8)
+  %34 : Float(6, strides=[1], requires_grad=0, device=cpu) = aten::reshape(%31, %33)
+  %39 : int = aten::size(%x, %14)
+  %40 : Long(device=cpu) = prim::NumToTensor(%39)
+  %46 : (Float(6, strides=[1], requires_grad=0, device=cpu), Long(device=cpu)) = prim::TupleConstruct(%34, %40)
+  return (%46)
+"#;
+    let out = run_ir(text, vec![IValue::None, arange_f32(24, &[2, 3, 4])]).unwrap();
+    let IValue::Tuple(items) = &out[0] else {
+        panic!("expected a tuple")
+    };
+    assert_eq!(f32s(&items[0]), vec![1., 2., 0., 13., 14., 0.]);
+    let n = tensor(&items[1]);
+    assert_eq!(
+        (n.dtype(), n.dim(), n.item_i64().unwrap()),
+        (DType::I64, 0, 3)
+    );
+}
+
+#[test]
+fn cuda_devices_are_refused_clearly() {
+    let text = r#"graph(%n : int):
+  %none : NoneType = prim::Constant()
+  %d : Device = prim::Constant[value="cuda:0"]()
+  %s : int[] = prim::ListConstruct(%n)
+  %r : Tensor = aten::zeros(%s, %none, %none, %d, %none)
+  return (%r)
+"#;
+    assert_eq!(
+        err(text, vec![IValue::Int(2)]),
+        "Ember's interpreter computes on the CPU only; device 'cuda:0' is not available here"
+    );
 }
