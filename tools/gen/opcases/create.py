@@ -224,3 +224,30 @@ def cases(c):
         return a.size(), a.dtype, b.size(), b.dtype, d.dtype, e.size(), e.dtype
 
     c.add("random_shapes_and_dtypes", random_shapes)
+
+    # --- diag / one_hot / tril_indices --------------------------------------------------------
+    def diag(x, k: int):
+        return torch.diag(x, k)
+
+    c.add("diag_vector", diag, torch.tensor([1.0, 2.0, 3.0]), 0)
+    c.add("diag_vector_offset", diag, torch.tensor([1, 2]), -1)
+    c.add("diag_matrix", diag, torch.arange(12.0).reshape(3, 4), 1)
+    c.add("diag_matrix_neg", diag, torch.arange(12.0).reshape(3, 4), -2)
+    c.add("diag_3d", diag, torch.zeros(1, 1, 1), 0)
+
+    def one_hot(x, n: int):
+        return torch.nn.functional.one_hot(x, n)
+
+    c.add("one_hot", one_hot, torch.tensor([[0, 2], [1, 0]]), 3)
+    c.add("one_hot_infer", one_hot, torch.tensor([3, 1]), -1)
+    c.add("one_hot_too_small", one_hot, torch.tensor([3, 1]), 3)
+    c.add("one_hot_negative", one_hot, torch.tensor([-1]), 3)
+    c.add("one_hot_empty_infer", one_hot, torch.zeros(0, dtype=torch.int64), -1)
+    c.add("one_hot_not_long", one_hot, torch.tensor([1], dtype=torch.int32), 3)
+
+    def tri_indices(r: int, cc: int, o: int):
+        return torch.tril_indices(r, cc, o), torch.triu_indices(r, cc, o)
+
+    c.add("tri_indices", tri_indices, 3, 4, 0)
+    c.add("tri_indices_offset", tri_indices, 4, 3, -1)
+    c.add("tri_indices_positive", tri_indices, 3, 3, 2)

@@ -354,3 +354,45 @@ def cases(c):
         return x[i], torch.index_select(x, 1, i), torch.gather(x, 0, torch.zeros(0, 0, dtype=torch.int64)), torch.nonzero(x)
 
     c.add("zero_size", zero_size, torch.zeros(0, 3), li())
+
+    # --- index_add / index_copy / masked_scatter / *_scatter ----------------------------------
+    def index_add(x, i, s, a: float):
+        return x.index_add(0, i, s, alpha=a)
+
+    c.add("index_add", index_add, t(3, 2), li(0, 2, 0), t(3, 2) * 10, 0.5)
+    c.add("index_add_bad_count", index_add, t(3, 2), li(0), t(3, 2), 1.0)
+    c.add("index_add_oob", index_add, t(3, 2), li(3, 0, 0), t(3, 2), 1.0)
+
+    def index_add_(x, i, s):
+        x.index_add_(1, i, s)
+        return x
+
+    c.add("index_add_inplace_int", index_add_, t(2, 3, dtype=torch.int64), li(2, 2), t(2, 2, dtype=torch.int64))
+
+    def index_copy(x, i, s):
+        return x.index_copy(0, i, s)
+
+    c.add("index_copy", index_copy, t(3, 2), li(2, 0), t(2, 2) * 10)
+
+    def masked_scatter(x, m, s):
+        return x.masked_scatter(m, s)
+
+    c.add("masked_scatter", masked_scatter, t(2, 3), t(2, 3, dtype=torch.bool), t(6) * 10)
+    c.add("masked_scatter_broadcast", masked_scatter, t(2, 3), torch.tensor([True, False, True]), t(6) * 10)
+    c.add("masked_scatter_short_source", masked_scatter, t(2, 3), torch.ones(2, 3, dtype=torch.bool), t(2))
+
+    def select_scatter(x, s):
+        return torch.select_scatter(x, s, 1, -1)
+
+    c.add("select_scatter", select_scatter, t(2, 3), torch.tensor([9.0, 8.0]))
+    c.add("select_scatter_bad", select_scatter, t(2, 3), torch.tensor([9.0, 8.0, 7.0]))
+
+    def slice_scatter(x, s):
+        return torch.slice_scatter(x, s, 1, 0, None, 2)
+
+    c.add("slice_scatter", slice_scatter, t(2, 4), torch.zeros(2, 2))
+
+    def narrow_copy(x):
+        return x.narrow_copy(1, 1, 2)
+
+    c.add("narrow_copy", narrow_copy, t(2, 4))

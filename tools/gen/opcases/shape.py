@@ -576,3 +576,42 @@ def cases(c):
         return x.to(torch.bfloat16), x.to(torch.bfloat16).to(torch.float32)
 
     c.add("to_bfloat16", to_bf16, torch.tensor([1.0, 1.00390625, -3.3e38, 0.1]))
+
+    # --- padding --------------------------------------------------------------------------
+    def cpad(x, p: List[int], v: float):
+        return torch.constant_pad_nd(x, p, v)
+
+    c.add("constant_pad", cpad, t(2, 3), [1, 2], 0.5)
+    c.add("constant_pad_2d", cpad, t(2, 3), [1, 0, 0, 2], -1.0)
+    c.add("constant_pad_crop", cpad, t(2, 3), [-1, 1], 0.0)
+    c.add("constant_pad_crop_only", cpad, t(2, 3), [-1, 0, 0, -1], 0.0)
+    c.add("constant_pad_odd", cpad, t(2, 3), [1, 2, 3], 0.0)
+    c.add("constant_pad_too_long", cpad, t(3), [1, 1, 1, 1], 0.0)
+    c.add("constant_pad_negative_size", cpad, t(2, 3), [-2, -2], 0.0)
+
+    def cpad_int(x, p: List[int]):
+        return torch.constant_pad_nd(x, p, 7)
+
+    c.add("constant_pad_int", cpad_int, t(2, 2, dtype=torch.int32), [1, 1, 1, 1])
+
+    def pad_reflect(x, p: List[int]):
+        return torch.ops.aten.pad(x, p, "reflect", None)
+
+    def pad_replicate(x, p: List[int]):
+        return torch.ops.aten.pad(x, p, "replicate", None)
+
+    def pad_circular(x, p: List[int]):
+        return torch.ops.aten.pad(x, p, "circular", None)
+
+    def pad_constant(x, p: List[int], v: float):
+        return torch.ops.aten.pad(x, p, "constant", v)
+
+    for name, fn in [("reflect", pad_reflect), ("replicate", pad_replicate), ("circular", pad_circular)]:
+        c.add(f"pad_{name}_1d", fn, t(1, 2, 4), [2, 1])
+        c.add(f"pad_{name}_2d", fn, t(1, 3, 3), [1, 2, 2, 1])
+        c.add(f"pad_{name}_3d", fn, t(1, 2, 2, 3), [1, 1, 1, 0, 0, 1])
+        c.add(f"pad_{name}_big", fn, t(1, 2, 3), [4, 4])
+        c.add(f"pad_{name}_unsupported", fn, t(3), [1, 1])
+    c.add("pad_constant", pad_constant, t(2, 3), [1, 1], 2.0)
+    c.add("pad_odd", pad_constant, t(2, 3), [1], 2.0)
+    c.add("pad_too_long", pad_constant, t(2, 3), [1, 1, 1, 1, 1, 1], 2.0)

@@ -4,6 +4,7 @@
 pub mod convert;
 pub mod factory;
 pub mod literal;
+pub mod matrix;
 pub mod random;
 pub mod range;
 
@@ -13,6 +14,7 @@ pub fn register(r: &mut Registry) {
     factory::register(r);
     range::register(r);
     literal::register(r);
+    matrix::register(r);
     random::register(r);
     convert::register(r);
 }

@@ -3,6 +3,7 @@
 
 pub mod advanced;
 pub mod fill;
+pub mod put;
 pub mod scatter;
 pub mod select;
 
@@ -13,4 +14,5 @@ pub fn register(r: &mut Registry) {
     select::register(r);
     scatter::register(r);
     fill::register(r);
+    put::register(r);
 }

@@ -5,6 +5,7 @@
 pub mod call;
 pub mod elements;
 pub mod join;
+pub mod pad;
 pub mod query;
 pub mod reorder;
 pub mod split;
@@ -20,6 +21,7 @@ pub fn register(r: &mut Registry) {
     tile::register(r);
     reorder::register(r);
     query::register(r);
+    pad::register(r);
 }
 
 #[cfg(test)]
