@@ -240,18 +240,8 @@ impl Tensor {
     pub fn clone_contiguous(&self) -> TensorResult<Tensor> {
         let dtype = self.dtype();
         let out = Tensor::zeros(&self.sizes(), dtype)?;
-        let (src, dst) = (self.data_ptr(), out.data_ptr());
-        let size = dtype.size();
-        for (i, o) in self.element_offsets().into_iter().enumerate() {
-            // SAFETY: source offsets are in bounds; the destination holds numel elements.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    src.offset(o as isize * size as isize),
-                    dst.add(i * size),
-                    size,
-                )
-            };
-        }
+        // A fresh storage never overlaps `self`.
+        out.copy_same_dtype(self);
         Ok(out)
     }
 
@@ -295,6 +285,37 @@ impl Tensor {
             // SAFETY: both hold n contiguous elements from their data pointers, in different
             // storages.
             unsafe { std::ptr::copy_nonoverlapping(s, d, n * size) };
+            return;
+        }
+        // Copy the largest trailing block that is contiguous in both tensors at a time.
+        let sizes = self.sizes();
+        let (ss, ds) = (src.strides(), self.strides());
+        let (mut block, mut outer) = (1i64, sizes.len());
+        while outer > 0 {
+            let d = outer - 1;
+            if sizes[d] != 1 && (ss[d] != block || ds[d] != block) {
+                break;
+            }
+            block *= sizes[d];
+            outer -= 1;
+        }
+        if block >= 16 {
+            let mut so = Vec::new();
+            for_each_offset(&sizes[..outer], &ss[..outer], |o| so.push(o));
+            let mut dof = Vec::new();
+            for_each_offset(&sizes[..outer], &ds[..outer], |o| dof.push(o));
+            let bytes = block as usize * size;
+            for (&a, &b) in so.iter().zip(&dof) {
+                // SAFETY: each block of `block` elements starts at an in-bounds offset and is
+                // contiguous in both tensors, which live in different storages.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        s.offset(a as isize * size as isize),
+                        d.offset(b as isize * size as isize),
+                        bytes,
+                    )
+                };
+            }
             return;
         }
         let (so, dof) = (src.element_offsets(), self.element_offsets());

@@ -30,7 +30,7 @@ pub fn register(r: &mut Registry) {
 /// PyTorch's `constant_pad_nd`: pads (or, with negative pads, crops) the last dims, the
 /// pairs of `pad` running from the last dim backwards.
 pub fn constant_pad(t: &Tensor, pad: &[i64], value: super::call::Scalar) -> TensorResult<Tensor> {
-    if pad.len() % 2 != 0 {
+    if !pad.len().is_multiple_of(2) {
         bail!(
             "Length of pad must be even but instead it equals {}",
             pad.len()
@@ -177,7 +177,7 @@ fn pad(c: &Call) -> TensorResult<IValue> {
     let pad = c.ints("pad")?;
     let mode = c.string("mode")?;
     let value = c.get("value");
-    if pad.len() % 2 != 0 {
+    if !pad.len().is_multiple_of(2) {
         bail!("Padding length must be divisible by 2");
     }
     let dim = t.dim();

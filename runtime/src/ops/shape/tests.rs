@@ -337,3 +337,34 @@ fn cuda_devices_are_refused_clearly() {
         "Ember's interpreter computes on the CPU only; device 'cuda:0' is not available here"
     );
 }
+
+#[test]
+fn block_copies_match_element_copies() {
+    // Rows of 36 contiguous elements (the block path), with an offset and a row stride.
+    let base = Tensor::from_vec((0..160).map(|i| i as f32).collect(), &[4, 40]).unwrap();
+    let s = base.slice(1, Some(2), Some(38), 1).unwrap();
+    let c = s.clone_contiguous().unwrap();
+    let expected: Vec<f32> = (0..4)
+        .flat_map(|r| (2..38).map(move |k| (r * 40 + k) as f32))
+        .collect();
+    assert_eq!(c.to_vec::<f32>(), expected);
+    // cat along dim 1 writes each input into a strided window of the result.
+    let cat = crate::ops::shape::join::cat_tensors(&[s.clone(), c.clone()], 1).unwrap();
+    let row = |r: usize| cat.select(0, r as i64).unwrap().to_vec::<f32>();
+    for r in 0..4 {
+        let want: Vec<f32> = expected[r * 36..(r + 1) * 36]
+            .iter()
+            .chain(&expected[r * 36..(r + 1) * 36])
+            .copied()
+            .collect();
+        assert_eq!(row(r), want);
+    }
+    // Broadcast sources (stride 0) fall back to element copies.
+    let col = Tensor::from_vec((0..4).map(|i| i as f32).collect(), &[4, 1]).unwrap();
+    let dst = Tensor::zeros(&[4, 20], DType::F32).unwrap();
+    dst.copy_from(&col).unwrap();
+    assert_eq!(
+        dst.select(1, 19).unwrap().to_vec::<f32>(),
+        vec![0., 1., 2., 3.]
+    );
+}
