@@ -11,13 +11,15 @@ mod shape;
 mod storage;
 mod view;
 
+pub use view::ceil_div;
+
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 pub use dtype::{Category, DType, Element};
 pub use error::{TensorError, TensorResult};
 pub use promote::{promote_types, result_type, Operand, ScalarKind};
 pub use shape::{broadcast_shapes, checked_numel, contiguous_strides, wrap_dim, Shape};
-pub use storage::{set_allocation_limit, Storage};
+pub use storage::{allocation_limit, set_allocation_limit, Storage};
 
 use crate::bail;
 

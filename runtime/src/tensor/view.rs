@@ -105,7 +105,7 @@ impl Tensor {
         };
         let start = clamp(start.unwrap_or(0));
         let end = clamp(end.unwrap_or(i64::MAX)).max(start);
-        let len = (end - start + step - 1) / step;
+        let len = ceil_div(end - start, step);
         let mut sizes = m.sizes.clone();
         let mut strides = m.strides.clone();
         let offset = m.offset + start * strides[d];
@@ -133,7 +133,7 @@ impl Tensor {
             );
         }
         let start = if start < 0 { start + size } else { start };
-        if start + length > size {
+        if start.checked_add(length).is_none_or(|e| e > size) {
             bail!("start ({start}) + length ({length}) exceeds dimension size ({size}).");
         }
         self.slice(d as i64, Some(start), Some(start + length), 1)
@@ -256,12 +256,17 @@ impl Tensor {
             bail!("diagonal dimensions cannot be identical {dim1}, {dim2}");
         }
         let (sa, sb) = (m.sizes[a], m.sizes[b]);
-        let (len, start) = if offset >= 0 {
-            ((sa.min(sb - offset)).max(0), offset * m.strides[b])
+        let len = if offset >= 0 {
+            sa.min(sb.saturating_sub(offset)).max(0)
         } else {
-            ((sa + offset).min(sb).max(0), -offset * m.strides[a])
+            sa.saturating_add(offset).min(sb).max(0)
         };
-        let start = if len == 0 { 0 } else { start };
+        // The offset is within the dims whenever the diagonal is not empty.
+        let start = match (len, offset >= 0) {
+            (0, _) => 0,
+            (_, true) => offset * m.strides[b],
+            (_, false) => -offset * m.strides[a],
+        };
         let (mut sizes, mut strides): (Shape, Shape) = (SmallVec::new(), SmallVec::new());
         for i in 0..n {
             if i != a && i != b {
@@ -386,4 +391,9 @@ fn compute_view_strides(
         return None;
     }
     Some(new_strides)
+}
+
+/// `ceil(a / b)` for `a >= 0`, `b > 0`, without the overflow of `(a + b - 1) / b`.
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + (a % b != 0) as i64
 }

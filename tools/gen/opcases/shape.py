@@ -615,3 +615,14 @@ def cases(c):
     c.add("pad_constant", pad_constant, t(2, 3), [1, 1], 2.0)
     c.add("pad_odd", pad_constant, t(2, 3), [1], 2.0)
     c.add("pad_too_long", pad_constant, t(2, 3), [1, 1, 1, 1, 1, 1], 2.0)
+
+    # --- extreme arguments: no overflow ---------------------------------------------------------
+    def extremes(x, big: int):
+        return x[::big], x[big:], x[-big:], torch.split(x, big), x.chunk(big), torch.diagonal(x.view(2, 2), -big)
+
+    c.add("extreme_arguments", extremes, t(4), 2**62)
+
+    def narrow_big(x, big: int):
+        return x.narrow(0, 1, big)
+
+    c.add("narrow_overflow", narrow_big, t(4), 2**63 - 1)

@@ -8,7 +8,7 @@ use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
-use crate::ops::shape::elements::{fmt_sizes, gather, scatter, Combine};
+use crate::ops::shape::elements::{check_len, fmt_sizes, gather, scatter, Combine};
 use crate::tensor::{broadcast_shapes, for_each_offset, DType, Tensor, TensorResult};
 
 pub fn register(r: &mut Registry) {
@@ -110,6 +110,7 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
     }
     let indexed: Vec<usize> = (0..ndim).filter(|&d| expanded[d].is_some()).collect();
     if indexed.is_empty() {
+        check_len(t.numel())?;
         // Only Nones: the result is a copy of self.
         let offsets = t.element_offsets();
         return Ok(IndexPlan {
@@ -133,7 +134,9 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
     let perm_sizes: Vec<i64> = order.iter().map(|&d| sizes[d]).collect();
     let perm_strides: Vec<i64> = order.iter().map(|&d| strides[d]).collect();
     let indexed_sizes = &perm_sizes[before..before + k];
-    let index_numel: i64 = bshape.iter().product();
+    let index_numel = crate::tensor::checked_numel(&bshape)?;
+    check_len(index_numel)?;
+    let index_numel = index_numel as i64;
     if indexed_sizes.contains(&0) && index_numel != 0 {
         bail!("index is out of bounds for dimension with size 0");
     }
@@ -165,6 +168,7 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
     result_sizes.extend_from_slice(&bshape);
     result_sizes.extend_from_slice(&perm_sizes[before + k..]);
     let total = crate::tensor::checked_numel(&result_sizes)?;
+    check_len(total)?;
     let mut offsets = Vec::with_capacity(total);
     for &b in &before_offsets {
         for &i in &index_offsets {

@@ -156,7 +156,7 @@ fn masked_scatter_into(t: &Tensor, mask: &Tensor, source: &Tensor) -> TensorResu
             source.dtype().cpp_name()
         );
     }
-    let keep = nonzero_mask(&mask.expand(&t.sizes())?);
+    let keep = nonzero_mask(&mask.expand(&t.sizes())?)?;
     let offsets: Vec<i64> = t
         .element_offsets()
         .into_iter()

@@ -66,6 +66,7 @@ fn target_offsets(target: &Tensor, dim: usize, index: &Tensor) -> TensorResult<V
     } else {
         index.sizes().to_vec()
     };
+    super::super::shape::elements::check_len(index.numel())?;
     let values = index.to_vec::<i64>();
     let mut out = Vec::with_capacity(values.len());
     let mut k = 0;

@@ -2,7 +2,7 @@
 //! nonzero, argwhere and the one-argument `where(cond)`.
 
 use super::super::shape::call::{kernels, tensor_list, tensor_value, Call, Kernel};
-use super::super::shape::elements::gather;
+use super::super::shape::elements::{check_len, gather};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -24,17 +24,18 @@ pub fn register(r: &mut Registry) {
 }
 
 /// Whether each element (row-major) is nonzero (NaN counts as nonzero).
-pub fn nonzero_mask(t: &Tensor) -> Vec<bool> {
-    crate::dispatch_dtype!(t.dtype(), T => {
+pub fn nonzero_mask(t: &Tensor) -> TensorResult<Vec<bool>> {
+    check_len(t.numel())?;
+    Ok(crate::dispatch_dtype!(t.dtype(), T => {
         t.to_vec::<T>().into_iter().map(<T as Element>::is_nonzero).collect()
-    })
+    }))
 }
 
 /// `nonzero(t)`: an int64 tensor `[count, ndim]` of the coordinates of nonzero elements.
 pub fn nonzero_tensor(t: &Tensor) -> TensorResult<Tensor> {
     let sizes = t.sizes();
     let nd = sizes.len();
-    let mask = nonzero_mask(t);
+    let mask = nonzero_mask(t)?;
     let mut coords: Vec<i64> = Vec::new();
     let mut index = vec![0i64; nd];
     let mut count = 0i64;
@@ -88,6 +89,7 @@ pub fn index_select_tensor(t: &Tensor, dim: i64, index: &Tensor) -> TensorResult
     }
     let sizes = t.sizes();
     let d = wrap_dim(dim, sizes.len())?;
+    check_len(index.numel())?;
     let idx = index.to_vec::<i64>();
     if sizes.is_empty() {
         // A 0-dim source: every index must be 0; the result has the index's shape.
@@ -113,7 +115,9 @@ pub fn index_select_tensor(t: &Tensor, dim: i64, index: &Tensor) -> TensorResult
     crate::tensor::for_each_offset(&sizes[..d], &strides[..d], |o| outer.push(o));
     let mut inner = Vec::new();
     crate::tensor::for_each_offset(&sizes[d + 1..], &strides[d + 1..], |o| inner.push(o));
-    let mut offsets = Vec::with_capacity(outer.len() * idx.len() * inner.len());
+    let total = crate::tensor::checked_numel(&out_sizes)?;
+    check_len(total)?;
+    let mut offsets = Vec::with_capacity(total);
     for &o in &outer {
         for &i in &idx {
             for &n in &inner {
@@ -140,7 +144,7 @@ fn masked_select(c: &Call) -> TensorResult<IValue> {
     }
     let shape = broadcast_shapes(&mask.sizes(), &t.sizes())?;
     let te = t.expand(&shape)?;
-    let keep = nonzero_mask(&mask.expand(&shape)?);
+    let keep = nonzero_mask(&mask.expand(&shape)?)?;
     let offsets: Vec<i64> = te
         .element_offsets()
         .into_iter()
@@ -160,6 +164,7 @@ fn take(c: &Call) -> TensorResult<IValue> {
             index.dtype().cpp_name()
         );
     }
+    check_len(t.numel().max(index.numel()))?;
     let all = t.element_offsets();
     let n = all.len() as i64;
     let mut offsets = Vec::with_capacity(index.numel());

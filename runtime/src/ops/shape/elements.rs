@@ -168,3 +168,15 @@ pub fn assert_no_overlap(written: &Tensor, input: &Tensor) -> TensorResult<()> {
     }
     Ok(())
 }
+
+/// Refuses work that needs `n` temporary 8-byte entries (offsets, values) beyond what one
+/// storage may hold: a broadcast index of 2^40 elements is an error, not an abort.
+pub fn check_len(n: usize) -> TensorResult<()> {
+    let limit = crate::tensor::allocation_limit();
+    if n.checked_mul(8).is_none_or(|b| b > limit) {
+        return Err(crate::tensor::TensorError::new(format!(
+            "refusing to allocate {n} elements of temporary work: over the limit of {limit} bytes"
+        )));
+    }
+    Ok(())
+}

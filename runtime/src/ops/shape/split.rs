@@ -43,9 +43,10 @@ pub fn split_by_size(t: &Tensor, split_size: i64, dim: i64) -> TensorResult<Vec<
     let num = if split_size == 0 {
         1
     } else {
-        ((dim_size + split_size - 1) / split_size).max(1)
+        crate::tensor::ceil_div(dim_size, split_size).max(1)
     };
-    let last = split_size - (split_size * num - dim_size);
+    // split_size * (num - 1) < dim_size whenever num > 1, so this cannot overflow.
+    let last = dim_size - split_size * (num - 1);
     (0..num)
         .map(|i| {
             let len = if i < num - 1 { split_size } else { last };
@@ -94,7 +95,7 @@ pub fn chunk_tensor(t: &Tensor, chunks: i64, dim: i64) -> TensorResult<Vec<Tenso
         bail!("chunk expects `chunks` to be greater than 0, got: {chunks}");
     }
     let dim_size = t.size(dim)?;
-    let split_size = (dim_size + chunks - 1) / chunks;
+    let split_size = crate::tensor::ceil_div(dim_size, chunks);
     if split_size == 0 && dim_size == 0 {
         // Keep the number of chunks: split would return a single empty piece.
         let mut sizes = vec![split_size; chunks as usize];

@@ -368,3 +368,20 @@ fn block_copies_match_element_copies() {
         vec![0., 1., 2., 3.]
     );
 }
+
+#[test]
+fn huge_broadcast_indices_are_refused() {
+    let text = r#"graph(%x : Tensor, %i : Tensor, %n : int):
+  %false : bool = prim::Constant[value=0]()
+  %s : int[] = prim::ListConstruct(%n)
+  %big : Tensor = aten::expand(%i, %s, %false)
+  %l : Tensor?[] = prim::ListConstruct(%big)
+  %r : Tensor = aten::index(%x, %l)
+  %m : Tensor = aten::index_select(%x, %n, %big)
+  return (%r)
+"#;
+    let x = arange_f32(3, &[3]);
+    let i = IValue::Tensor(Tensor::from_vec(vec![1i64], &[1]).unwrap());
+    let e = err(text, vec![x, i, IValue::Int(1 << 40)]);
+    assert!(e.contains("refusing to allocate"), "{e}");
+}

@@ -84,6 +84,7 @@ fn interleave_indices(repeats: &[i64], output_size: Option<i64>) -> TensorResult
         }
     }
     checked_numel(&[total])?;
+    super::elements::check_len(total as usize)?;
     let mut idx = Vec::with_capacity(total as usize);
     for (i, &r) in repeats.iter().enumerate() {
         idx.extend(std::iter::repeat_n(i as i64, r as usize));
