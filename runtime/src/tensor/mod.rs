@@ -148,6 +148,9 @@ impl Tensor {
 
     pub fn size(&self, dim: i64) -> TensorResult<i64> {
         let m = self.meta();
+        if m.sizes.is_empty() {
+            bail!("Dimension specified as {dim} but tensor has no dimensions");
+        }
         Ok(m.sizes[wrap_dim(dim, m.sizes.len())?])
     }
 

@@ -110,7 +110,7 @@ impl Tensor {
         let mut strides = m.strides.clone();
         let offset = m.offset + start * strides[d];
         sizes[d] = len;
-        strides[d] *= step;
+        strides[d] = strides[d].saturating_mul(step);
         drop(m);
         self.restride(sizes, strides, offset)
     }

@@ -50,7 +50,7 @@ fn one_hot(c: &Call) -> TensorResult<IValue> {
         if values.is_empty() {
             bail!("Can not infer total number of classes from empty tensor.");
         }
-        classes = values.iter().copied().max().unwrap_or(0) + 1;
+        classes = values.iter().copied().max().unwrap_or(0).saturating_add(1);
     }
     if values.iter().any(|&v| v < 0) {
         bail!("Class values must be non-negative.");
@@ -87,7 +87,9 @@ fn triangle_indices(c: &Call, lower: bool) -> TensorResult<IValue> {
     }
     let mut rows = Vec::new();
     let mut cols = Vec::new();
-    for r in 0..row {
+    // An empty side means an empty triangle (and no loop over the other side).
+    let rows_to_visit = if col == 0 { 0 } else { row };
+    for r in 0..rows_to_visit {
         for k in 0..col {
             let keep = if lower {
                 k - r <= offset

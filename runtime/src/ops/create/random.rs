@@ -234,6 +234,7 @@ fn randperm(c: &Call) -> TensorResult<IValue> {
     check_options(c)?;
     let n = c.int("n")?;
     crate::tensor::checked_numel(&[n])?;
+    crate::ops::shape::elements::check_len(n as usize)?;
     let dtype = dtype_or(c, DType::I64)?;
     let mut perm: Vec<i64> = (0..n).collect();
     with_generator(c, |g| {

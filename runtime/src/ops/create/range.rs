@@ -243,6 +243,7 @@ fn linspace(c: &Call) -> TensorResult<IValue> {
     let (start, end, steps) = (number(c, "start")?, number(c, "end")?, steps_arg(c)?);
     let dtype = dtype_or(c, DEFAULT_FLOAT)?;
     crate::tensor::checked_numel(&[steps])?;
+    crate::ops::shape::elements::check_len(steps as usize)?;
     Ok(tensor_value(from_values(
         &linspace_values(start, end, steps, dtype),
         dtype,
@@ -255,6 +256,7 @@ fn logspace(c: &Call) -> TensorResult<IValue> {
     let base = c.float("base")?;
     let dtype = dtype_or(c, DEFAULT_FLOAT)?;
     crate::tensor::checked_numel(&[steps])?;
+    crate::ops::shape::elements::check_len(steps as usize)?;
     let values: Vec<f64> = if steps == 1 {
         vec![base.powf(start.to_f64())]
     } else if dtype.is_floating() {

@@ -52,7 +52,11 @@ pub fn constant_pad(t: &Tensor, pad: &[i64], value: super::call::Scalar) -> Tens
         let p = 2 * (l_inp - i - 1);
         if pad[p] < 0 {
             let size = input.sizes()[i];
-            input = input.narrow(i as i64, -pad[p], size + pad[p])?;
+            input = input.narrow(
+                i as i64,
+                pad[p].checked_neg().unwrap_or(i64::MAX),
+                size + pad[p],
+            )?;
         } else if pad[p] != 0 {
             all_non_positive = false;
         }
@@ -146,12 +150,16 @@ fn index_pad(t: &Tensor, pad: &[i64], mode: Mode) -> TensorResult<Tensor> {
                 }
             }
         }
-        let len = size + before + after;
+        let len = size
+            .checked_add(before)
+            .and_then(|l| l.checked_add(after))
+            .ok_or_else(|| crate::tensor::TensorError::new("padding is too large"))?;
         if len < 0 {
             bail!(
                 "input tensor size {size} plus padding ({before}, {after}) is negative at dimension {d}"
             );
         }
+        super::elements::check_len(len as usize)?;
         let idx: Vec<i64> = (-before..size + after)
             .map(|i| match mode {
                 Mode::Reflect => {

@@ -98,6 +98,7 @@ pub fn chunk_tensor(t: &Tensor, chunks: i64, dim: i64) -> TensorResult<Vec<Tenso
     let split_size = crate::tensor::ceil_div(dim_size, chunks);
     if split_size == 0 && dim_size == 0 {
         // Keep the number of chunks: split would return a single empty piece.
+        super::elements::check_len(chunks as usize)?;
         let mut sizes = vec![split_size; chunks as usize];
         sizes[chunks as usize - 1] = split_size - (split_size * chunks - dim_size);
         return split_with_sizes(t, &sizes, dim);
@@ -142,6 +143,7 @@ fn tensor_split_sections(t: &Tensor, sections: i64, dim: i64) -> TensorResult<Ve
         bail!("number of sections must be larger than 0, got {sections}");
     }
     let size = t.size(dim)?;
+    super::elements::check_len(sections as usize)?;
     let (base, extra) = (size / sections, size % sections);
     let mut start = 0;
     (0..sections)

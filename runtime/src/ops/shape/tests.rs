@@ -385,3 +385,93 @@ fn huge_broadcast_indices_are_refused() {
     let e = err(text, vec![x, i, IValue::Int(1 << 40)]);
     assert!(e.contains("refusing to allocate"), "{e}");
 }
+
+/// Runs every op of `bodies` (graph lines computing `%r` from `%x : Tensor` and the ints
+/// `%a`, `%b`, `%c`) on tensors of several shapes and extreme ints: each run must return
+/// a value or an error, never panic or abort.
+#[test]
+fn extreme_arguments_never_panic() {
+    let bodies = [
+        "%r : Tensor = aten::select(%x, %a, %b)",
+        "%r : Tensor = aten::slice(%x, %a, %b, %c, %c)",
+        "%r : Tensor = aten::narrow(%x, %a, %b, %c)",
+        "%r : Tensor = aten::diagonal(%x, %a, %b, %c)",
+        "%r : Tensor = aten::transpose(%x, %a, %b)",
+        "%r : Tensor = aten::unsqueeze(%x, %a)",
+        "%r : Tensor = aten::squeeze(%x, %a)",
+        "%r : Tensor = aten::flatten(%x, %a, %b)",
+        "%r : Tensor = aten::unfold(%x, %a, %b, %c)",
+        "%r : Tensor = aten::movedim(%x, %a, %b)",
+        "%r : Tensor = aten::roll(%x, %l, %l2)",
+        "%r : Tensor = aten::view(%x, %l)",
+        "%r : Tensor = aten::reshape(%x, %l)",
+        "%r : Tensor = aten::expand(%x, %l, %f)",
+        "%r : Tensor = aten::repeat(%x, %l)",
+        "%r : Tensor = aten::tile(%x, %l)",
+        "%r : Tensor = aten::permute(%x, %l)",
+        "%r : Tensor = aten::flip(%x, %l)",
+        "%r : Tensor = aten::constant_pad_nd(%x, %l, %a)",
+        "%r : Tensor = aten::unflatten(%x, %a, %l)",
+        "%r : Tensor = aten::tril(%x, %a)",
+        "%r : Tensor[] = aten::chunk(%x, %a, %b)",
+        "%r : Tensor[] = aten::split(%x, %a, %b)",
+        "%r : Tensor[] = aten::split(%x, %l, %b)",
+        "%r : Tensor[] = aten::tensor_split(%x, %a, %b)",
+        "%r : Tensor[] = aten::tensor_split(%x, %l, %b)",
+        "%r : Tensor[] = aten::unbind(%x, %a)",
+        "%r : Tensor = aten::repeat_interleave(%x, %a, %b, %n)",
+        "%r : Tensor = aten::index_select(%x, %a, %it)",
+        "%r : Tensor = aten::gather(%x, %a, %it, %f)",
+        "%r : Tensor = aten::take(%x, %it)",
+        "%r : Tensor = aten::index(%x, %il)",
+        "%r : Tensor = aten::one_hot(%it, %a)",
+        "%r : Tensor = aten::diag(%x, %a)",
+        "%r : Tensor = aten::zeros(%l, %n, %n, %n, %n)",
+        "%r : Tensor = aten::full(%l, %a, %n, %n, %n, %n)",
+        "%r : Tensor = aten::eye(%a, %b, %n, %n, %n, %n)",
+        "%r : Tensor = aten::arange(%a, %b, %c, %n, %n, %n, %n)",
+        "%r : Tensor = aten::linspace(%a, %b, %c, %n, %n, %n, %n)",
+        "%r : Tensor = aten::randperm(%a, %n, %n, %n, %n)",
+        "%r : Tensor = aten::randint(%a, %b, %l, %n, %n, %n, %n)",
+        "%r : Tensor = aten::tril_indices(%a, %b, %c, %n, %n, %n, %n)",
+        "%r : int = aten::size(%x, %a)",
+    ];
+    let extremes = [i64::MIN, -3, -1, 0, 1, 2, 5, 1 << 62, i64::MAX];
+    let shapes: [&[i64]; 4] = [&[], &[0], &[3], &[2, 3]];
+    for body in bodies {
+        let text = format!(
+            "graph(%x : Tensor, %a : int, %b : int, %c : int):
+  %n : NoneType = prim::Constant()
+  %f : bool = prim::Constant[value=0]()
+  %l : int[] = prim::ListConstruct(%a, %b)
+  %l2 : int[] = prim::ListConstruct(%c)
+  %it : Tensor = aten::tensor(%l, %n, %n, %f)
+  %il : Tensor?[] = prim::ListConstruct(%it)
+  {body}
+  return (%r)
+"
+        );
+        let g = parse_graph(&text).unwrap_or_else(|d| panic!("{body}: {d:?}"));
+        let code = Code::new(&g).unwrap_or_else(|e| panic!("{body}: {e}"));
+        for shape in shapes {
+            let n = shape.iter().product::<i64>() as usize;
+            let x = Tensor::from_vec((0..n).map(|i| i as f32).collect(), shape).unwrap();
+            for &a in &extremes {
+                for &b in &extremes {
+                    for &c in &[i64::MIN, -1, 0, 1, 2, i64::MAX] {
+                        let inputs = vec![
+                            IValue::Tensor(x.clone()),
+                            IValue::Int(a),
+                            IValue::Int(b),
+                            IValue::Int(c),
+                        ];
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            run(&code, inputs).map(|_| ())
+                        }));
+                        assert!(r.is_ok(), "{body} panicked on {shape:?} a={a} b={b} c={c}");
+                    }
+                }
+            }
+        }
+    }
+}

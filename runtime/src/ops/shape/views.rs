@@ -149,6 +149,12 @@ fn unflatten(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let sizes = c.ints("sizes")?;
     let shape = t.sizes();
+    if shape.is_empty() {
+        bail!(
+            "Dimension specified as {} but tensor has no dimensions",
+            c.int("dim")?
+        );
+    }
     let d = wrap_dim(c.int("dim")?, shape.len())?;
     if sizes.is_empty() {
         bail!("unflatten: sizes must be non-empty");
