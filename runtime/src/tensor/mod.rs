@@ -436,14 +436,25 @@ fn check_in_bounds(meta: &Meta) -> TensorResult<()> {
     }
     let (mut lo, mut hi) = (meta.offset as i128, meta.offset as i128);
     for (&s, &st) in meta.sizes.iter().zip(&meta.strides) {
-        let span = (s as i128 - 1) * st as i128;
+        let span = (s as i128 - 1).saturating_mul(st as i128);
         if span < 0 {
-            lo += span;
+            lo = lo.saturating_add(span);
         } else {
-            hi += span;
+            hi = hi.saturating_add(span);
         }
     }
     let capacity = (meta.storage.nbytes() / meta.dtype.size()) as i128;
+    if lo >= 0 && hi >= capacity {
+        bail!(
+            "setStorage: sizes {:?}, strides {:?}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
+            meta.sizes,
+            meta.strides,
+            meta.offset,
+            meta.dtype.size(),
+            hi.saturating_add(1).saturating_mul(meta.dtype.size() as i128),
+            meta.storage.nbytes()
+        );
+    }
     if lo < 0 || hi >= capacity {
         bail!(
             "setStorage: sizes {:?}, strides {:?}, storage offset {} and itemsize {} require elements {}..={} but the storage holds {}",

@@ -626,3 +626,11 @@ def cases(c):
         return x.narrow(0, 1, big)
 
     c.add("narrow_overflow", narrow_big, t(4), 2**63 - 1)
+
+    def as_strided(x, s: List[int], st: List[int], o: int):
+        return torch.as_strided(x, s, st, o).contiguous()
+
+    c.add("as_strided", as_strided, t(3, 4), [2, 2], [1, 4], 1)
+    c.add("as_strided_overlapping", as_strided, t(6), [3, 3], [1, 1], 0)
+    c.add("as_strided_out_of_bounds", as_strided, t(6), [3, 3], [2, 1], 0)
+    c.add("as_strided_length_mismatch", as_strided, t(6), [3, 3], [2], 0)

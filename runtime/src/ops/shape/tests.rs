@@ -435,21 +435,36 @@ fn extreme_arguments_never_panic() {
         "%r : Tensor = aten::randint(%a, %b, %l, %n, %n, %n, %n)",
         "%r : Tensor = aten::tril_indices(%a, %b, %c, %n, %n, %n, %n)",
         "%r : int = aten::size(%x, %a)",
+        "%r : Tensor = aten::scatter(%x, %c, %it, %a)",
+        "%r : Tensor = aten::index_put_(%x, %il, %x, %f)",
+        "%r : Tensor = aten::index_add(%x, %c, %it, %x, %a)",
+        "%r : Tensor = aten::index_fill(%x, %c, %it, %a)",
+        "%r : Tensor = aten::index_copy(%x, %c, %it, %x)",
+        "%r : Tensor = aten::select_scatter(%x, %x, %a, %b)",
+        "%r : Tensor = aten::slice_scatter(%x, %x, %a, %b, %c, %c)",
+        "%r : Tensor = aten::repeat_interleave(%it, %n)",
+        "%r : Tensor[] = aten::tensor_split(%x, %it, %c)",
+        "%r : Tensor = aten::narrow(%x, %c, %it, %b)",
+        "%r : Tensor = aten::pad(%x, %l, %mode, %n)",
+        "%r : Tensor = aten::new_full(%x, %l, %a, %n, %n, %n, %n)",
+        "%r : Tensor = aten::logspace(%a, %b, %c, %c, %n, %n, %n, %n)",
+        "%r : Tensor = aten::as_strided(%x, %l, %l, %c)",
     ];
     let extremes = [i64::MIN, -3, -1, 0, 1, 2, 5, 1 << 62, i64::MAX];
     let shapes: [&[i64]; 4] = [&[], &[0], &[3], &[2, 3]];
     for body in bodies {
         let text = format!(
-            "graph(%x : Tensor, %a : int, %b : int, %c : int):
+            r#"graph(%x : Tensor, %a : int, %b : int, %c : int):
   %n : NoneType = prim::Constant()
   %f : bool = prim::Constant[value=0]()
   %l : int[] = prim::ListConstruct(%a, %b)
   %l2 : int[] = prim::ListConstruct(%c)
   %it : Tensor = aten::tensor(%l, %n, %n, %f)
   %il : Tensor?[] = prim::ListConstruct(%it)
+  %mode : str = prim::Constant[value="reflect"]()
   {body}
   return (%r)
-"
+"#
         );
         let g = parse_graph(&text).unwrap_or_else(|d| panic!("{body}: {d:?}"));
         let code = Code::new(&g).unwrap_or_else(|e| panic!("{body}: {e}"));

@@ -49,6 +49,9 @@ pub fn register(r: &mut Registry) {
         .then_some(slice as Kernel));
     kernels!(r, "aten::narrow", |_| Some(narrow as Kernel));
     kernels!(r, "aten::unfold", |_| Some(unfold as Kernel));
+    kernels!(r, "aten::as_strided", |o| o
+        .is_empty()
+        .then_some(as_strided as Kernel));
     kernels!(r, "aten::atleast_1d", |o| match o {
         "" => Some(atleast_1d as Kernel),
         "Sequence" => Some(atleast_1d_seq),
@@ -359,6 +362,28 @@ fn narrow(c: &Call) -> TensorResult<IValue> {
     out(c
         .tensor("self")?
         .narrow(c.int("dim")?, start, c.int("length")?)?)
+}
+
+/// `as_strided(size, stride, storage_offset)`, checked against the storage.
+fn as_strided(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("self")?;
+    let (size, stride) = (c.ints("size")?, c.ints("stride")?);
+    if size.len() != stride.len() {
+        bail!(
+            "mismatch in length of strides and shape: {} vs {}",
+            stride.len(),
+            size.len()
+        );
+    }
+    crate::tensor::checked_numel(&size)?;
+    if stride.iter().any(|&s| s < 0) {
+        bail!(
+            "as_strided: Negative strides are not supported at the moment, got strides: {}",
+            fmt_sizes(&stride)
+        );
+    }
+    let offset = c.opt_int("storage_offset")?.unwrap_or(t.storage_offset());
+    out(t.as_strided(&size, &stride, offset)?)
 }
 
 /// `unfold(dimension, size, step)`: windows of `size` every `step` along a new last dim.
