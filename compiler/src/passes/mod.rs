@@ -8,6 +8,7 @@ pub mod constant_pooling;
 pub mod context;
 pub mod cse;
 pub mod dce;
+pub mod inline;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -41,6 +42,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "dce",
         description: "Remove nodes whose results are unused and that have no side effects",
         run: dce::run,
+    },
+    PassInfo {
+        name: "inline",
+        description: "Inline calls to known functions and subgraph nodes into their parent",
+        run: inline::run,
     },
 ];
 
