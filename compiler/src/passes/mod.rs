@@ -9,6 +9,7 @@ pub mod context;
 pub mod cse;
 pub mod dce;
 pub mod inline;
+pub mod lower_tuples;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -47,6 +48,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "inline",
         description: "Inline calls to known functions and subgraph nodes into their parent",
         run: inline::run,
+    },
+    PassInfo {
+        name: "lower-tuples",
+        description: "Forward tuple elements from prim::TupleConstruct to their unpacks",
+        run: lower_tuples::run,
     },
 ];
 
