@@ -55,6 +55,18 @@ pub const KNOWN_PURE_PRIMS: &[&str] = &[
     "is_quantized",
     "is_meta",
     "is_nested",
+    "is_vulkan",
+    "is_ipu",
+    "is_xla",
+    "is_lazy",
+    "is_hpu",
+    "is_maia",
+    "is_mtia",
+    "is_sparse_csr",
+    "type",
+    "grad",
+    "itemsize",
+    "nbytes",
     "name",
     "unchecked_cast",
     "unchecked_unwrap_optional",
@@ -77,12 +89,17 @@ pub const KNOWN_PURE_PRIMS: &[&str] = &[
     "AutogradAllNonZero",
     "BroadcastSizes",
     "ConstantChunk",
+    "BroadcastingChunk",
+    "VarConcat",
+    "VarStack",
+    "ModuleContainerIndex",
     "MMTreeReduce",
     "MMBatchSide",
     "FusionGroup",
     "TensorExprGroup",
     "CudaFusionGroup",
     "DifferentiableGraph",
+    "TensorExprDynamicGroup",
     "TypeCheck",
     "RequiresGradCheck",
 ];
@@ -375,8 +392,9 @@ pub fn has_side_effects(g: &Graph, n: Node) -> bool {
         || nested_nodes_any(g, n, &mut |g, m| has_side_effects(g, m))
 }
 
-/// Whether any node in `n`'s blocks, or in the graph held in its `Subgraph` attribute, satisfies
-/// `pred` (nested nodes are checked by `pred` itself, which recurses).
+/// Whether any node in `n`'s blocks, or in the graph its `Subgraph` attribute runs, satisfies
+/// `pred` (nested nodes are checked by `pred` itself, which recurses). Other graph attributes,
+/// such as a function constant's body, do not run where the node is.
 fn nested_nodes_any(g: &Graph, n: Node, pred: &mut dyn FnMut(&Graph, Node) -> bool) -> bool {
     for &b in g.node_blocks(n) {
         for m in g.block_nodes(b) {
@@ -385,17 +403,10 @@ fn nested_nodes_any(g: &Graph, n: Node, pred: &mut dyn FnMut(&Graph, Node) -> bo
             }
         }
     }
-    for (_, attr) in g.attrs(n) {
-        let graphs: &[Graph] = match attr {
-            AttrValue::Graph(sub) => std::slice::from_ref(sub.as_ref()),
-            AttrValue::Graphs(subs) => subs,
-            _ => continue,
-        };
-        for sub in graphs {
-            for m in sub.block_nodes(sub.block()) {
-                if pred(sub, m) {
-                    return true;
-                }
+    if let Some(AttrValue::Graph(sub)) = g.attr(n, sym::attr_subgraph()) {
+        for m in sub.block_nodes(sub.block()) {
+            if pred(sub, m) {
+                return true;
             }
         }
     }
@@ -566,6 +577,25 @@ mod tests {
         g.block_append(then_b, p);
         assert!(has_side_effects(&g, if_node));
         assert!(!may_write(&g, if_node));
+    }
+
+    #[test]
+    fn subgraphs_count_but_function_bodies_do_not() {
+        let mut body = Graph::new();
+        let a = body.add_input(Type::tensor());
+        body.create_and_insert(Symbol::prim("Print"), &[a], 0);
+        let mut g = Graph::new();
+        let x = g.add_input(Type::tensor());
+        let group = g.create_and_insert(sym::differentiable_graph(), &[x], 0);
+        g.set_attr(
+            group,
+            sym::attr_subgraph(),
+            AttrValue::Graph(Box::new(body.clone())),
+        );
+        let f = g.create_and_insert(sym::constant(), &[], 1);
+        g.set_attr(f, Symbol::attr("graph"), AttrValue::Graph(Box::new(body)));
+        assert!(has_side_effects(&g, group));
+        assert!(!has_side_effects(&g, f));
     }
 
     #[test]
