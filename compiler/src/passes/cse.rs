@@ -16,11 +16,13 @@
 //! - Tuple construction and projection (`prim::TupleConstruct`, `TupleIndex`, `TupleUnpack`,
 //!   `TupleSlice`) are merged whatever they hold: tuples are immutable and both nodes yield the
 //!   same elements.
-//! - Other nodes with mutable outputs are merged only if they are `aten` ops or
-//!   `prim::GetAttr`, their outputs are tensors (or optionals or tuples of tensors), they do not
-//!   allocate fresh memory (`aten::zeros`, `clone`, … two calls are two buffers), the graph has
-//!   no node that may write at all, and not both nodes' outputs may reach the graph's outputs
-//!   (the caller could mutate one and see the other change).
+//! - `prim::GetAttr` is merged unless some node may store an attribute (`prim::SetAttr`, a
+//!   call, an unknown op): two reads of one attribute yield the same object.
+//! - Other nodes with mutable outputs are merged only if they are `aten` ops, their outputs are
+//!   tensors (or optionals or tuples of tensors), they do not allocate fresh memory
+//!   (`aten::zeros`, `clone`, …: two calls are two buffers), the graph has no node that may
+//!   write at all, and not both nodes' outputs may reach the graph's outputs (the caller could
+//!   mutate one and see the other change).
 //! - Lists, dicts, objects and `Any` results are never merged: each creation is a new object.
 
 use hashbrown::{HashMap, HashSet};
@@ -36,6 +38,10 @@ use crate::analysis::node_eq::{node_key, nodes_equal, NodeKey};
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let mut cse = Cse {
         has_writers: effects::graph_has_writers(g),
+        rebinds_attributes: g
+            .nodes()
+            .into_iter()
+            .any(|n| !g.kind(n).is_aten() && effects::may_write(g, n)),
         escaping: escape::values_reaching_outputs(g),
         scopes: Vec::new(),
     };
@@ -46,6 +52,8 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
 struct Cse {
     /// Some node of the graph may write to memory: mutable values may change.
     has_writers: bool,
+    /// Some node may store an object attribute (`prim::SetAttr`, calls, unknown ops).
+    rebinds_attributes: bool,
     /// Values that may reach the graph's outputs.
     escaping: HashSet<Value>,
     /// The nodes available in each enclosing block, innermost last.
@@ -80,12 +88,14 @@ impl Cse {
                     .push(n);
                 continue;
             };
+            // Tuple ops and attribute reads yield the very same objects either way.
+            let same_objects = is_tuple_op(g.kind(n)) || g.kind(n) == sym::get_attr();
             let escapes = |cse: &Self, m: Node| {
                 g.node_outputs(m)
                     .iter()
                     .any(|v| cse.escaping.contains(v) && !is_immutable_type(g.ty(*v)))
             };
-            if escapes(self, n) && escapes(self, existing) {
+            if !same_objects && escapes(self, n) && escapes(self, existing) {
                 cx.log(LogLevel::Debug, || {
                     format!(
                         "skipped {}: both results may reach the graph outputs",
@@ -135,6 +145,11 @@ impl Cse {
         if is_tuple_op(kind) {
             return None;
         }
+        if kind == sym::get_attr() {
+            return self
+                .rebinds_attributes
+                .then_some("an attribute may be stored in between");
+        }
         let outputs_immutable = g
             .node_outputs(n)
             .iter()
@@ -146,7 +161,7 @@ impl Cse {
             }
             return None;
         }
-        if !(kind.is_aten() || kind == sym::get_attr()) {
+        if !kind.is_aten() {
             return Some("creates a mutable value");
         }
         if !g.node_outputs(n).iter().all(|&v| is_tensor_like(g.ty(v))) {

@@ -101,6 +101,7 @@ fn type_text(ty: &Type) -> String {
         Type::List(e) => format!("{}[]", type_text(e)),
         Type::Optional(e) => format!("{}?", type_text(e)),
         Type::Function(_) => "Function".to_string(),
+        Type::Class(name) => name.clone(),
         other => other.to_string(),
     }
 }

@@ -250,3 +250,56 @@ fn respects_the_rewrite_limit() {
     assert!(run(cse, &mut g));
     assert_eq!(g.nodes().len(), 3);
 }
+
+/// `self.weight` read twice, with `extra` (an in-place op or an attribute store) in between.
+fn attribute_reads(extra: &str) -> Graph {
+    let mut g = Graph::new();
+    let module = input(&mut g, "self", Type::Class("__torch__.M".into()));
+    let x = input(&mut g, "x", Type::tensor());
+    let read = |g: &mut Graph| {
+        let w = op(g, "prim::GetAttr", &[module], Type::tensor());
+        let n = g.producer(w);
+        g.set_attr(
+            n,
+            ember_dialects::Symbol::attr("name"),
+            ember_dialects::AttrValue::Str("weight".into()),
+        );
+        w
+    };
+    let w1 = read(&mut g);
+    match extra {
+        "add_" => {
+            let one = int(&mut g, 1);
+            op(&mut g, "aten::add_", &[x, x, one], Type::tensor());
+        }
+        _ => {
+            let n = stmt(&mut g, "prim::SetAttr", &[module, x]);
+            g.set_attr(
+                n,
+                ember_dialects::Symbol::attr("name"),
+                ember_dialects::AttrValue::Str("weight".into()),
+            );
+        }
+    }
+    let w2 = read(&mut g);
+    let s = op(&mut g, "aten::mul", &[w1, w2], Type::tensor());
+    g.register_output(s);
+    g
+}
+
+#[test]
+fn attribute_reads_merge_unless_an_attribute_may_be_stored() {
+    let mut g = attribute_reads("add_");
+    assert!(run(cse, &mut g));
+    expect![[r#"
+        graph(%self : __torch__.M, %x : Tensor):
+          %2 : Tensor = prim::GetAttr[name="weight"](%self)
+          %3 : int = prim::Constant[value=1]()
+          %4 : Tensor = aten::add_(%x, %x, %3)
+          %6 : Tensor = aten::mul(%2, %2)
+          return (%6)
+    "#]]
+    .assert_eq(&dump(&g));
+    let mut g = attribute_reads("setattr");
+    assert!(!run(cse, &mut g));
+}
