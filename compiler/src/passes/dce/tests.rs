@@ -212,3 +212,36 @@ fn respects_the_rewrite_limit() {
     assert!(run(dce, &mut g));
     assert!(g.nodes().is_empty());
 }
+
+#[test]
+fn drops_unused_fork_inputs() {
+    let mut body = Graph::new();
+    let a = input(&mut body, "a", Type::tensor());
+    let _unused = input(&mut body, "b", Type::tensor());
+    let r = op(&mut body, "aten::relu", &[a], Type::tensor());
+    body.register_output(r);
+    let mut g = Graph::new();
+    let x = input(&mut g, "x", Type::tensor());
+    let y = input(&mut g, "y", Type::tensor());
+    let fork = op(
+        &mut g,
+        "prim::fork",
+        &[x, y],
+        Type::Future(Box::new(Type::tensor())),
+    );
+    let n = g.producer(fork);
+    g.set_attr(
+        n,
+        sym::attr_subgraph(),
+        ember_dialects::AttrValue::Graph(Box::new(body)),
+    );
+    let w = op(&mut g, "aten::wait", &[fork], Type::tensor());
+    g.register_output(w);
+    assert!(run(dce, &mut g));
+    assert_eq!(g.node_inputs(n), &[x]);
+    let Some(ember_dialects::AttrValue::Graph(body)) = g.attr(n, sym::attr_subgraph()) else {
+        panic!("the fork lost its subgraph")
+    };
+    assert_eq!(body.inputs().len(), 1);
+    assert!(!run(dce, &mut g));
+}
