@@ -8,7 +8,8 @@
 //! is treated as effectful.
 //!
 //! - Side effects: PyTorch's list (`prim::Print`, `prim::RaiseException`, `prim::SetAttr`,
-//!   `aten::warn`, calls, …), every node that may write, every op outside the `aten` and `prim`
+//!   `aten::warn`, calls, …), ops that set global state (`aten::_set_grad_enabled`,
+//!   `aten::manual_seed`), `aten` ops that return nothing, every node that may write, every op outside the `aten` and `prim`
 //!   namespaces, every `prim` op not in [`KNOWN_PURE_PRIMS`], and every node whose blocks or
 //!   subgraph hold such a node.
 //! - Writes: `aten` ops named in-place (`add_`, `__iadd__`), the ops that mutate lists and dicts
@@ -130,6 +131,31 @@ const EFFECTFUL: &[&str] = &[
     "prim::Enter",
     "prim::Exit",
     "prim::fork",
+    // Ops that change or check global state, which PyTorch registers as conservative.
+    "aten::_set_grad_enabled",
+    "aten::set_num_threads",
+    "aten::set_num_interop_threads",
+    "aten::seed",
+    "aten::set_rng_state",
+    "aten::_assert_async",
+    "aten::_assert_scalar",
+    "aten::_assert_tensor_metadata",
+    "aten::_print",
+    "aten::record_stream",
+    "aten::sym_constrain_range",
+    "aten::sym_constrain_range_for_size",
+    "aten::_record_function_enter",
+    "aten::_record_function_enter_new",
+    "aten::_record_function_exit",
+];
+
+/// `aten` ops whose result depends on global state that other ops change: two calls may differ.
+const READS_GLOBAL_STATE: &[&str] = &[
+    "is_grad_enabled",
+    "initial_seed",
+    "get_num_threads",
+    "get_num_interop_threads",
+    "get_rng_state",
 ];
 
 /// `aten` ops that mutate a list, dict or tensor argument though their name has no trailing `_`.
@@ -386,7 +412,10 @@ fn is_list(ty: &Type) -> bool {
 /// `hasUntrackedMutation` without alias analysis, plus conservatism for unknown ops).
 pub fn has_side_effects(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
+    // An op that returns nothing is only called for what it does.
+    let returns_nothing = kind.is_aten() && g.node_outputs(n).is_empty();
     name_in(kind, EFFECTFUL)
+        || returns_nothing
         || !is_known_op(kind)
         || may_write(g, n)
         || nested_nodes_any(g, n, &mut |g, m| has_side_effects(g, m))
@@ -414,7 +443,7 @@ fn nested_nodes_any(g: &Graph, n: Node, pred: &mut dyn FnMut(&Graph, Node) -> bo
 }
 
 /// Whether running `n` twice may give different results (random ops; dropout unless `train` is
-/// the constant `False`).
+/// the constant `False`; reads of global state such as `aten::is_grad_enabled`).
 pub fn is_nondeterministic(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     if !kind.is_aten() {
@@ -425,7 +454,9 @@ pub fn is_nondeterministic(g: &Graph, n: Node) -> bool {
         let train = g.node_inputs(n).get(2).and_then(|&v| constant_bool(g, v));
         return train != Some(false);
     }
-    name.starts_with("rand") || NONDETERMINISTIC_ATEN.contains(&name)
+    name.starts_with("rand")
+        || NONDETERMINISTIC_ATEN.contains(&name)
+        || READS_GLOBAL_STATE.contains(&name)
 }
 
 /// Whether `n` allocates a fresh tensor from nothing or copies one (`aten::zeros`, `clone`).
@@ -530,6 +561,7 @@ mod tests {
             ("aten::sort", vec![l], true, true),
             ("aten::sort", vec![x], false, false),
             ("aten::warn", vec![], true, false),
+            ("aten::_set_grad_enabled", vec![], true, false),
             ("prim::Print", vec![x], true, false),
             ("prim::RaiseException", vec![], true, false),
             ("prim::SetAttr", vec![x, x], true, true),
@@ -542,6 +574,16 @@ mod tests {
             assert_eq!(has_side_effects(&g, n), *effects, "side effects of {kind}");
             assert_eq!(may_write(&g, n), *writes, "writes of {kind}");
         }
+    }
+
+    #[test]
+    fn aten_ops_that_return_nothing_have_effects() {
+        let mut g = Graph::new();
+        let x = g.add_input(Type::tensor());
+        let void = g.create_and_insert(Symbol::aten("_foreach_zero"), &[x], 0);
+        assert!(has_side_effects(&g, void));
+        let grad = node(&mut g, "aten::is_grad_enabled", &[]);
+        assert!(is_nondeterministic(&g, grad) && !has_side_effects(&g, grad));
     }
 
     #[test]
