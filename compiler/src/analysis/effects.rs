@@ -9,9 +9,9 @@
 //!
 //! - Side effects: PyTorch's list (`prim::Print`, `prim::RaiseException`, `prim::SetAttr`,
 //!   `aten::warn`, calls, …), ops that set global state (`aten::_set_grad_enabled`,
-//!   `aten::manual_seed`), `aten` ops that return nothing, every node that may write, every op outside the `aten` and `prim`
-//!   namespaces, every `prim` op not in [`KNOWN_PURE_PRIMS`], and every node whose blocks or
-//!   subgraph hold such a node.
+//!   `aten::manual_seed`), `aten` ops that return nothing, every node that may write, every op
+//!   outside the `aten` and `prim` namespaces, every `prim` op not in [`KNOWN_PURE_PRIMS`], and
+//!   every node whose blocks or subgraph hold such a node.
 //! - Writes: `aten` ops named in-place (`add_`, `__iadd__`), the ops that mutate lists and dicts
 //!   (`aten::append`, `aten::_set_item`, …), calls and unknown ops. An `out=` overload cannot be
 //!   told from its node without the schema; the catalogue will say.
