@@ -3,22 +3,25 @@
 //! questions before they remove, merge or move a node.
 //!
 //! PyTorch answers them with operator schemas and alias analysis (`Node::hasSideEffects`,
-//! `Node::isNondeterministic`, `AliasDb::writesToWildcard`). Until Ember's operator catalogue is
-//! wired in, the rules here are explicit and conservative: what they do not know to be harmless
-//! is treated as effectful.
+//! `Node::isNondeterministic`, `AliasDb::writesToWildcard`). Ember asks the operator catalogue
+//! for `aten` ops (the overload the node resolves to: a `(a!)` argument writes, a result without
+//! an alias annotation is fresh) and falls back on explicit, conservative rules for what the
+//! catalogue does not know: what they do not know to be harmless is treated as effectful.
 //!
 //! - Side effects: PyTorch's list (`prim::Print`, `prim::RaiseException`, `prim::SetAttr`,
 //!   `aten::warn`, calls, …), ops that set global state (`aten::_set_grad_enabled`,
 //!   `aten::manual_seed`), `aten` ops that return nothing, every node that may write, every op
 //!   outside the `aten` and `prim` namespaces, every `prim` op not in [`KNOWN_PURE_PRIMS`], and
 //!   every node whose blocks or subgraph hold such a node.
-//! - Writes: `aten` ops named in-place (`add_`, `__iadd__`), the ops that mutate lists and dicts
-//!   (`aten::append`, `aten::_set_item`, …), calls and unknown ops. An `out=` overload cannot be
-//!   told from its node without the schema; the catalogue will say.
-//! - Fresh outputs: ops in [`FRESH_RESULT_ATEN`] return new tensors, never views of their inputs;
-//!   everything else may return an alias.
+//! - Writes: `aten` ops whose resolved schema writes an argument (`add_`, `append`, `out=`
+//!   overloads); without a schema, `aten` ops named in-place (`add_`, `__iadd__`) or that mutate
+//!   lists and dicts (`aten::append`, `aten::_set_item`, …); calls and unknown ops.
+//! - Fresh outputs: `aten` ops whose resolved schema annotates no result; without a schema, the
+//!   ops in [`FRESH_RESULT_ATEN`]. Everything else may return an alias of an input.
 
 use ember_dialects::attr::{AttrValue, ConstValue};
+use ember_dialects::catalogue::resolve_node;
+use ember_dialects::schema::FunctionSchema;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Node, Symbol, Type, Value};
 
@@ -380,10 +383,16 @@ fn is_inplace_name(name: &str) -> bool {
 pub fn may_write(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     let own = if kind.is_aten() {
-        let name = kind.unqualified();
-        is_inplace_name(name)
-            || MUTATING_ATEN.contains(&name)
-            || (name == "sort" && g.node_inputs(n).first().is_some_and(|&v| is_list(g.ty(v))))
+        match schema_of(g, n) {
+            Some(schema) => schema.is_mutable(),
+            None => {
+                let name = kind.unqualified();
+                is_inplace_name(name)
+                    || MUTATING_ATEN.contains(&name)
+                    || (name == "sort"
+                        && g.node_inputs(n).first().is_some_and(|&v| is_list(g.ty(v))))
+            }
+        }
     } else {
         !is_known_op(kind)
             || matches!(
@@ -402,6 +411,14 @@ pub fn may_write(g: &Graph, n: Node) -> bool {
             )
     };
     own || nested_nodes_any(g, n, &mut |g, m| may_write(g, m))
+}
+
+/// The catalogue overload `n` resolves to, for `aten` ops.
+fn schema_of(g: &Graph, n: Node) -> Option<&'static FunctionSchema> {
+    if !g.kind(n).is_aten() {
+        return None;
+    }
+    resolve_node(g, n).ok()
 }
 
 fn is_list(ty: &Type) -> bool {
@@ -469,6 +486,9 @@ pub fn returns_fresh(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     if kind == sym::constant() {
         return true;
+    }
+    if let Some(schema) = schema_of(g, n) {
+        return schema.returns.iter().all(|r| r.alias.is_none());
     }
     aten_name_in(kind, FRESH_RESULT_ATEN) || aten_name_in(kind, FRESH_ALLOCATIONS)
 }
@@ -584,6 +604,23 @@ mod tests {
         assert!(has_side_effects(&g, void));
         let grad = node(&mut g, "aten::is_grad_enabled", &[]);
         assert!(is_nondeterministic(&g, grad) && !has_side_effects(&g, grad));
+    }
+
+    #[test]
+    fn the_catalogue_tells_out_variants_and_views() {
+        let mut g = Graph::new();
+        let x = g.add_input(Type::tensor());
+        let y = g.add_input(Type::tensor());
+        let out = g.add_input(Type::tensor());
+        let alpha = g.add_input(Type::Int);
+        let pure = node(&mut g, "aten::add", &[x, y, alpha]);
+        let into = node(&mut g, "aten::add", &[x, y, alpha, out]);
+        let neg1 = g.add_input(Type::Int);
+        let view = node(&mut g, "aten::flatten", &[x, alpha, neg1]);
+        assert!(!may_write(&g, pure) && returns_fresh(&g, pure));
+        assert!(may_write(&g, into) && has_side_effects(&g, into));
+        assert!(!returns_fresh(&g, into));
+        assert!(!may_write(&g, view) && !returns_fresh(&g, view));
     }
 
     #[test]
