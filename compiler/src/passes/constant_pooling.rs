@@ -160,11 +160,12 @@ mod tests {
         g.register_output(r);
         assert!(run(pool, &mut g));
         expect![[r#"
-            graph(%c : bool, %x : Tensor):
+            graph(%c : bool,
+                  %x : Tensor):
               %2 : int = prim::Constant[value=1]()
               %6 : int = prim::Constant[value=2]()
-              %9 : float = prim::Constant[value=-0.0]()
-              %10 : float = prim::Constant[value=0.0]()
+              %9 : float = prim::Constant[value=-0.]()
+              %10 : float = prim::Constant[value=0.]()
               %11 : bool = prim::Constant[value=1]()
               %13 : (int, str) = prim::Constant[value=(1, "a")]()
               %3 : Tensor = aten::add(%x, %x, %2)

@@ -31,7 +31,8 @@ fn merges_pure_tensor_ops_and_scalars() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %y : Tensor):
+            graph(%x : Tensor,
+                  %y : Tensor):
               %2 : int = prim::Constant[value=1]()
               %4 : Tensor = aten::add(%x, %y, %2)
               %6 : int = aten::dim(%x)
@@ -205,7 +206,8 @@ fn nested_blocks_see_outer_nodes_but_not_siblings() {
         g,
         true,
         expect![[r#"
-            graph(%c : bool, %x : Tensor):
+            graph(%c : bool,
+                  %x : Tensor):
               %2 : Tensor = aten::neg(%x)
               %3 : Tensor = prim::If(%c)
                 block0():
@@ -292,7 +294,8 @@ fn attribute_reads_merge_unless_an_attribute_may_be_stored() {
     let mut g = attribute_reads("add_");
     assert!(run(cse, &mut g));
     expect![[r#"
-        graph(%self : __torch__.M, %x : Tensor):
+        graph(%self : __torch__.M,
+              %x : Tensor):
           %2 : Tensor = prim::GetAttr[name="weight"](%self)
           %3 : int = prim::Constant[value=1]()
           %4 : Tensor = aten::add_(%x, %x, %3)

@@ -32,10 +32,11 @@ fn removes_unused_pure_nodes_and_keeps_effects() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %y : Tensor):
+            graph(%x : Tensor,
+                  %y : Tensor):
               %2 : int = prim::Constant[value=1]()
               %3 : Tensor = aten::add(%x, %y, %2)
-              = prim::Print(%y)
+               = prim::Print(%y)
               %6 : int = prim::Constant[value=2]()
               %7 : Tensor = aten::mul_(%x, %6)
               %8 : Tensor = mylib::log_value(%y)
@@ -69,7 +70,8 @@ fn drops_unused_if_outputs_and_their_branch_code() {
         g,
         true,
         expect![[r#"
-            graph(%c : bool, %x : Tensor):
+            graph(%c : bool,
+                  %x : Tensor):
               %2 : Tensor = prim::If(%c)
                 block0():
                   %4 : Tensor = aten::neg(%x)
@@ -106,11 +108,12 @@ fn keeps_if_with_effects_but_drops_its_outputs() {
         g,
         true,
         expect![[r#"
-            graph(%c : bool, %x : Tensor):
-              = prim::If(%c)
+            graph(%c : bool,
+                  %x : Tensor):
+               = prim::If(%c)
                 block0():
                   %3 : str = prim::Constant[value="bad"]()
-                  = prim::RaiseException(%3)
+                   = prim::RaiseException(%3)
                   -> ()
                 block1():
                   -> ()
@@ -160,7 +163,8 @@ fn drops_dead_loop_carried_values() {
         loop_graph(false, false, false),
         true,
         expect![[r#"
-            graph(%n : int, %x : Tensor):
+            graph(%n : int,
+                  %x : Tensor):
               %2 : bool = prim::Constant[value=1]()
               %3 : Tensor = prim::Loop(%n, %2, %x)
                 block0(%5 : int, %6 : Tensor):
@@ -177,13 +181,14 @@ fn keeps_loop_carried_values_used_in_the_body() {
         loop_graph(true, true, false),
         false,
         expect![[r#"
-            graph(%n : int, %x : Tensor):
+            graph(%n : int,
+                  %x : Tensor):
               %2 : bool = prim::Constant[value=1]()
               %3 : Tensor, %4 : Tensor = prim::Loop(%n, %2, %x, %x)
                 block0(%5 : int, %6 : Tensor, %7 : Tensor):
                   %8 : Tensor = aten::add(%6, %x)
                   %9 : Tensor = aten::mul(%7, %x)
-                  = prim::Print(%7)
+                   = prim::Print(%7)
                   -> (%2, %8, %9)
               return (%3)
         "#]],

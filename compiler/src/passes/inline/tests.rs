@@ -79,7 +79,8 @@ fn inlines_known_calls_and_their_nested_calls() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %y : Tensor):
+            graph(%x : Tensor,
+                  %y : Tensor):
               %6 : int = prim::Constant[value=1]()
               %7 : Tensor = aten::relu(%x)
               %8 : Tensor = aten::add(%7, %y, %6)
@@ -118,7 +119,8 @@ fn inlines_calls_inside_blocks_and_keeps_unknown_ones() {
         g,
         true,
         expect![[r#"
-            graph(%c : bool, %x : Tensor):
+            graph(%c : bool,
+                  %x : Tensor):
               %2 : Function = prim::Constant[name="relu_add", graph=<Graph>]()
               %3 : Function = prim::Constant[name="elsewhere"]()
               %4 : Tensor = prim::If(%c)
@@ -160,7 +162,8 @@ fn inlines_subgraph_nodes() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %y : Tensor):
+            graph(%x : Tensor,
+                  %y : Tensor):
               %5 : int = prim::Constant[value=1]()
               %6 : Tensor = aten::relu(%x)
               %7 : Tensor = aten::add(%6, %y, %5)

@@ -58,7 +58,9 @@ fn forwards_unpack_index_and_slice() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %n : int, %k : int):
+            graph(%x : Tensor,
+                  %n : int,
+                  %k : int):
               %7 : int = prim::Constant[value=-1]()
               %10 : int = prim::Constant[value=0]()
               %12 : Tensor = aten::add(%x, %n, %k)
@@ -91,7 +93,10 @@ fn leaves_unknown_tuples_and_odd_indices_alone() {
         g,
         false,
         expect![[r#"
-            graph(%p : (Tensor, int), %i : int, %x : Tensor, %n : int):
+            graph(%p : (Tensor, int),
+                  %i : int,
+                  %x : Tensor,
+                  %n : int):
               %4 : Tensor = prim::TupleIndex(%p, %i)
               %5 : (Tensor, int) = prim::TupleConstruct(%x, %n)
               %6 : Tensor = prim::TupleIndex(%5, %i)
@@ -136,7 +141,10 @@ fn splits_if_outputs_built_in_every_branch() {
         g,
         true,
         expect![[r#"
-            graph(%c : bool, %x : Tensor, %n : int, %p : (Tensor, int)):
+            graph(%c : bool,
+                  %x : Tensor,
+                  %n : int,
+                  %p : (Tensor, int)):
               %13 : Tensor, %14 : int, %5 : (Tensor, int) = prim::If(%c)
                 block0():
                   %6 : Tensor = aten::neg(%x)
@@ -184,7 +192,8 @@ fn splits_loop_carried_tuples() {
         g,
         true,
         expect![[r#"
-            graph(%n : int, %x : Tensor):
+            graph(%n : int,
+                  %x : Tensor):
               %2 : int = prim::Constant[value=0]()
               %3 : int = prim::Constant[value=1]()
               %4 : int = prim::Constant[value=2]()
@@ -213,7 +222,8 @@ fn keeps_graph_outputs_as_they_are() {
         g,
         true,
         expect![[r#"
-            graph(%x : Tensor, %n : int):
+            graph(%x : Tensor,
+                  %n : int):
               %2 : (Tensor, int) = prim::TupleConstruct(%x, %n)
               %3 : int = prim::Constant[value=0]()
               return (%2, %x)
