@@ -439,8 +439,8 @@ pub fn has_side_effects(g: &Graph, n: Node) -> bool {
 }
 
 /// Whether any node in `n`'s blocks, or in the graph its `Subgraph` attribute runs, satisfies
-/// `pred` (nested nodes are checked by `pred` itself, which recurses). Other graph attributes,
-/// such as a function constant's body, do not run where the node is.
+/// `pred` (nested nodes are checked by `pred` itself, which recurses). A constant's graph (the
+/// body of a known function) does not run where the constant is.
 fn nested_nodes_any(g: &Graph, n: Node, pred: &mut dyn FnMut(&Graph, Node) -> bool) -> bool {
     for &b in g.node_blocks(n) {
         for m in g.block_nodes(b) {
@@ -448,6 +448,9 @@ fn nested_nodes_any(g: &Graph, n: Node, pred: &mut dyn FnMut(&Graph, Node) -> bo
                 return true;
             }
         }
+    }
+    if g.kind(n) == sym::constant() {
+        return false;
     }
     if let Some(AttrValue::Graph(sub)) = g.attr(n, sym::attr_subgraph()) {
         for m in sub.block_nodes(sub.block()) {
@@ -672,7 +675,7 @@ mod tests {
             AttrValue::Graph(Box::new(body.clone())),
         );
         let f = g.create_and_insert(sym::constant(), &[], 1);
-        g.set_attr(f, Symbol::attr("graph"), AttrValue::Graph(Box::new(body)));
+        g.set_attr(f, sym::attr_subgraph(), AttrValue::Graph(Box::new(body)));
         assert!(has_side_effects(&g, group));
         assert!(!has_side_effects(&g, f));
     }

@@ -4,10 +4,20 @@
 //! How Ember knows a callee: TorchScript prints a function value as
 //! `%f : Function = prim::Constant[name="foo"]()`, and the function's body lives elsewhere (in
 //! the compilation unit). In Ember the producer of a known function carries its body as a graph
-//! attribute named [`CALLEE_ATTR`] (`attr::graph`):
-//! `%f : Function = prim::Constant[name="foo", graph=<Graph>]()`. Whoever resolves the call
-//! (the frontend, the `.pt` importer) attaches it; a constant without it is an unknown callee
-//! and its calls stay.
+//! attribute, [`CALLEE_ATTR`]: `attr::Subgraph`, the attribute PyTorch's subgraph nodes use.
+//! Whoever resolves the call (the frontend, the `.pt` importer) attaches it; a constant without
+//! it is an unknown callee and its calls stay. Being `attr::Subgraph`, the body prints and parses
+//! as subgraph nodes' do, so a known callee round-trips through graph text:
+//!
+//! ```text
+//! graph(%x : Tensor):
+//!   %f : Function = prim::Constant_0[name="foo"]()
+//!   %r : Tensor = prim::CallFunction(%f, %x)
+//!   return (%r)
+//! with prim::Constant_0 = graph(%a : Tensor):
+//!   %b : Tensor = aten::relu(%a)
+//!   return (%b)
+//! ```
 //!
 //! Rewrites:
 //! - `prim::CallFunction(%f, args…)` whose `%f` is such a constant: the callee's body is copied
@@ -29,7 +39,7 @@ use ember_dialects::{Block, Graph, Node, Symbol, Value};
 use super::{LogLevel, PassContext};
 
 /// The attribute of a function constant that holds the function's graph.
-pub const CALLEE_ATTR: &str = "attr::graph";
+pub const CALLEE_ATTR: &str = "attr::Subgraph";
 
 /// Subgraph nodes whose `attr::Subgraph` is inlined back into the parent.
 const SUBGRAPH_KINDS: &[&str] = &[

@@ -121,7 +121,7 @@ fn inlines_calls_inside_blocks_and_keeps_unknown_ones() {
         expect![[r#"
             graph(%c : bool,
                   %x : Tensor):
-              %2 : Function = prim::Constant[name="relu_add", graph=<Graph>]()
+              %2 : Function = prim::Constant_0[name="relu_add"]()
               %3 : Function = prim::Constant[name="elsewhere"]()
               %4 : Tensor = prim::If(%c)
                 block0():
@@ -133,6 +133,12 @@ fn inlines_calls_inside_blocks_and_keeps_unknown_ones() {
                   %6 : Tensor = prim::CallFunction(%3, %x)
                   %7 : Tensor = prim::CallFunction(%2, %6)
                   -> (%7)
+              return (%4)
+            with prim::Constant_0 = graph(%a : Tensor,
+                  %b : Tensor):
+              %2 : int = prim::Constant[value=1]()
+              %3 : Tensor = aten::relu(%a)
+              %4 : Tensor = aten::add(%3, %b, %2)
               return (%4)
         "#]],
     );
