@@ -70,10 +70,9 @@ impl Pool {
                     continue;
                 }
                 cx.log(LogLevel::Debug, || {
-                    format!(
-                        "moved constant %{} to the start",
-                        g.value_name(g.output(n, 0))
-                    )
+                    let names: Vec<String> =
+                        g.node_outputs(n).iter().map(|&v| g.value_name(v)).collect();
+                    format!("moved constant %{} to the start", names.join(", %"))
                 });
                 g.remove_from_list(n);
                 match self.last {
