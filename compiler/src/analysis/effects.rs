@@ -381,8 +381,13 @@ fn is_inplace_name(name: &str) -> bool {
 /// Whether `n` may write to memory it does not own: an input, something reachable from one, or
 /// state outside the graph. Unknown ops and calls may write.
 pub fn may_write(g: &Graph, n: Node) -> bool {
+    writes_itself(g, n) || nested_nodes_any(g, n, &mut |g, m| may_write(g, m))
+}
+
+/// Whether `n` itself (not the nodes in its blocks or subgraph) may write.
+fn writes_itself(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
-    let own = if kind.is_aten() {
+    if kind.is_aten() {
         match schema_of(g, n) {
             Some(schema) => schema.is_mutable(),
             None => {
@@ -409,8 +414,7 @@ pub fn may_write(g: &Graph, n: Node) -> bool {
                     | "prim::rpc_sync"
                     | "prim::rpc_remote"
             )
-    };
-    own || nested_nodes_any(g, n, &mut |g, m| may_write(g, m))
+    }
 }
 
 /// The catalogue overload `n` resolves to, for `aten` ops.
@@ -428,14 +432,30 @@ fn is_list(ty: &Type) -> bool {
 /// Whether `n` must be kept even when its outputs are unused (PyTorch's `hasSideEffects` plus
 /// `hasUntrackedMutation` without alias analysis, plus conservatism for unknown ops).
 pub fn has_side_effects(g: &Graph, n: Node) -> bool {
+    own_side_effects(g, n)
+        || g.node_blocks(n)
+            .iter()
+            .any(|&b| g.block_nodes(b).any(|m| has_side_effects(g, m)))
+}
+
+/// [`has_side_effects`] for `n` itself and the subgraph it runs, not the nodes of its blocks
+/// (for callers that memoize the walk over blocks).
+pub fn own_side_effects(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     // An op that returns nothing is only called for what it does.
     let returns_nothing = kind.is_aten() && g.node_outputs(n).is_empty();
+    let subgraph = match g.attr(n, sym::attr_subgraph()) {
+        Some(AttrValue::Graph(sub)) if kind != sym::constant() => Some(sub),
+        _ => None,
+    };
     name_in(kind, EFFECTFUL)
         || returns_nothing
         || !is_known_op(kind)
-        || may_write(g, n)
-        || nested_nodes_any(g, n, &mut |g, m| has_side_effects(g, m))
+        || writes_itself(g, n)
+        || subgraph.is_some_and(|sub| {
+            sub.block_nodes(sub.block())
+                .any(|m| has_side_effects(sub, m))
+        })
 }
 
 /// Whether any node in `n`'s blocks, or in the graph its `Subgraph` attribute runs, satisfies
@@ -557,7 +577,20 @@ fn constant_attr(g: &Graph, v: Value) -> Option<&AttrValue> {
 /// Whether some node in the whole graph (at any depth) may write: then mutable values cannot be
 /// assumed unchanged between two reads.
 pub fn graph_has_writers(g: &Graph) -> bool {
-    g.nodes().into_iter().any(|n| may_write(g, n))
+    any_writer(g, |_| true)
+}
+
+/// Whether some node of the graph (at any depth, subgraphs included) of a kind that
+/// `kind_filter` accepts may write. Each node is looked at once.
+pub fn any_writer(g: &Graph, kind_filter: impl Fn(Symbol) -> bool + Copy) -> bool {
+    g.nodes().into_iter().any(|n| {
+        let subgraph = match g.attr(n, sym::attr_subgraph()) {
+            Some(AttrValue::Graph(sub)) if g.kind(n) != sym::constant() => Some(sub),
+            _ => None,
+        };
+        (kind_filter(g.kind(n)) && writes_itself(g, n))
+            || subgraph.is_some_and(|sub| any_writer(sub, kind_filter))
+    })
 }
 
 #[cfg(test)]

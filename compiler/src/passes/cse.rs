@@ -38,10 +38,7 @@ use crate::analysis::node_eq::{node_key, nodes_equal, NodeKey};
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let mut cse = Cse {
         has_writers: effects::graph_has_writers(g),
-        rebinds_attributes: g
-            .nodes()
-            .into_iter()
-            .any(|n| !g.kind(n).is_aten() && effects::may_write(g, n)),
+        rebinds_attributes: effects::any_writer(g, |kind| !kind.is_aten()),
         escaping: escape::values_reaching_outputs(g),
         scopes: Vec::new(),
     };
