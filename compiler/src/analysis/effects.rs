@@ -104,6 +104,11 @@ pub const KNOWN_PURE_PRIMS: &[&str] = &[
     "CudaFusionGroup",
     "DifferentiableGraph",
     "TensorExprDynamicGroup",
+    "oneDNNFusionGroup",
+    "oneDNNFusionGuard",
+    "TensorExprDynamicGuard",
+    "IfThenElse",
+    "ConstantMKLDNNTensor",
     "TypeCheck",
     "RequiresGradCheck",
 ];

@@ -23,8 +23,8 @@
 //! - `prim::CallFunction(%f, args…)` whose `%f` is such a constant: the callee's body is copied
 //!   in place of the call (`Graph::insert_graph`) with `args…` for its inputs, and the call's
 //!   outputs are replaced by the copied return values. The function constant goes once unused.
-//! - `prim::FusionGroup`, `prim::TensorExprGroup`, `prim::CudaFusionGroup` and
-//!   `prim::DifferentiableGraph` nodes: their `attr::Subgraph` is copied into the parent with the
+//! - `prim::FusionGroup`, `prim::TensorExprGroup`, `prim::CudaFusionGroup`,
+//!   `prim::oneDNNFusionGroup` and `prim::DifferentiableGraph` nodes: their `attr::Subgraph` is copied into the parent with the
 //!   node's inputs, and the node goes.
 //!
 //! Copied bodies are searched again, so calls inside an inlined function are inlined too (a
@@ -46,6 +46,7 @@ const SUBGRAPH_KINDS: &[&str] = &[
     "prim::FusionGroup",
     "prim::TensorExprGroup",
     "prim::CudaFusionGroup",
+    "prim::oneDNNFusionGroup",
     "prim::DifferentiableGraph",
 ];
 
