@@ -3,5 +3,6 @@
 
 pub mod analysis;
 pub mod codegen;
+pub mod driver;
 pub mod passes;
 pub mod rewrite;
