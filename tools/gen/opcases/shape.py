@@ -634,3 +634,46 @@ def cases(c):
     c.add("as_strided_overlapping", as_strided, t(6), [3, 3], [1, 1], 0)
     c.add("as_strided_out_of_bounds", as_strided, t(6), [3, 3], [2, 1], 0)
     c.add("as_strided_length_mismatch", as_strided, t(6), [3, 3], [2], 0)
+
+    # --- _copy forms, alias, resize_ ---------------------------------------------------------
+    def copies(x):
+        a = torch.view_copy(x, [3, 2])
+        b = torch.permute_copy(x, [1, 0])
+        d = torch.transpose_copy(x, 0, 1)
+        e = torch.unsqueeze_copy(x, 0)
+        f = torch.select_copy(x, 1, 2)
+        g = torch.slice_copy(x, 1, 0, 3, 2)
+        h = torch.expand_copy(x[:1], [4, 3])
+        i = torch.diagonal_copy(x)
+        j = torch.squeeze_copy(e, 0)
+        k = torch.t_copy(x)
+        a[0, 0] = 100.0
+        return x, a, b, d, e, f, g, h, i, j, k, torch.unbind_copy(x, 1), torch.split_copy(x, 1)
+
+    c.add("view_copy_forms", copies, t(2, 3))
+
+    def to_copy(x):
+        y = torch.ops.aten._to_copy(x, dtype=torch.float64)
+        z = torch.ops.aten._to_copy(x)
+        z[0] = 5.0
+        return x, y, z
+
+    c.add("to_copy", to_copy, t(3))
+
+    def resize(x, s: List[int]):
+        y = x.view([-1])
+        x.resize_(s)
+        return x.size(), y
+
+    c.add("resize_shrink", resize, t(2, 3), [2, 2])
+
+    def resize_grow(x, s: List[int]):
+        x.resize_(s)
+        return x.size(), x.view([-1])[:6]
+
+    c.add("resize_grow", resize_grow, t(2, 3), [3, 4])
+
+    def resize_as(x, y):
+        return x.resize_as_(y).size()
+
+    c.add("resize_as", resize_as, t(2, 3), t(6))

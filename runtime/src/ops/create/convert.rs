@@ -13,6 +13,9 @@ pub fn register(r: &mut Registry) {
     kernels!(r, "aten::type_as", |_| Some(type_as as Kernel));
     kernels!(r, "aten::clone", |_| Some(clone as Kernel));
     kernels!(r, "aten::contiguous", |_| Some(contiguous as Kernel));
+    kernels!(r, "aten::_to_copy", |o| o
+        .is_empty()
+        .then_some(to_copy as Kernel));
 }
 
 /// PyTorch's `MemoryFormat` codes.
@@ -93,6 +96,19 @@ fn to(c: &Call) -> TensorResult<IValue> {
         }
     };
     Ok(tensor_value(convert(&t, dtype, copy, format)?))
+}
+
+/// `_to_copy`: always a fresh tensor.
+fn to_copy(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("self")?;
+    check_device(c.get("device"))?;
+    let format = c.opt_int("memory_format")?;
+    Ok(tensor_value(convert(
+        &t,
+        c.opt_dtype("dtype")?,
+        true,
+        format,
+    )?))
 }
 
 fn type_as(c: &Call) -> TensorResult<IValue> {

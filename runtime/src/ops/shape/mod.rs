@@ -3,6 +3,7 @@
 //! shared with the indexing and creation operators.
 
 pub mod call;
+pub mod copies;
 pub mod elements;
 pub mod join;
 pub mod pad;
@@ -22,6 +23,7 @@ pub fn register(r: &mut Registry) {
     reorder::register(r);
     query::register(r);
     pad::register(r);
+    copies::register(r);
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ fn chunk(c: &Call) -> TensorResult<IValue> {
     )?))
 }
 
-fn split(c: &Call) -> TensorResult<IValue> {
+pub(super) fn split(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let dim = c.int("dim")?;
     // A list passed where the schema says int (loose graph types) is a list of sizes.
@@ -128,7 +128,7 @@ fn split(c: &Call) -> TensorResult<IValue> {
     Ok(tensor_list(split_by_size(&t, c.int("split_size")?, dim)?))
 }
 
-fn split_sizes(c: &Call) -> TensorResult<IValue> {
+pub(super) fn split_sizes(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let sizes = if c.has("split_sizes") {
         c.ints("split_sizes")?
@@ -199,7 +199,7 @@ fn tensor_split(c: &Call) -> TensorResult<IValue> {
     Ok(tensor_list(parts))
 }
 
-fn unbind(c: &Call) -> TensorResult<IValue> {
+pub(super) fn unbind(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let dim = c.int("dim")?;
     if t.dim() == 0 {

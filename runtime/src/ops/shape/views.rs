@@ -76,7 +76,7 @@ fn out(t: Tensor) -> TensorResult<IValue> {
     Ok(tensor_value(t))
 }
 
-fn view(c: &Call) -> TensorResult<IValue> {
+pub(super) fn view(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.view(&c.ints("size")?)?)
 }
 
@@ -98,7 +98,7 @@ fn view_dtype(c: &Call) -> TensorResult<IValue> {
     out(Tensor::from_meta(meta)?)
 }
 
-fn reshape(c: &Call) -> TensorResult<IValue> {
+pub(super) fn reshape(c: &Call) -> TensorResult<IValue> {
     let shape = if c.has("shape") {
         c.ints("shape")?
     } else {
@@ -195,11 +195,11 @@ fn unflatten(c: &Call) -> TensorResult<IValue> {
     out(t.view(&full)?)
 }
 
-fn permute(c: &Call) -> TensorResult<IValue> {
+pub(super) fn permute(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.permute(&c.ints("dims")?)?)
 }
 
-fn transpose(c: &Call) -> TensorResult<IValue> {
+pub(super) fn transpose(c: &Call) -> TensorResult<IValue> {
     out(c
         .tensor("self")?
         .transpose(c.int("dim0")?, c.int("dim1")?)?)
@@ -211,7 +211,7 @@ fn swapaxes(c: &Call) -> TensorResult<IValue> {
         .transpose(c.int("axis0")?, c.int("axis1")?)?)
 }
 
-fn t(c: &Call) -> TensorResult<IValue> {
+pub(super) fn t(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.t()?)
 }
 
@@ -296,16 +296,16 @@ fn squeeze_dims(c: &Call) -> TensorResult<Option<Vec<i64>>> {
     })
 }
 
-fn squeeze(c: &Call) -> TensorResult<IValue> {
+pub(super) fn squeeze(c: &Call) -> TensorResult<IValue> {
     let dims = squeeze_dims(c)?;
     out(squeeze_tensor(&c.tensor("self")?, dims.as_deref())?)
 }
 
-fn unsqueeze(c: &Call) -> TensorResult<IValue> {
+pub(super) fn unsqueeze(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.unsqueeze(c.int("dim")?)?)
 }
 
-fn expand(c: &Call) -> TensorResult<IValue> {
+pub(super) fn expand(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.expand(&c.ints("size")?)?)
 }
 
@@ -330,17 +330,17 @@ fn broadcast_tensors(c: &Call) -> TensorResult<IValue> {
     Ok(tensor_list(views))
 }
 
-fn diagonal(c: &Call) -> TensorResult<IValue> {
+pub(super) fn diagonal(c: &Call) -> TensorResult<IValue> {
     out(c
         .tensor("self")?
         .diagonal(c.int("offset")?, c.int("dim1")?, c.int("dim2")?)?)
 }
 
-fn select(c: &Call) -> TensorResult<IValue> {
+pub(super) fn select(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.select(c.int("dim")?, c.int("index")?)?)
 }
 
-fn slice(c: &Call) -> TensorResult<IValue> {
+pub(super) fn slice(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.slice(
         c.int("dim")?,
         c.opt_int("start")?,
@@ -365,7 +365,7 @@ fn narrow(c: &Call) -> TensorResult<IValue> {
 }
 
 /// `as_strided(size, stride, storage_offset)`, checked against the storage.
-fn as_strided(c: &Call) -> TensorResult<IValue> {
+pub(super) fn as_strided(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let (size, stride) = (c.ints("size")?, c.ints("stride")?);
     if size.len() != stride.len() {
@@ -387,7 +387,7 @@ fn as_strided(c: &Call) -> TensorResult<IValue> {
 }
 
 /// `unfold(dimension, size, step)`: windows of `size` every `step` along a new last dim.
-fn unfold(c: &Call) -> TensorResult<IValue> {
+pub(super) fn unfold(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let (dim, size, step) = (c.int("dimension")?, c.int("size")?, c.int("step")?);
     let sizes = t.sizes();
@@ -490,7 +490,7 @@ fn transpose_(c: &Call) -> TensorResult<IValue> {
 }
 
 /// A new tensor object viewing the same elements (`detach`).
-fn alias(c: &Call) -> TensorResult<IValue> {
+pub(super) fn alias(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     out(t.with_layout(&t.sizes(), &t.strides(), t.storage_offset())?)
 }
