@@ -251,3 +251,11 @@ def cases(c):
     c.add("tri_indices", tri_indices, 3, 4, 0)
     c.add("tri_indices_offset", tri_indices, 4, 3, -1)
     c.add("tri_indices_positive", tri_indices, 3, 3, 2)
+
+    def diag_embed(x, o: int, a: int, b: int):
+        return torch.diag_embed(x, o, a, b)
+
+    c.add("diag_embed", diag_embed, torch.arange(6.0).reshape(2, 3), 0, -2, -1)
+    c.add("diag_embed_offset", diag_embed, torch.arange(6.0).reshape(2, 3), 1, 0, 2)
+    c.add("diag_embed_neg", diag_embed, torch.arange(3.0), -1, 1, 0)
+    c.add("diag_embed_same", diag_embed, torch.arange(3.0), 0, 0, 0)

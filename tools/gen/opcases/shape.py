@@ -677,3 +677,36 @@ def cases(c):
         return x.resize_as_(y).size()
 
     c.add("resize_as", resize_as, t(2, 3), t(6))
+
+    # --- meshgrid / rot90 / small queries -------------------------------------------------
+    def meshgrid(x, y):
+        a, b = torch.meshgrid([x, y], indexing="ij")
+        c_, d = torch.meshgrid([x, y], indexing="xy")
+        return a.contiguous(), b.contiguous(), c_.contiguous(), d.contiguous()
+
+    c.add("meshgrid", meshgrid, t(3), t(2))
+
+    def meshgrid_bad(x, y):
+        return torch.meshgrid([x, y], indexing="ij")
+
+    c.add("meshgrid_dtype_error", meshgrid_bad, t(3), t(2, dtype=torch.int64))
+
+    def rot90(x, k: int, d: List[int]):
+        return torch.rot90(x, k, d).contiguous()
+
+    for k in [-1, 0, 1, 2, 3, 5]:
+        c.add(f"rot90_{k}".replace("-", "m"), rot90, t(2, 3), k, [0, 1])
+    c.add("rot90_dims", rot90, t(2, 3, 2), 1, [2, 0])
+    c.add("rot90_same_dims", rot90, t(2, 3), 1, [1, -1])
+    c.add("rot90_1d", rot90, t(3), 1, [0, 1])
+
+    def small_queries(x, y):
+        return x.is_complex(), x.is_signed(), y.is_signed(), x.is_same_size(y), x.element_size(), x.stride(), x.t().is_contiguous()
+
+    c.add("small_queries", small_queries, t(2, 3), t(2, 3, dtype=torch.uint8))
+
+    def nonzero_bool(x):
+        return x.is_nonzero()
+
+    c.add("is_nonzero", nonzero_bool, torch.tensor([2.0]))
+    c.add("is_nonzero_many", nonzero_bool, t(2))

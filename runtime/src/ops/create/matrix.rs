@@ -12,6 +12,8 @@ pub fn register(r: &mut Registry) {
     kernels!(r, "aten::diag", |o| matches!(o, "" | "out")
         .then_some(diag as Kernel));
     kernels!(r, "aten::one_hot", |_| Some(one_hot as Kernel));
+    kernels!(r, "aten::diag_embed", |o| matches!(o, "" | "out")
+        .then_some(diag_embed as Kernel));
     kernels!(r, "aten::tril_indices", |o| matches!(o, "" | "out")
         .then_some(tril_indices as Kernel));
     kernels!(r, "aten::triu_indices", |o| matches!(o, "" | "out")
@@ -37,6 +39,39 @@ fn diag(c: &Call) -> TensorResult<IValue> {
         2 => Ok(tensor_value(t.diagonal(k, 0, 1)?.clone_contiguous()?)),
         d => bail!("diag(): Supports 1D or 2D tensors. Got {d}D"),
     }
+}
+
+/// `diag_embed(t, offset, dim1, dim2)`: the last dim of `t` placed on the diagonals of new
+/// matrices spanning `dim1` and `dim2`.
+fn diag_embed(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("self")?;
+    let (offset, dim1, dim2) = (c.int("offset")?, c.int("dim1")?, c.int("dim2")?);
+    let nd = t.dim() + 1;
+    let (a, b) = (
+        crate::tensor::wrap_dim(dim1, nd)?,
+        crate::tensor::wrap_dim(dim2, nd)?,
+    );
+    if a == b {
+        bail!("diagonal dimensions cannot be identical {dim1}, {dim2}");
+    }
+    let sizes = t.sizes();
+    let last = sizes.last().copied().unwrap_or(1);
+    let n = last
+        .checked_add(offset.checked_abs().unwrap_or(i64::MAX))
+        .ok_or_else(|| crate::tensor::TensorError::new("diag_embed: size is too large"))?;
+    let mut rest: Vec<i64> = if sizes.is_empty() {
+        Vec::new()
+    } else {
+        sizes[..sizes.len() - 1].to_vec()
+    };
+    let (lo, hi) = (a.min(b), a.max(b));
+    rest.insert(lo.min(rest.len()), n);
+    rest.insert(hi.min(rest.len()), n);
+    let out = Tensor::zeros(&rest, t.dtype())?;
+    if out.numel() > 0 {
+        out.diagonal(offset, a as i64, b as i64)?.copy_from(&t)?;
+    }
+    Ok(tensor_value(out))
 }
 
 fn one_hot(c: &Call) -> TensorResult<IValue> {

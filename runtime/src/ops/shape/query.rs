@@ -41,6 +41,12 @@ pub fn register(r: &mut Registry) {
         is_floating_point as Kernel
     ));
     kernels!(r, "prim::dtype", |_| Some(dtype as Kernel));
+    kernels!(r, "aten::is_complex", |_| Some(is_complex as Kernel));
+    kernels!(r, "aten::is_signed", |_| Some(is_signed as Kernel));
+    kernels!(r, "aten::is_nonzero", |_| Some(is_nonzero as Kernel));
+    kernels!(r, "aten::is_same_size", |_| Some(is_same_size as Kernel));
+    kernels!(r, "prim::itemsize", |_| Some(itemsize as Kernel));
+    kernels!(r, "prim::nbytes", |_| Some(nbytes as Kernel));
     kernels!(r, "prim::device", |_| Some(device as Kernel));
     kernels!(r, "prim::is_cuda", |_| Some(is_cuda as Kernel));
     kernels!(r, "prim::requires_grad", |_| Some(requires_grad as Kernel));
@@ -106,6 +112,40 @@ fn is_contiguous(c: &Call) -> TensorResult<IValue> {
 
 fn is_floating_point(c: &Call) -> TensorResult<IValue> {
     Ok(IValue::Bool(c.tensor("self")?.dtype().is_floating()))
+}
+
+fn is_complex(c: &Call) -> TensorResult<IValue> {
+    c.tensor("self")?;
+    Ok(IValue::Bool(false))
+}
+
+fn is_signed(c: &Call) -> TensorResult<IValue> {
+    let d = c.tensor("self")?.dtype();
+    Ok(IValue::Bool(!matches!(d, DType::U8 | DType::Bool)))
+}
+
+fn is_nonzero(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("self")?;
+    match t.numel() {
+        0 => bail!("Boolean value of Tensor with no values is ambiguous"),
+        1 => Ok(IValue::Bool(item_scalar(&t)?.to_f64() != 0.0)),
+        _ => bail!("Boolean value of Tensor with more than one value is ambiguous"),
+    }
+}
+
+fn is_same_size(c: &Call) -> TensorResult<IValue> {
+    Ok(IValue::Bool(
+        c.tensor("self")?.sizes() == c.tensor("other")?.sizes(),
+    ))
+}
+
+fn itemsize(c: &Call) -> TensorResult<IValue> {
+    Ok(IValue::Int(c.tensor("a")?.dtype().size() as i64))
+}
+
+fn nbytes(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("a")?;
+    Ok(IValue::Int((t.numel() * t.dtype().size()) as i64))
 }
 
 /// `prim::dtype`: the ScalarType code, as TorchScript passes dtypes around.

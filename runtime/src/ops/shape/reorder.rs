@@ -13,6 +13,8 @@ pub fn register(r: &mut Registry) {
     kernels!(r, "aten::flip", |o| matches!(o, "" | "out")
         .then_some(flip as Kernel));
     kernels!(r, "aten::fliplr", |_| Some(fliplr as Kernel));
+    kernels!(r, "aten::rot90", |o| matches!(o, "" | "out")
+        .then_some(rot90 as Kernel));
     kernels!(r, "aten::flipud", |_| Some(flipud as Kernel));
     kernels!(r, "aten::tril", |o| matches!(o, "" | "out")
         .then_some(tril as Kernel));
@@ -97,6 +99,42 @@ fn flip(c: &Call) -> TensorResult<IValue> {
         &c.tensor("self")?,
         &c.ints("dims")?,
     )?))
+}
+
+/// `rot90(k, dims)`: flips and a transpose, as PyTorch composes them.
+fn rot90(c: &Call) -> TensorResult<IValue> {
+    let t = c.tensor("self")?;
+    let dims = c.ints("dims")?;
+    let k = c.int("k")?;
+    let total = t.dim() as i64;
+    if dims.len() != 2 {
+        bail!(
+            "expected total rotation dims == 2, but got dims = {}",
+            dims.len()
+        );
+    }
+    if total < 2 {
+        bail!("expected total dims >= 2, but got total dims = {total}");
+    }
+    if dims[0] == dims[1] || dims[0].checked_sub(dims[1]).and_then(i64::checked_abs) == Some(total)
+    {
+        bail!(
+            "expected rotation dims to be different, but got dim0 = {} and dim1 = {}",
+            dims[0],
+            dims[1]
+        );
+    }
+    let (d0, d1) = (
+        wrap_dim(dims[0], t.dim())? as i64,
+        wrap_dim(dims[1], t.dim())? as i64,
+    );
+    let out = match k.rem_euclid(4) {
+        1 => flip_tensor(&t, &[d1])?.transpose(d0, d1)?,
+        2 => flip_tensor(&t, &[d0, d1])?,
+        3 => flip_tensor(&t, &[d0])?.transpose(d0, d1)?,
+        _ => t.clone_contiguous()?,
+    };
+    Ok(tensor_value(out))
 }
 
 fn fliplr(c: &Call) -> TensorResult<IValue> {

@@ -41,6 +41,8 @@ pub fn register(r: &mut Registry) {
     kernels!(r, "aten::broadcast_tensors", |_| Some(
         broadcast_tensors as Kernel
     ));
+    kernels!(r, "aten::meshgrid", |_| Some(meshgrid as Kernel));
+    kernels!(r, "aten::data", |_| Some(alias as Kernel));
     kernels!(r, "aten::diagonal", |o| (o.is_empty())
         .then_some(diagonal as Kernel));
     kernels!(r, "aten::select", |o| (o == "int")
@@ -328,6 +330,46 @@ fn broadcast_tensors(c: &Call) -> TensorResult<IValue> {
         .map(|t| t.expand(&shape))
         .collect::<TensorResult<Vec<_>>>()?;
     Ok(tensor_list(views))
+}
+
+/// `meshgrid(tensors, indexing)`: each 0-d/1-d input viewed along its own dim and expanded
+/// to the grid (`xy` swaps the roles of the first two inputs).
+fn meshgrid(c: &Call) -> TensorResult<IValue> {
+    let mut ts = c.tensors("tensors")?;
+    let indexing = if c.has("indexing") {
+        c.string("indexing")?
+    } else {
+        "ij".to_string()
+    };
+    if indexing != "ij" && indexing != "xy" {
+        bail!("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}");
+    }
+    if ts.is_empty() {
+        bail!("torch.meshgrid: Expected at least one tensor");
+    }
+    for t in &ts {
+        if t.dim() > 1 {
+            bail!("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t:?}");
+        }
+        if t.dtype() != ts[0].dtype() {
+            bail!("meshgrid expects all tensors to have the same dtype");
+        }
+    }
+    let swap = indexing == "xy" && ts.len() >= 2;
+    if swap {
+        ts.swap(0, 1);
+    }
+    let shape: Vec<i64> = ts.iter().map(|t| t.numel() as i64).collect();
+    let mut grids = Vec::with_capacity(ts.len());
+    for (i, t) in ts.iter().enumerate() {
+        let mut view_shape = vec![1i64; ts.len()];
+        view_shape[i] = -1;
+        grids.push(t.view(&view_shape)?.expand(&shape)?);
+    }
+    if swap {
+        grids.swap(0, 1);
+    }
+    Ok(tensor_list(grids))
 }
 
 pub(super) fn diagonal(c: &Call) -> TensorResult<IValue> {
