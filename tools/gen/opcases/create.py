@@ -259,3 +259,52 @@ def cases(c):
     c.add("diag_embed_offset", diag_embed, torch.arange(6.0).reshape(2, 3), 1, 0, 2)
     c.add("diag_embed_neg", diag_embed, torch.arange(3.0), -1, 1, 0)
     c.add("diag_embed_same", diag_embed, torch.arange(3.0), 0, 0, 0)
+
+    # --- every dtype through the factories ----------------------------------------------------
+    def zeros_i8():
+        return torch.zeros([2], dtype=torch.int8), torch.ones([2], dtype=torch.int8), torch.full([2], -3, dtype=torch.int8), torch.arange(0, 6, 2, dtype=torch.int8), torch.eye(2, dtype=torch.int8), torch.linspace(0, 5, 3, dtype=torch.int8)
+
+    def zeros_u8():
+        return torch.zeros([2], dtype=torch.uint8), torch.ones([2], dtype=torch.uint8), torch.full([2], 300, dtype=torch.uint8), torch.arange(0, 6, 2, dtype=torch.uint8), torch.eye(2, dtype=torch.uint8), torch.linspace(0, 5, 3, dtype=torch.uint8)
+
+    def zeros_i16():
+        return torch.zeros([2], dtype=torch.int16), torch.ones([2], dtype=torch.int16), torch.full([2], -3, dtype=torch.int16), torch.arange(0, 6, 2, dtype=torch.int16), torch.eye(2, dtype=torch.int16), torch.linspace(0, 5, 3, dtype=torch.int16)
+
+    def zeros_i32():
+        return torch.zeros([2], dtype=torch.int32), torch.ones([2], dtype=torch.int32), torch.full([2], -3, dtype=torch.int32), torch.arange(0, 6, 2, dtype=torch.int32), torch.eye(2, dtype=torch.int32), torch.linspace(0, 5, 3, dtype=torch.int32)
+
+    def zeros_f16():
+        return torch.zeros([2], dtype=torch.float16), torch.ones([2], dtype=torch.float16), torch.full([2], 0.1, dtype=torch.float16), torch.arange(0, 1, 0.25, dtype=torch.float16), torch.eye(2, dtype=torch.float16), torch.linspace(0, 1, 7, dtype=torch.float16)
+
+    def zeros_bf16():
+        return torch.zeros([2], dtype=torch.bfloat16), torch.ones([2], dtype=torch.bfloat16), torch.full([2], 0.1, dtype=torch.bfloat16), torch.arange(0, 1, 0.25, dtype=torch.bfloat16), torch.eye(2, dtype=torch.bfloat16), torch.linspace(0, 1, 7, dtype=torch.bfloat16)
+
+    def zeros_bool():
+        return torch.zeros([2], dtype=torch.bool), torch.ones([2], dtype=torch.bool), torch.full([2], 2, dtype=torch.bool), torch.eye(2, dtype=torch.bool)
+
+    for name, fn in [("int8", zeros_i8), ("uint8", zeros_u8), ("int16", zeros_i16), ("int32", zeros_i32), ("float16", zeros_f16), ("bfloat16", zeros_bf16), ("bool", zeros_bool)]:
+        c.add(f"factories_{name}", fn)
+
+    def arange_bool():
+        return torch.arange(3, dtype=torch.bool)
+
+    c.add("arange_bool_error", arange_bool)
+
+    def full_overflow(v: float):
+        return torch.full([2], v, dtype=torch.float16)
+
+    c.add("full_f16_overflow", full_overflow, 1e6)
+    c.add("full_f16_inf", full_overflow, float("inf"))
+
+    def fill_overflow(x, v: int):
+        return x.fill_(v)
+
+    c.add("fill_int8_overflow", fill_overflow, torch.zeros(2, dtype=torch.int8), 128)
+    c.add("fill_uint8_negative", fill_overflow, torch.zeros(2, dtype=torch.uint8), -3)
+    c.add("fill_int32_ok", fill_overflow, torch.zeros(2, dtype=torch.int32), -2**31)
+
+    def fill_float_int(x, v: float):
+        return x.fill_(v)
+
+    c.add("fill_int8_float_overflow", fill_float_int, torch.zeros(2, dtype=torch.int8), 300.5)
+    c.add("fill_int8_float_nan", fill_float_int, torch.zeros(2, dtype=torch.int8), float("nan"))

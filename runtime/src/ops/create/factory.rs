@@ -30,6 +30,7 @@ pub fn register(r: &mut Registry) {
 
 /// A contiguous tensor of `sizes` with every element `value`.
 pub fn full_tensor(sizes: &[i64], value: Scalar, dtype: DType) -> TensorResult<Tensor> {
+    value.check_fits(dtype)?;
     let t = Tensor::zeros(sizes, dtype)?;
     let is_zero = match value {
         Scalar::Float(f) => f == 0.0 && f.is_sign_positive(),

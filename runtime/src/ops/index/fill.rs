@@ -17,6 +17,7 @@ pub fn register(r: &mut Registry) {
 
 /// Writes `value` into every element of `t` (through its view).
 pub fn fill_tensor(t: &Tensor, value: Scalar) -> TensorResult<()> {
+    value.check_fits(t.dtype())?;
     let base = t.data_ptr();
     crate::dispatch_dtype!(t.dtype(), T => {
         let v: T = value.to_element::<T>();

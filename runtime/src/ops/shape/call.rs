@@ -90,6 +90,38 @@ impl Scalar {
         }
     }
 
+    /// PyTorch's `checked_convert` when a Scalar is stored into a tensor of `dtype`
+    /// (`fill_`, `full`): integers must fit (unsigned types also accept down to -max, which
+    /// wraps), finite floats must fit the float type's range.
+    pub fn check_fits(self, dtype: DType) -> TensorResult<()> {
+        let (lo, hi, name): (f64, f64, &str) = match dtype {
+            DType::Bool => return Ok(()),
+            DType::U8 => (-255.0, 255.0, "uint8_t"),
+            DType::I8 => (-128.0, 127.0, "int8_t"),
+            DType::I16 => (-32768.0, 32767.0, "int16_t"),
+            DType::I32 => (-2147483648.0, 2147483647.0, "int32_t"),
+            DType::I64 => return Ok(()),
+            DType::F16 => (-65504.0, 65504.0, "c10::Half"),
+            DType::BF16 => (
+                -3.3895313892515355e38,
+                3.3895313892515355e38,
+                "c10::BFloat16",
+            ),
+            DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
+            DType::F64 => return Ok(()),
+        };
+        let v = self.to_f64();
+        let overflows = match self {
+            Scalar::Float(f) if dtype.is_floating() => f.is_finite() && (f < lo || f > hi),
+            Scalar::Float(f) => !f.is_finite() || f.trunc() < lo || f.trunc() > hi,
+            _ => v < lo || v > hi,
+        };
+        if overflows {
+            bail!("value cannot be converted to type {name} without overflow");
+        }
+        Ok(())
+    }
+
     pub fn to_ivalue(self) -> IValue {
         match self {
             Scalar::Bool(b) => IValue::Bool(b),
