@@ -668,8 +668,10 @@ def cases(c):
     c.add("resize_shrink", resize, t(2, 3), [2, 2])
 
     def resize_grow(x, s: List[int]):
-        x.resize_(s)
-        return x.size(), x.view([-1])[:6]
+        # The grown part is uninitialized in PyTorch: resize a copy, compare the kept part.
+        y = x.clone()
+        y.resize_(s)
+        return y.size(), y.view([-1])[:6]
 
     c.add("resize_grow", resize_grow, t(2, 3), [3, 4])
 
@@ -710,3 +712,20 @@ def cases(c):
 
     c.add("is_nonzero", nonzero_bool, torch.tensor([2.0]))
     c.add("is_nonzero_many", nonzero_bool, t(2))
+
+    def view_dtype(x):
+        return x.view(torch.int32), x.view(torch.int16), x.view(torch.uint8), x.view(torch.float64)
+
+    c.add("view_dtype", view_dtype, torch.tensor([[1.0, -2.0, 0.5, 3.0]]))
+
+    def view_dtype_grow(x):
+        return x.view(torch.float32)
+
+    c.add("view_dtype_grow", view_dtype_grow, torch.arange(16, dtype=torch.uint8).reshape(2, 8))
+    c.add("view_dtype_indivisible", view_dtype_grow, torch.arange(6, dtype=torch.uint8).reshape(2, 3))
+    c.add("view_dtype_0d", view_dtype_grow, torch.tensor(1, dtype=torch.int16))
+
+    def view_dtype_t(x):
+        return x.t().view(torch.int16)
+
+    c.add("view_dtype_stride", view_dtype_t, t(2, 3))

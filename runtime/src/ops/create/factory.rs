@@ -68,7 +68,8 @@ fn filled(c: &Call, value: Scalar) -> TensorResult<IValue> {
 }
 
 fn zeros(c: &Call) -> TensorResult<IValue> {
-    if c.kind_is_zeros() && c.ints("size")?.iter().any(|&s| s < 0) {
+    // zeros checks sizes itself, with its own message; empty leaves it to the allocator.
+    if c.op_name() == "aten::zeros" && c.ints("size")?.iter().any(|&s| s < 0) {
         bail!("zeros: Dimension size must be non-negative.");
     }
     filled(c, Scalar::Int(0))

@@ -149,9 +149,9 @@ impl<'a> Call<'a> {
         &self.schema.overload_name
     }
 
-    /// Whether this is `aten::zeros` (its size check has its own message).
-    pub fn kind_is_zeros(&self) -> bool {
-        self.schema.name == "aten::zeros"
+    /// The operator's qualified name (`aten::zeros`), for messages that name it.
+    pub fn op_name(&self) -> &str {
+        &self.schema.name
     }
 
     /// Whether the schema has an argument `name`.

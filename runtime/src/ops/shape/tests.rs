@@ -449,6 +449,7 @@ fn extreme_arguments_never_panic() {
         "%r : Tensor = aten::new_full(%x, %l, %a, %n, %n, %n, %n)",
         "%r : Tensor = aten::logspace(%a, %b, %c, %c, %n, %n, %n, %n)",
         "%r : Tensor = aten::as_strided(%x, %l, %l, %c)",
+        "%r : Tensor = aten::view(%x, %c)",
     ];
     let extremes = [i64::MIN, -3, -1, 0, 1, 2, 5, 1 << 62, i64::MAX];
     let shapes: [&[i64]; 4] = [&[], &[0], &[3], &[2, 3]];

@@ -82,21 +82,68 @@ pub(super) fn view(c: &Call) -> TensorResult<IValue> {
     out(c.tensor("self")?.view(&c.ints("size")?)?)
 }
 
-/// `view(dtype)`: reinterprets the bytes; only between dtypes of one element size.
+/// `view(dtype)`: reinterprets the bytes. Between element sizes the last dim (stride 1)
+/// grows or shrinks by their ratio, with PyTorch's checks.
 fn view_dtype(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let Some(dtype) = c.opt_dtype("dtype")? else {
         bail!("view(dtype) needs a dtype");
     };
-    if dtype.size() != t.dtype().size() {
-        bail!(
-            "Ember supports view(dtype) only between dtypes of the same element size ({} to {})",
-            t.dtype(),
-            dtype
-        );
+    let old = t.dtype();
+    if dtype == crate::tensor::DType::Bool && old != dtype {
+        // A bool must be 0 or 1; reinterpreting other bytes as bools is refused.
+        bail!("Ember does not support viewing a {old} tensor as torch.bool");
     }
     let mut meta = t.meta().clone();
     meta.dtype = dtype;
+    let (os, ns) = (old.size() as i64, dtype.size() as i64);
+    if os == ns {
+        return out(Tensor::from_meta(meta)?);
+    }
+    let (on, nn) = (old.cpp_name(), dtype.cpp_name());
+    let n = meta.sizes.len();
+    if n == 0 {
+        bail!("self.dim() cannot be 0 to view {on} as {nn} (different element sizes)");
+    }
+    if meta.strides[n - 1] != 1 {
+        bail!(
+            "self.stride(-1) must be 1 to view {on} as {nn} (different element sizes), but got {}",
+            meta.strides[n - 1]
+        );
+    }
+    if os > ns {
+        let ratio = os / ns;
+        meta.sizes[n - 1] = meta.sizes[n - 1].saturating_mul(ratio);
+        for st in meta.strides.iter_mut().take(n - 1) {
+            *st = st.saturating_mul(ratio);
+        }
+        meta.offset = meta.offset.saturating_mul(ratio);
+    } else {
+        let ratio = ns / os;
+        if meta.sizes[n - 1] % ratio != 0 {
+            bail!(
+                "self.size(-1) must be divisible by {ratio} to view {on} as {nn} (different element sizes), but got {}",
+                meta.sizes[n - 1]
+            );
+        }
+        if meta.offset % ratio != 0 {
+            bail!(
+                "self.storage_offset() must be divisible by {ratio} to view {on} as {nn} (different element sizes), but got {}",
+                meta.offset
+            );
+        }
+        for i in 0..n - 1 {
+            if meta.strides[i] % ratio != 0 {
+                bail!(
+                    "self.stride({i}) must be divisible by {ratio} to view {on} as {nn} (different element sizes), but got {}",
+                    meta.strides[i]
+                );
+            }
+            meta.strides[i] /= ratio;
+        }
+        meta.sizes[n - 1] /= ratio;
+        meta.offset /= ratio;
+    }
     out(Tensor::from_meta(meta)?)
 }
 
