@@ -729,3 +729,16 @@ def cases(c):
         return x.t().view(torch.int16)
 
     c.add("view_dtype_stride", view_dtype_t, t(2, 3))
+
+    def tolist_bool(x):
+        y: List[bool] = x.tolist()
+        return y
+
+    c.add("tolist_bool", tolist_bool, torch.tensor([True, False]))
+    c.add("tolist_type_mismatch", tolist_bool, torch.tensor([1, 0]))
+
+    def tolist_0d(x):
+        y: float = x.tolist()
+        return y
+
+    c.add("tolist_0d", tolist_0d, torch.tensor(2.5))

@@ -277,17 +277,20 @@ fn tolist(_: &Graph, _: Node) -> Result<Operation, String> {
             );
         }
         let dtype = t.dtype();
-        let matches = match elem {
-            0 => dtype.is_integral(),
-            1 => dtype.is_floating(),
-            2 => dtype == DType::Bool,
-            _ => false,
+        let (matches, annotation) = match elem {
+            0 => (dtype == DType::I64, "Long"),
+            1 => (matches!(dtype, DType::F32 | DType::F64), "Float"),
+            2 => (dtype == DType::Bool, "Bool"),
+            _ => (false, "Unknown"),
         };
+        if elem == 1 && matches!(dtype, DType::F16 | DType::BF16) {
+            return Err("Unexpected scalar type for Tensor".into());
+        }
         if !matches {
-            return Err(
-                "Output annotation element type and runtime tensor element type must match for tolist()"
-                    .into(),
-            );
+            return Err(format!(
+                "Output annotation element type and runtime tensor element type must match for tolist(): {annotation} vs {}",
+                dtype.cpp_name()
+            ));
         }
         let leaf = move |i: usize, f: &[f64], n: &[i64]| match elem {
             0 => IValue::Int(n[i]),
