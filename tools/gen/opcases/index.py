@@ -396,3 +396,29 @@ def cases(c):
         return x.narrow_copy(1, 1, 2)
 
     c.add("narrow_copy", narrow_copy, t(2, 4))
+
+    # --- writes that overlap their inputs ------------------------------------------------------
+    def overlap_index_put(x):
+        return x.index_put_([torch.tensor([3, 4])], x[:2])
+
+    c.add("overlap_index_put", overlap_index_put, t(5))
+
+    def overlap_index_add(x):
+        return x.index_add_(0, torch.tensor([3, 4]), x[:2])
+
+    c.add("overlap_index_add", overlap_index_add, t(5))
+
+    def overlap_index_copy(x):
+        return x.index_copy_(0, torch.tensor([3, 4]), x[:2])
+
+    c.add("overlap_index_copy", overlap_index_copy, t(5))
+
+    def overlap_gather_out(x):
+        return torch.gather(x, 0, torch.tensor([1]), out=x[:1])
+
+    c.add("overlap_gather_out", overlap_gather_out, t(5))
+
+    def overlap_masked_scatter(x, m):
+        return x.masked_scatter_(m, x)
+
+    c.add("overlap_masked_scatter_allowed", overlap_masked_scatter, t(5), torch.tensor([False, True, False, True, True]))

@@ -8,7 +8,9 @@ use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
-use crate::ops::shape::elements::{check_len, fmt_sizes, gather, scatter, Combine};
+use crate::ops::shape::elements::{
+    assert_no_overlap, check_len, fmt_sizes, gather, scatter, Combine,
+};
 use crate::tensor::{broadcast_shapes, for_each_offset, DType, Tensor, TensorResult};
 
 pub fn register(r: &mut Registry) {
@@ -207,6 +209,7 @@ pub fn index_put_tensor(
             values.dtype().cpp_name()
         );
     }
+    assert_no_overlap(t, values)?;
     let p = plan(t, indices)?;
     let vs = values.sizes();
     let fits = broadcast_shapes(&p.sizes, &vs).is_ok_and(|s| s.as_slice() == p.sizes.as_slice());

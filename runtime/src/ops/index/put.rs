@@ -2,7 +2,7 @@
 //! index_copy, masked_scatter, select_scatter, slice_scatter, narrow_copy.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::fmt_sizes;
+use super::super::shape::elements::{assert_no_overlap, fmt_sizes};
 use super::select::nonzero_mask;
 use crate::bail;
 use crate::ivalue::IValue;
@@ -87,6 +87,8 @@ fn index_add_into(c: &Call, t: &Tensor) -> TensorResult<()> {
     let d = wrap_dim(c.int("dim")?, t.dim())?;
     let index = c.tensor("index")?;
     let source = c.tensor("source")?;
+    assert_no_overlap(t, &source)?;
+    assert_no_overlap(t, &index)?;
     let pairs = slice_pairs("index_add_", t, d, &index, &source)?;
     let alpha = c.scalar("alpha")?;
     let floating = t.dtype().is_floating();
@@ -123,6 +125,8 @@ fn index_copy_into(c: &Call, t: &Tensor) -> TensorResult<()> {
     let d = wrap_dim(c.int("dim")?, t.dim())?;
     let index = c.tensor("index")?;
     let source = c.tensor("source")?;
+    assert_no_overlap(t, &source)?;
+    assert_no_overlap(t, &index)?;
     for (dst_i, src_i) in slice_pairs("index_copy_", t, d, &index, &source)? {
         slice_of(t, d, dst_i)?.copy_from(&slice_of(&source, d, src_i)?)?;
     }
@@ -165,6 +169,23 @@ fn masked_scatter_into(t: &Tensor, mask: &Tensor, source: &Tensor) -> TensorResu
         .collect();
     if offsets.len() > source.numel() {
         bail!("Number of elements of source < number of ones in mask");
+    }
+    if source.shares_storage(t) {
+        // Read and write in order, as PyTorch's serial kernel does when they alias.
+        let src_offsets = source.element_offsets();
+        let (s, d, size) = (source.data_ptr(), t.data_ptr(), t.dtype().size());
+        for (&so, &dof) in src_offsets.iter().zip(&offsets) {
+            // SAFETY: in-bounds element offsets of each tensor; one element at a time, so an
+            // aliasing source and destination are fine (ptr::copy allows overlap).
+            unsafe {
+                std::ptr::copy(
+                    s.offset(so as isize * size as isize),
+                    d.offset(dof as isize * size as isize),
+                    size,
+                )
+            };
+        }
+        return Ok(());
     }
     let values = source.reshape(&[-1])?.narrow(0, 0, offsets.len() as i64)?;
     super::super::shape::elements::scatter(

@@ -380,6 +380,9 @@ pub fn build(g: &Graph, n: Node, pick: Pick) -> Result<Operation, String> {
                 args: &stack[at..],
                 schema,
             };
+            if let Some(i) = out_index {
+                check_out_overlap(&stack[at..], i, &schema.name).map_err(|e| e.message)?;
+            }
             let r = kernel(&call).map_err(|e| e.message)?;
             match out_index {
                 Some(i) => write_out(&stack[at + i], r, &schema.name).map_err(|e| e.message)?,
@@ -398,6 +401,30 @@ pub fn build(g: &Graph, n: Node, pick: Pick) -> Result<Operation, String> {
         }
         Ok(())
     }))
+}
+
+/// The gathering ops refuse an `out=` tensor that shares memory with an input, as PyTorch's
+/// do (`cat` and the others allow it).
+fn check_out_overlap(args: &[IValue], out: usize, op: &str) -> TensorResult<()> {
+    if !matches!(
+        op,
+        "aten::gather"
+            | "aten::index_select"
+            | "aten::index"
+            | "aten::take"
+            | "aten::masked_select"
+    ) {
+        return Ok(());
+    }
+    let IValue::Tensor(o) = &args[out] else {
+        return Ok(());
+    };
+    for (i, a) in args.iter().enumerate() {
+        if let (true, IValue::Tensor(t)) = (i != out, a) {
+            super::elements::assert_no_overlap(o, t)?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes a kernel's fresh result into the `out=` tensor, resizing it when its shape differs
