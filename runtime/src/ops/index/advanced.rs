@@ -9,7 +9,7 @@ use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
 use crate::ops::shape::elements::{
-    assert_no_overlap, check_len, fmt_sizes, gather, scatter, Combine,
+    assert_no_overlap, check_len, fmt_sizes, gather_blocks, scatter, Combine,
 };
 use crate::tensor::{broadcast_shapes, for_each_offset, DType, Tensor, TensorResult};
 
@@ -26,11 +26,27 @@ pub fn register(r: &mut Registry) {
     kernels!(r, "aten::_index_put_impl_", |_| Some(index_put_ as Kernel));
 }
 
-/// Where the elements of `self[indices]` are: their offsets from `self`'s element 0, in the
-/// result's row-major order, and the result's shape.
+/// Where the elements of `self[indices]` are: the offsets (from `self`'s element 0) of runs
+/// of `block` elements contiguous in `self`, in the result's row-major order, and the
+/// result's shape. Indexing rows of a matrix gives one run per row.
 pub struct IndexPlan {
     pub offsets: Vec<i64>,
+    pub block: usize,
     pub sizes: Vec<i64>,
+}
+
+impl IndexPlan {
+    /// The offset of every element, in the result's order.
+    pub fn element_offsets(&self) -> Vec<i64> {
+        if self.block == 1 {
+            return self.offsets.clone();
+        }
+        let b = self.block as i64;
+        self.offsets
+            .iter()
+            .flat_map(|&o| (0..b).map(move |k| o + k))
+            .collect()
+    }
 }
 
 /// Plans `self[indices]` (PyTorch's `make_info`: expand masks, broadcast, transpose the
@@ -117,6 +133,7 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
         let offsets = t.element_offsets();
         return Ok(IndexPlan {
             offsets,
+            block: 1,
             sizes: sizes.to_vec(),
         });
     }
@@ -160,18 +177,34 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
     for_each_offset(&perm_sizes[..before], &perm_strides[..before], |o| {
         before_offsets.push(o)
     });
-    let mut after_offsets = Vec::new();
-    for_each_offset(
-        &perm_sizes[before + k..],
-        &perm_strides[before + k..],
-        |o| after_offsets.push(o),
-    );
     let mut result_sizes: Vec<i64> = perm_sizes[..before].to_vec();
     result_sizes.extend_from_slice(&bshape);
     result_sizes.extend_from_slice(&perm_sizes[before + k..]);
     let total = crate::tensor::checked_numel(&result_sizes)?;
     check_len(total)?;
-    let mut offsets = Vec::with_capacity(total);
+    if total == 0 {
+        return Ok(IndexPlan {
+            offsets: Vec::new(),
+            block: 1,
+            sizes: result_sizes,
+        });
+    }
+    // The trailing non-indexed dims that are contiguous in self move as one block.
+    let (after_sizes, after_strides) = (&perm_sizes[before + k..], &perm_strides[before + k..]);
+    let (mut block, mut split) = (1i64, after_sizes.len());
+    while split > 0 {
+        let d = split - 1;
+        if after_sizes[d] != 1 && after_strides[d] != block {
+            break;
+        }
+        block *= after_sizes[d];
+        split -= 1;
+    }
+    let mut after_offsets = Vec::new();
+    for_each_offset(&after_sizes[..split], &after_strides[..split], |o| {
+        after_offsets.push(o)
+    });
+    let mut offsets = Vec::with_capacity(total / block as usize);
     for &b in &before_offsets {
         for &i in &index_offsets {
             for &a in &after_offsets {
@@ -181,13 +214,14 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
     }
     Ok(IndexPlan {
         offsets,
+        block: block as usize,
         sizes: result_sizes,
     })
 }
 
 pub fn index_tensor(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<Tensor> {
     let p = plan(t, indices)?;
-    gather(t, &p.offsets, &p.sizes)
+    gather_blocks(t, &p.offsets, p.block, &p.sizes)
 }
 
 fn index(c: &Call) -> TensorResult<IValue> {
@@ -226,7 +260,7 @@ pub fn index_put_tensor(
     } else {
         Combine::Replace
     };
-    scatter(t, &p.offsets, &values, how)
+    scatter(t, &p.element_offsets(), &values, how)
 }
 
 fn index_put_(c: &Call) -> TensorResult<IValue> {

@@ -2,7 +2,7 @@
 //! nonzero, argwhere and the one-argument `where(cond)`.
 
 use super::super::shape::call::{kernels, tensor_list, tensor_value, Call, Kernel};
-use super::super::shape::elements::{check_len, gather};
+use super::super::shape::elements::{check_len, gather, gather_blocks};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -113,11 +113,27 @@ pub fn index_select_tensor(t: &Tensor, dim: i64, index: &Tensor) -> TensorResult
     out_sizes[d] = idx.len() as i64;
     let mut outer = Vec::new();
     crate::tensor::for_each_offset(&sizes[..d], &strides[..d], |o| outer.push(o));
-    let mut inner = Vec::new();
-    crate::tensor::for_each_offset(&sizes[d + 1..], &strides[d + 1..], |o| inner.push(o));
     let total = crate::tensor::checked_numel(&out_sizes)?;
     check_len(total)?;
-    let mut offsets = Vec::with_capacity(total);
+    if total == 0 {
+        return Tensor::zeros(&out_sizes, t.dtype());
+    }
+    // The inner dims move as blocks where they are contiguous (whole rows of a matrix).
+    let (inner_sizes, inner_strides) = (&sizes[d + 1..], &strides[d + 1..]);
+    let (mut block, mut split) = (1i64, inner_sizes.len());
+    while split > 0 {
+        let k = split - 1;
+        if inner_sizes[k] != 1 && inner_strides[k] != block {
+            break;
+        }
+        block *= inner_sizes[k];
+        split -= 1;
+    }
+    let mut inner = Vec::new();
+    crate::tensor::for_each_offset(&inner_sizes[..split], &inner_strides[..split], |o| {
+        inner.push(o)
+    });
+    let mut offsets = Vec::with_capacity(total / block as usize);
     for &o in &outer {
         for &i in &idx {
             for &n in &inner {
@@ -125,7 +141,7 @@ pub fn index_select_tensor(t: &Tensor, dim: i64, index: &Tensor) -> TensorResult
             }
         }
     }
-    gather(t, &offsets, &out_sizes)
+    gather_blocks(t, &offsets, block as usize, &out_sizes)
 }
 
 fn index_select(c: &Call) -> TensorResult<IValue> {

@@ -29,6 +29,36 @@ pub fn gather(src: &Tensor, offsets: &[i64], sizes: &[i64]) -> TensorResult<Tens
     Ok(out)
 }
 
+/// A fresh contiguous tensor of `sizes` made of runs of `block` elements of `src`, run `i`
+/// starting at `src`'s element offset `offsets[i]` (runs are contiguous in `src`).
+pub fn gather_blocks(
+    src: &Tensor,
+    offsets: &[i64],
+    block: usize,
+    sizes: &[i64],
+) -> TensorResult<Tensor> {
+    if block == 1 {
+        return gather(src, offsets, sizes);
+    }
+    let out = Tensor::zeros(sizes, src.dtype())?;
+    debug_assert_eq!(out.numel(), offsets.len() * block);
+    let size = src.dtype().size();
+    let (s, d) = (src.data_ptr(), out.data_ptr());
+    let bytes = block * size;
+    for (i, &o) in offsets.iter().enumerate() {
+        // SAFETY: each run of `block` elements from `o` lies in `src` (planned from its
+        // layout and bounds-checked indices); `out` holds offsets.len() * block elements.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                s.offset(o as isize * size as isize),
+                d.add(i * bytes),
+                bytes,
+            )
+        };
+    }
+    Ok(out)
+}
+
 /// How a value is combined with the element it lands on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Combine {
