@@ -4,7 +4,10 @@
 //! never changes what the program computes: tensor ops that may alias or mutate are left alone
 //! until alias analysis exists.
 
+pub mod constant_propagation;
 pub mod context;
+#[cfg(test)]
+mod testing;
 
 pub use context::{LogLevel, PassConfig, PassContext};
 
@@ -21,7 +24,11 @@ pub struct PassInfo {
 }
 
 /// Every pass, in the order `--help` lists them.
-pub static PASSES: &[PassInfo] = &[];
+pub static PASSES: &[PassInfo] = &[PassInfo {
+    name: "constant-propagation",
+    description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
+    run: constant_propagation::run,
+}];
 
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
