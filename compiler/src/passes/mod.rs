@@ -4,6 +4,7 @@
 //! never changes what the program computes: tensor ops that may alias or mutate are left alone
 //! until alias analysis exists.
 
+pub mod canonicalize;
 pub mod constant_propagation;
 pub mod context;
 #[cfg(test)]
@@ -24,11 +25,18 @@ pub struct PassInfo {
 }
 
 /// Every pass, in the order `--help` lists them.
-pub static PASSES: &[PassInfo] = &[PassInfo {
-    name: "constant-propagation",
-    description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
-    run: constant_propagation::run,
-}];
+pub static PASSES: &[PassInfo] = &[
+    PassInfo {
+        name: "canonicalize",
+        description: "Simplify scalar arithmetic and comparisons with egg rewrite rules",
+        run: canonicalize::run,
+    },
+    PassInfo {
+        name: "constant-propagation",
+        description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
+        run: constant_propagation::run,
+    },
+];
 
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
