@@ -37,6 +37,28 @@ pub fn constant_value(g: &Graph, v: Value) -> Option<ConstValue> {
             _ => return None,
         },
         Some(AttrValue::IValue(c)) => c.clone(),
+        // The graph-text parser keeps homogeneous lists in the list attribute kinds.
+        Some(AttrValue::Ints(xs)) => match ty {
+            Type::List(elem) if **elem == Type::Bool => {
+                ConstValue::List(xs.iter().map(|&x| ConstValue::Bool(x != 0)).collect())
+            }
+            Type::List(elem) if xs.is_empty() || **elem == Type::Int => {
+                ConstValue::List(xs.iter().map(|&x| ConstValue::Int(x)).collect())
+            }
+            _ => return None,
+        },
+        Some(AttrValue::Floats(xs)) => match ty {
+            Type::List(elem) if xs.is_empty() || **elem == Type::Float => {
+                ConstValue::List(xs.iter().map(|&x| ConstValue::Float(x)).collect())
+            }
+            _ => return None,
+        },
+        Some(AttrValue::Strs(xs)) => match ty {
+            Type::List(elem) if xs.is_empty() || **elem == Type::Str => {
+                ConstValue::List(xs.iter().map(|x| ConstValue::Str(x.clone())).collect())
+            }
+            _ => return None,
+        },
         Some(_) => return None,
     };
     is_foldable(&c).then_some(c)
@@ -183,6 +205,45 @@ mod tests {
                 Some(c),
                 "reading back {c:?}"
             );
+        }
+    }
+
+    #[test]
+    fn list_attribute_kinds_read_as_lists() {
+        let cases: &[(AttrValue, Type, Option<ConstValue>)] = &[
+            (
+                AttrValue::Ints(vec![1, 0]),
+                Type::list(Type::Bool),
+                Some(ConstValue::List(vec![
+                    ConstValue::Bool(true),
+                    ConstValue::Bool(false),
+                ])),
+            ),
+            (
+                AttrValue::Ints(vec![]),
+                Type::list(Type::Float),
+                Some(ConstValue::List(vec![])),
+            ),
+            (
+                AttrValue::Floats(vec![0.5]),
+                Type::list(Type::Float),
+                Some(ConstValue::List(vec![ConstValue::Float(0.5)])),
+            ),
+            (
+                AttrValue::Strs(vec!["a".into()]),
+                Type::list(Type::Str),
+                Some(ConstValue::List(vec![ConstValue::Str("a".into())])),
+            ),
+            (AttrValue::Ints(vec![1]), Type::Int, None),
+        ];
+        for (attr, ty, want) in cases {
+            let mut g = Graph::new();
+            let n = g.create(sym::constant(), &[], 1);
+            g.set_attr(n, sym::attr_value(), attr.clone());
+            let v = g.output(n, 0);
+            g.set_ty(v, ty.clone());
+            g.append_node(n);
+            assert_eq!(constant_value(&g, v), *want, "{attr:?} : {ty}");
         }
     }
 
