@@ -209,6 +209,13 @@ fn rewrite_region(
         if !seen.insert(id) {
             continue;
         }
+        if egraph[id].data.ty.is_none() {
+            // An untyped class would mean an ill-typed rule: keep the region as it is.
+            cx.log(LogLevel::Debug, || {
+                format!("untyped e-class {id}; region left alone")
+            });
+            return false;
+        }
         let best = extractor.find_best_node(id);
         new_cost += match best {
             Scalar::Leaf(_) => 0,
