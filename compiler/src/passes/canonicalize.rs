@@ -111,6 +111,8 @@ struct Translation {
     egraph: ScalarGraph,
     class_of: HashMap<Value, Id>,
     leaves: Vec<Value>,
+    /// The constants the region reads, by class: reused rather than made again.
+    literals: Vec<(Id, Value)>,
     /// Values computed in the region and used outside it.
     roots: Vec<Value>,
     /// Cost of the region as it is: its op nodes and the distinct literals it reads.
@@ -130,10 +132,7 @@ fn translate(g: &Graph, region: &Region) -> Translation {
                 Some(&id) => id,
                 None => {
                     let node = match constant_value(g, v).as_ref().and_then(Scalar::literal) {
-                        Some(lit) => {
-                            literals.push(v);
-                            lit
-                        }
+                        Some(lit) => lit,
                         None => {
                             let ty = ScalarTy::of(g.ty(v)).expect("scalar operand");
                             leaves.push(v);
@@ -143,7 +142,11 @@ fn translate(g: &Graph, region: &Region) -> Translation {
                             })
                         }
                     };
+                    let is_literal = !matches!(node, Scalar::Leaf(_));
                     let id = egraph.add(node);
+                    if is_literal {
+                        literals.push((id, v));
+                    }
                     class_of.insert(v, id);
                     id
                 }
@@ -167,6 +170,7 @@ fn translate(g: &Graph, region: &Region) -> Translation {
         egraph,
         class_of,
         leaves,
+        literals,
         roots,
         cost,
     }
@@ -244,6 +248,16 @@ fn rewrite_region(
     });
 
     let mut built: HashMap<Id, Value> = HashMap::new();
+    for &(id, v) in &t.literals {
+        let id = egraph.find(id);
+        if egraph[id]
+            .data
+            .ty
+            .is_some_and(|ty| Some(ty) == ScalarTy::of(g.ty(v)))
+        {
+            built.entry(id).or_insert(v);
+        }
+    }
     for (&root, &id) in t.roots.iter().zip(&root_classes) {
         let new = build(g, egraph, &extractor, &t.leaves, region.end, id, &mut built);
         // A new op node takes the name of the value it replaces.
