@@ -247,7 +247,15 @@ fn rewrite_region(
         )
     });
 
-    let mut built: HashMap<Id, Value> = HashMap::new();
+    let mut b = Builder {
+        egraph,
+        extractor: &extractor,
+        leaves: &t.leaves,
+        at: region.end,
+        built: HashMap::new(),
+        originals: HashMap::new(),
+        names: Vec::new(),
+    };
     for &(id, v) in &t.literals {
         let id = egraph.find(id);
         if egraph[id]
@@ -255,23 +263,23 @@ fn rewrite_region(
             .ty
             .is_some_and(|ty| Some(ty) == ScalarTy::of(g.ty(v)))
         {
-            built.entry(id).or_insert(v);
+            b.built.entry(id).or_insert(v);
         }
+    }
+    for &n in &region.nodes {
+        let id = egraph.find(t.class_of[&g.output(n, 0)]);
+        b.originals.entry(id).or_default().push(n);
     }
     for (&root, &id) in t.roots.iter().zip(&root_classes) {
-        let new = build(g, egraph, &extractor, &t.leaves, region.end, id, &mut built);
-        // A new op node takes the name of the value it replaces.
-        let fresh_op = !t.leaves.contains(&new) && g.kind(g.producer(new)) != sym::constant();
-        if fresh_op && g.debug_name(new).is_none() {
-            if let Some(name) = g.debug_name(root).map(str::to_string) {
-                g.set_debug_name(new, &name);
-            }
+        let new = b.build(g, id);
+        if new != root {
+            g.replace_all_uses_with(root, new);
         }
-        g.replace_all_uses_with(root, new);
     }
+    let names = std::mem::take(&mut b.names);
     // The old region, last to first so that each node is unused when it goes.
     for &n in region.nodes.iter().rev() {
-        if g.node_outputs(n).iter().all(|&o| !g.has_uses(o)) {
+        if g.is_alive(n) && g.node_outputs(n).iter().all(|&o| !g.has_uses(o)) {
             let inputs: Vec<Value> = g.node_inputs(n).to_vec();
             g.destroy(n);
             for v in inputs {
@@ -282,46 +290,72 @@ fn rewrite_region(
             }
         }
     }
+    // New nodes take the names of the values they stand for, now that those are gone.
+    for (v, name) in names {
+        if g.debug_name(v).is_none() {
+            g.set_debug_name(v, &name);
+        }
+    }
     true
 }
 
-/// Materializes the best form of class `id` before `at`, sharing what is already built.
-fn build(
-    g: &mut Graph,
-    egraph: &ScalarGraph,
-    extractor: &Extractor<FewestNodes, Scalar, ScalarAnalysis>,
-    leaves: &[Value],
+/// Materializes extracted forms before `at`, sharing what is built and keeping original
+/// nodes whose form the extraction chose unchanged.
+struct Builder<'a> {
+    egraph: &'a ScalarGraph,
+    extractor: &'a Extractor<'a, FewestNodes, Scalar, ScalarAnalysis>,
+    leaves: &'a [Value],
     at: Node,
-    id: Id,
-    built: &mut HashMap<Id, Value>,
-) -> Value {
-    let id = egraph.find(id);
-    if let Some(&v) = built.get(&id) {
-        return v;
+    built: HashMap<Id, Value>,
+    /// The region's nodes by the class of their output.
+    originals: HashMap<Id, Vec<Node>>,
+    /// Debug names for new values, given once the old region is gone.
+    names: Vec<(Value, String)>,
+}
+
+impl Builder<'_> {
+    fn build(&mut self, g: &mut Graph, id: Id) -> Value {
+        let id = self.egraph.find(id);
+        if let Some(&v) = self.built.get(&id) {
+            return v;
+        }
+        let best = self.extractor.find_best_node(id).clone();
+        let ty = self.egraph[id].data.ty.expect("typed class").to_type();
+        let v = match &best {
+            Scalar::Leaf(leaf) => self.leaves[leaf.index as usize],
+            Scalar::Int(_) | Scalar::Float(_) | Scalar::Bool(_) => {
+                let c = best.literal_value().expect("literal");
+                insert_constant_before(g, self.at, &c, &ty).expect("scalar constant")
+            }
+            op => {
+                let inputs: Vec<Value> = op.children().iter().map(|&c| self.build(g, c)).collect();
+                let kind = op.op_kind().expect("operator");
+                let originals = self.originals.get(&id).cloned().unwrap_or_default();
+                let same = originals
+                    .iter()
+                    .find(|&&n| g.kind(n) == kind && g.node_inputs(n) == inputs.as_slice());
+                match same {
+                    Some(&n) => g.output(n, 0),
+                    None => {
+                        let n = g.create(kind, &inputs, 0);
+                        let out = g.add_node_output(n, ty);
+                        g.insert_before(n, self.at);
+                        if let Some(&old) = originals.first() {
+                            let range = g.source_range(old).cloned();
+                            g.set_source_range(n, range);
+                            let name = originals.iter().find_map(|&o| g.debug_name(g.output(o, 0)));
+                            if let Some(name) = name {
+                                self.names.push((out, name.to_string()));
+                            }
+                        }
+                        out
+                    }
+                }
+            }
+        };
+        self.built.insert(id, v);
+        v
     }
-    let best = extractor.find_best_node(id).clone();
-    let ty = egraph[id].data.ty.expect("typed class").to_type();
-    let v = match &best {
-        Scalar::Leaf(leaf) => leaves[leaf.index as usize],
-        Scalar::Int(_) | Scalar::Float(_) | Scalar::Bool(_) => {
-            let c = best.literal_value().expect("literal");
-            insert_constant_before(g, at, &c, &ty).expect("scalar constant")
-        }
-        op => {
-            let inputs: Vec<Value> = op
-                .children()
-                .iter()
-                .map(|&c| build(g, egraph, extractor, leaves, at, c, built))
-                .collect();
-            let kind = op.op_kind().expect("operator");
-            let n = g.create(kind, &inputs, 0);
-            let out = g.add_node_output(n, ty);
-            g.insert_before(n, at);
-            out
-        }
-    };
-    built.insert(id, v);
-    v
 }
 
 #[cfg(test)]

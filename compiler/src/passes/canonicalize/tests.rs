@@ -419,3 +419,26 @@ fn opt_limit_zero_changes_nothing() {
     assert_eq!(run(&mut g, &mut cx), Ok(false));
     assert_eq!(g.outputs(), &[s]);
 }
+
+#[test]
+fn unchanged_nodes_are_kept_and_new_ones_take_names() {
+    let mut g = Graph::new();
+    let (x, y) = (g.add_input(Type::Int), g.add_input(Type::Int));
+    let (zero, one) = (int(&mut g, 0), int(&mut g, 1));
+    let a = op(&mut g, "aten::mul", &[x, y], Type::Int);
+    g.set_debug_name(a, "a");
+    let b = op(&mut g, "aten::add", &[a, zero], Type::Int);
+    let c = op(&mut g, "aten::mul", &[x, one], Type::Int);
+    let d = op(&mut g, "aten::sub", &[c, y], Type::Int);
+    g.set_debug_name(d, "d");
+    g.register_output(b);
+    g.register_output(d);
+    let mut cx = PassContext::unlimited("canonicalize");
+    assert_eq!(run(&mut g, &mut cx), Ok(true));
+    expect_test::expect![[r#"
+        %a : int = aten::mul(%0, %1)
+        %d : int = aten::sub(%0, %1)
+        -> (%a, %d)
+    "#]]
+    .assert_eq(&listing(&g));
+}
