@@ -5,6 +5,7 @@
 
 pub mod attr;
 pub mod catalogue;
+pub mod dot;
 pub mod ir;
 pub mod parse;
 pub mod print;
