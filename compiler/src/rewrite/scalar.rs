@@ -308,6 +308,12 @@ pub fn has_type(var: &'static str, ty: ScalarTy) -> impl Fn(&mut ScalarGraph, Id
     move |egraph, _, subst| egraph[subst[var]].data.ty == Some(ty)
 }
 
+/// A rule condition: the e-class matched by `var` is a known constant.
+pub fn is_constant(var: &'static str) -> impl Fn(&mut ScalarGraph, Id, &Subst) -> bool {
+    let var: Var = var.parse().expect("pattern variable");
+    move |egraph, _, subst| egraph[subst[var]].data.value.is_some()
+}
+
 /// A rule condition: the e-class matched by `var` is not a float (ints and bools compare
 /// totally; floats have NaN).
 pub fn not_float(var: &'static str) -> impl Fn(&mut ScalarGraph, Id, &Subst) -> bool {

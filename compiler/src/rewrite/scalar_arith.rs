@@ -5,7 +5,7 @@
 
 use egg::{rewrite as rw, Rewrite};
 
-use super::scalar::{has_type, Scalar, ScalarAnalysis, ScalarTy::*};
+use super::scalar::{has_type, is_constant, Scalar, ScalarAnalysis, ScalarTy::*};
 
 pub fn rules() -> Vec<Rewrite<Scalar, ScalarAnalysis>> {
     vec![
@@ -33,5 +33,19 @@ pub fn rules() -> Vec<Rewrite<Scalar, ScalarAnalysis>> {
         // `-(x - y)` is `y - x` for ints; for floats `-(x - x)` is `-0.0` but `x - x` is `0.0`.
         rw!("neg-sub"; "(aten::neg (aten::sub ?x ?y))" => "(aten::sub ?y ?x)"
             if has_type("?x", Int) if has_type("?y", Int)),
+        // Constants gather, for ints only (wrapping arithmetic is associative; float
+        // arithmetic is not). The analysis then folds the gathered constants.
+        rw!("add-add-const"; "(aten::add (aten::add ?x ?a) ?b)" => "(aten::add ?x (aten::add ?a ?b))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
+        rw!("sub-sub-const"; "(aten::sub (aten::sub ?x ?a) ?b)" => "(aten::sub ?x (aten::add ?a ?b))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
+        rw!("add-sub-const"; "(aten::sub (aten::add ?x ?a) ?b)" => "(aten::add ?x (aten::sub ?a ?b))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
+        rw!("mul-mul-const"; "(aten::mul (aten::mul ?x ?a) ?b)" => "(aten::mul ?x (aten::mul ?a ?b))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
     ]
 }

@@ -4,7 +4,7 @@
 
 use egg::{rewrite as rw, Rewrite};
 
-use super::scalar::{has_type, not_float, Scalar, ScalarAnalysis, ScalarTy::*};
+use super::scalar::{has_type, is_constant, not_float, Scalar, ScalarAnalysis, ScalarTy::*};
 
 pub fn rules() -> Vec<Rewrite<Scalar, ScalarAnalysis>> {
     vec![
@@ -22,5 +22,13 @@ pub fn rules() -> Vec<Rewrite<Scalar, ScalarAnalysis>> {
         // Negation is a bijection that keeps equality (for floats too: `-0.0 == 0.0`, NaN).
         rw!("neg-eq-neg"; "(aten::eq (aten::neg ?x) (aten::neg ?y))" => "(aten::eq ?x ?y)"),
         rw!("neg-ne-neg"; "(aten::ne (aten::neg ?x) (aten::neg ?y))" => "(aten::ne ?x ?y)"),
+        // Adding a constant is a bijection on wrapping ints: it moves across `==` and `!=`
+        // (not across `<`, which overflow breaks).
+        rw!("add-const-eq"; "(aten::eq (aten::add ?x ?a) ?b)" => "(aten::eq ?x (aten::sub ?b ?a))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
+        rw!("add-const-ne"; "(aten::ne (aten::add ?x ?a) ?b)" => "(aten::ne ?x (aten::sub ?b ?a))"
+            if has_type("?x", Int) if is_constant("?a") if is_constant("?b")
+            if has_type("?a", Int) if has_type("?b", Int)),
     ]
 }

@@ -295,6 +295,61 @@ const CASES: &[(&str, &str, &str)] = &[
         "(aten::__not__ (aten::ge int%0 int%1))",
         "(aten::lt int%0 int%1)",
     ),
+    (
+        "add-add-const",
+        "(aten::add (aten::add int%0 2) 3)",
+        "(aten::add int%0 5)",
+    ),
+    (
+        "add-add-const/float",
+        "(aten::add (aten::add float%0 2.0) 3.0)",
+        "(aten::add (aten::add float%0 2.0) 3.0)",
+    ),
+    (
+        "add-add-const/not-constant",
+        "(aten::add (aten::add int%0 int%1) 3)",
+        "(aten::add (aten::add int%0 int%1) 3)",
+    ),
+    (
+        "sub-sub-const",
+        "(aten::sub (aten::sub int%0 2) 3)",
+        "(aten::sub int%0 5)",
+    ),
+    (
+        "add-sub-const",
+        "(aten::sub (aten::add int%0 2) 3)",
+        "(aten::add int%0 -1)",
+    ),
+    (
+        "add-sub-const/cancel",
+        "(aten::sub (aten::add int%0 3) 3)",
+        "int%0",
+    ),
+    (
+        "mul-mul-const",
+        "(aten::mul (aten::mul int%0 2) 3)",
+        "(aten::mul int%0 6)",
+    ),
+    (
+        "mul-mul-const/wraps",
+        "(aten::mul (aten::mul int%0 4611686018427387904) 4)",
+        "0",
+    ),
+    (
+        "add-const-eq",
+        "(aten::eq (aten::add int%0 2) 5)",
+        "(aten::eq int%0 3)",
+    ),
+    (
+        "add-const-eq/lt",
+        "(aten::lt (aten::add int%0 2) 5)",
+        "(aten::lt (aten::add int%0 2) 5)",
+    ),
+    (
+        "add-const-ne",
+        "(aten::ne (aten::add int%0 -1) 0)",
+        "(aten::ne int%0 1)",
+    ),
     // Constants fold in the analysis, with the interpreter's semantics.
     ("fold/compare", "(aten::lt 1 2.5)", "True"),
     (
