@@ -34,7 +34,13 @@ pub fn is_mutable_type(t: &Type) -> bool {
 
 /// Ops that write an argument in place; everything else `aten::` only reads its list inputs.
 fn writes_in_place(unqualified: &str) -> bool {
-    unqualified.ends_with('_')
+    let dunder = unqualified.starts_with("__") && unqualified.ends_with("__");
+    // `add_` works in place, `__contains__` does not, `__iand__` does.
+    (unqualified.ends_with('_') && !dunder)
+        || (dunder
+            && unqualified.starts_with("__i")
+            && unqualified != "__is__"
+            && unqualified != "__isnot__")
         || matches!(
             unqualified,
             "append"
@@ -94,4 +100,34 @@ fn never_mutated_at(g: &Graph, v: Value, depth: usize) -> bool {
                 .iter()
                 .all(|&o| !is_mutable_type(g.ty(o)) || never_mutated_at(g, o, depth + 1))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::writes_in_place;
+
+    #[test]
+    fn in_place_ops_by_name() {
+        for op in [
+            "add_",
+            "append",
+            "__setitem__",
+            "__iand__",
+            "_set_item",
+            "sort",
+        ] {
+            assert!(writes_in_place(op), "{op}");
+        }
+        for op in [
+            "add",
+            "__contains__",
+            "__getitem__",
+            "len",
+            "__is__",
+            "__isnot__",
+            "view",
+        ] {
+            assert!(!writes_in_place(op), "{op}");
+        }
+    }
 }

@@ -447,3 +447,85 @@ fn opt_limit_stops_after_the_budget() {
     "#]]
     .assert_eq(&listing(&g));
 }
+
+#[test]
+fn list_unpack_and_contains_of_constant_lists() {
+    let mut g = Graph::new();
+    let (a, b) = (int(&mut g, 4), int(&mut g, 5));
+    let l = op(
+        &mut g,
+        "prim::ListConstruct",
+        &[a, b],
+        Type::list(Type::Int),
+    );
+    let n = g.create(Symbol::prim("ListUnpack"), &[l], 0);
+    let x = g.add_node_output(n, Type::Int);
+    let y = g.add_node_output(n, Type::Int);
+    g.append_node(n);
+    let has = op(&mut g, "aten::__contains__", &[l, b], Type::Bool);
+    for v in [y, x, has] {
+        g.register_output(v);
+    }
+    check(
+        g,
+        true,
+        expect![[r#"
+        %7 : int = Int(4)
+        %8 : int = Int(5)
+        %9 : bool = Int(1)
+        -> (%8, %7, %9)
+    "#]],
+    );
+}
+
+#[test]
+fn folds_inside_nested_blocks() {
+    let mut g = Graph::new();
+    let c = g.add_input(Type::Bool);
+    let n = g.create(sym::if_(), &[c], 0);
+    let r = g.add_node_output(n, Type::Int);
+    g.append_node(n);
+    let (then_b, else_b) = (g.add_block(n), g.add_block(n));
+    let two = constant_in(&mut g, then_b, ConstValue::Int(2), Type::Int);
+    let t = op_in(&mut g, then_b, "aten::mul", &[two, two], Type::Int);
+    g.block_register_output(then_b, t);
+    let one = constant_in(&mut g, else_b, ConstValue::Int(1), Type::Int);
+    g.block_register_output(else_b, one);
+    g.register_output(r);
+    check(
+        g,
+        true,
+        expect![[r#"
+        %1 : int = prim::If(%0)
+          block():
+            %5 : int = Int(4)
+            -> (%5)
+          block():
+            %4 : int = Int(1)
+            -> (%4)
+        -> (%1)
+    "#]],
+    );
+}
+
+#[test]
+fn ops_without_outputs_or_unknown_ops_stay() {
+    let mut g = Graph::new();
+    let s = constant(&mut g, ConstValue::Str("hi".into()));
+    op(&mut g, "prim::Print", &[s], Type::None);
+    let r = op(&mut g, "aten::warn", &[s], Type::None);
+    let u = op(&mut g, "aten::rand_int", &[], Type::Int);
+    g.register_output(r);
+    g.register_output(u);
+    check(
+        g,
+        false,
+        expect![[r#"
+        %0 : str = Str("hi")
+        %1 : NoneType = prim::Print(%0)
+        %2 : NoneType = aten::warn(%0)
+        %3 : int = aten::rand_int()
+        -> (%2, %3)
+    "#]],
+    );
+}
