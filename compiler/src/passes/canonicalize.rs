@@ -270,8 +270,15 @@ fn rewrite_region(
         let id = egraph.find(t.class_of[&g.output(n, 0)]);
         b.originals.entry(id).or_default().push(n);
     }
-    for (&root, &id) in t.roots.iter().zip(&root_classes) {
-        let new = b.build(g, id);
+    // Build everything before replacing anything: an original node is kept only if its
+    // inputs are still the original values, which all come before it.
+    let replacements: Vec<(Value, Value)> = t
+        .roots
+        .iter()
+        .zip(&root_classes)
+        .map(|(&root, &id)| (root, b.build(g, id)))
+        .collect();
+    for (root, new) in replacements {
         if new != root {
             g.replace_all_uses_with(root, new);
         }

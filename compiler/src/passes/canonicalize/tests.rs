@@ -497,3 +497,32 @@ fn unchanged_nodes_are_kept_and_new_ones_take_names() {
     "#]]
     .assert_eq(&listing(&g));
 }
+
+/// A value rebuilt at the end of the region must not be read by an original node kept in
+/// place before it (found on `augmented_assign` of the corpus).
+#[test]
+fn kept_nodes_never_read_values_built_after_them() {
+    let mut g = Graph::new();
+    let (a, x) = (g.add_input(Type::Int), g.add_input(Type::Float));
+    let (one, two) = (int(&mut g, 1), int(&mut g, 2));
+    let a5 = op(&mut g, "aten::add", &[a, one], Type::Int);
+    let a9 = op(&mut g, "aten::sub", &[a5, two], Type::Int);
+    let x5 = op(&mut g, "aten::add", &[x, a9], Type::Float);
+    let t = op(
+        &mut g,
+        "prim::TupleConstruct",
+        &[a9, x5],
+        Type::tuple(vec![Type::Int, Type::Float]),
+    );
+    g.register_output(t);
+    let mut cx = PassContext::unlimited("canonicalize");
+    assert_eq!(run(&mut g, &mut cx), Ok(true));
+    expect_test::expect![[r#"
+        %8 : int = Int(-1)
+        %9 : int = aten::add(%0, %8)
+        %10 : float = aten::add(%1, %9)
+        %7 : (int, float) = prim::TupleConstruct(%9, %10)
+        -> (%7)
+    "#]]
+    .assert_eq(&listing(&g));
+}
