@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use egg::{Extractor, Id, Language, Runner};
+use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Value};
 use hashbrown::HashMap;
@@ -80,7 +81,19 @@ fn scalar_op(g: &Graph, n: Node) -> Option<Scalar> {
         .map(|&v| ScalarTy::of(g.ty(v)))
         .collect();
     let out = ScalarTy::of(g.ty(g.output(n, 0)))?;
-    (op.result_type(&args?) == Some(out)).then_some(op)
+    if op.result_type(&args?) != Some(out) {
+        return None;
+    }
+    // Int `//` and `%` raise on a zero divisor (and trap on `INT64_MIN // -1`). The e-graph
+    // treats ops as total and may drop a term (`x * 0`), so these stay outside, as leaves,
+    // unless the divisor is a constant that makes them total.
+    let partial = matches!(op, Scalar::FloorDiv(_) | Scalar::Remainder(_)) && out == ScalarTy::Int;
+    if partial
+        && !matches!(constant_value(g, g.input(n, 1)), Some(ConstValue::Int(d)) if d != 0 && d != -1)
+    {
+        return None;
+    }
+    Some(op)
 }
 
 /// The maximal runs of scalar ops in `b`; constants inside a run do not end it.

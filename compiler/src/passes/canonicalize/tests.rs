@@ -363,6 +363,33 @@ const CASES: &[(&str, &str, &str)] = &[
         "(aten::floordiv 1 0)",
         "(aten::floordiv 1 0)",
     ),
+    // Int `//` and `%` may raise: they become leaves, whose nodes stay in the graph (see
+    // `ops_that_may_raise_stay_in_the_graph`), so using their result can still simplify.
+    (
+        "raising/mul-zero",
+        "(aten::mul (aten::floordiv int%0 int%1) 0)",
+        "0",
+    ),
+    (
+        "raising/sub-self",
+        "(aten::sub (aten::remainder int%0 int%1) (aten::remainder int%0 int%1))",
+        "(aten::sub (aten::remainder int%0 int%1) (aten::remainder int%0 int%1))",
+    ),
+    (
+        "raising/const-divisor",
+        "(aten::mul (aten::floordiv int%0 3) 0)",
+        "0",
+    ),
+    (
+        "raising/minus-one",
+        "(aten::mul (aten::floordiv int%0 -1) 0)",
+        "0",
+    ),
+    (
+        "raising/float",
+        "(aten::lt (aten::floordiv float%0 float%1) (aten::floordiv float%0 float%1))",
+        "False",
+    ),
     ("fold/float", "(aten::mul 0.1 3.0)", "0.30000000000000004"),
     // Rules combine.
     (
@@ -523,6 +550,25 @@ fn kept_nodes_never_read_values_built_after_them() {
         %10 : float = aten::add(%1, %9)
         %7 : (int, float) = prim::TupleConstruct(%9, %10)
         -> (%7)
+    "#]]
+    .assert_eq(&listing(&g));
+}
+
+#[test]
+fn ops_that_may_raise_stay_in_the_graph() {
+    let mut g = Graph::new();
+    let (x, y) = (g.add_input(Type::Int), g.add_input(Type::Int));
+    let zero = int(&mut g, 0);
+    let q = op(&mut g, "aten::floordiv", &[x, y], Type::Int);
+    let m = op(&mut g, "aten::mul", &[q, zero], Type::Int);
+    g.register_output(m);
+    let mut cx = PassContext::unlimited("canonicalize");
+    assert_eq!(run(&mut g, &mut cx), Ok(true));
+    // `x // y` still runs (and raises for y == 0); only its use went.
+    expect_test::expect![[r#"
+        %2 : int = Int(0)
+        %3 : int = aten::floordiv(%0, %1)
+        -> (%2)
     "#]]
     .assert_eq(&listing(&g));
 }
