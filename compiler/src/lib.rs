@@ -2,6 +2,7 @@
 //! through MLIR and LLVM.
 
 pub mod codegen;
+pub mod driver;
 pub mod fold;
 pub mod passes;
 pub mod rewrite;
