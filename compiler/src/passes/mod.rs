@@ -65,7 +65,7 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "lower-tuples",
-        description: "Forward tuple elements from prim::TupleConstruct to their unpacks",
+        description: "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
     },
 ];
