@@ -129,7 +129,7 @@ pub fn log<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, '_>) -> Value<'c, 'a> {
 pub fn tanh<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, '_>) -> Value<'c, 'a> {
     let negative = e.cmpf(CmpfPredicate::Olt, x, e.const_f32(0.0));
     let ax = e.select(negative, e.negf(x), x);
-    // |x| < 0.625: odd polynomial (keeps -0.0 and is exact near 0).
+    // |x| < 0.625: odd polynomial, accurate near 0.
     let z = e.mulf(x, x);
     let p = polynomial(
         e,
@@ -143,6 +143,9 @@ pub fn tanh<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, '_>) -> Value<'c, 'a> {
         ],
     );
     let small = e.addf(e.mulf(e.mulf(p, z), x), x);
+    // x + (+0) loses the sign of -0.0; tanh(-0.0) is -0.0.
+    let is_zero = e.cmpf(CmpfPredicate::Oeq, x, e.const_f32(0.0));
+    let small = e.select(is_zero, x, small);
     // Otherwise 1 - 2 / (exp(2|x|) + 1), which saturates to 1 as exp overflows.
     let ex = exp(e, e.addf(ax, ax));
     let q = e.divf(e.const_f32(2.0), e.addf(ex, e.const_f32(1.0)));

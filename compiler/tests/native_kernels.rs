@@ -1,0 +1,355 @@
+//! Compiles fusion graphs to x86-64 objects, links each with a small C program (cc) that calls
+//! the kernel on concrete inputs, and checks the numbers against references computed here with
+//! PyTorch's float32 formulas. Inputs and outputs cross as bit patterns, so NaN, ±inf and -0.0
+//! are checked exactly; other values within DESIGN.md's float32 tolerance (rtol 1e-5, atol 1e-6).
+//!
+//! Each case also runs with the expanded math of the GPU path (`MathLowering::Expanded`), so
+//! the NVPTX `exp`/`log`/`tanh` are checked on the CPU.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ember_compiler::codegen::c_header::c_header;
+use ember_compiler::codegen::fusion_to_mlir::MathLowering;
+use ember_compiler::codegen::kernel::KernelArg;
+use ember_compiler::codegen::{collect_kernels, compile, CompileOptions, EmitKind, TargetArch};
+use ember_dialects::symbol::{sym, Symbol};
+use ember_dialects::types::{Dim, ScalarType, TensorType};
+use ember_dialects::{AttrValue, Graph, Type, Value};
+
+fn float_tensor(shape: &[i64]) -> Type {
+    Type::Tensor(TensorType {
+        dtype: Some(ScalarType::Float),
+        sizes: Some(shape.iter().map(|&d| Dim::Known(d)).collect()),
+        ..Default::default()
+    })
+}
+
+/// Builds a graph op by op.
+struct Builder {
+    g: Graph,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder { g: Graph::new() }
+    }
+    fn input(&mut self, name: &str, ty: Type) -> Value {
+        let v = self.g.add_input(ty);
+        self.g.set_debug_name(v, name);
+        v
+    }
+    fn constant(&mut self, value: AttrValue, ty: Type) -> Value {
+        let n = self.g.create_and_insert(sym::constant(), &[], 1);
+        self.g.set_attr(n, sym::attr_value(), value);
+        let v = self.g.output(n, 0);
+        self.g.set_ty(v, ty);
+        v
+    }
+    fn int(&mut self, x: i64) -> Value {
+        self.constant(AttrValue::Int(x), Type::Int)
+    }
+    fn float(&mut self, x: f64) -> Value {
+        self.constant(AttrValue::Float(x), Type::Float)
+    }
+    fn op(&mut self, name: &str, inputs: &[Value]) -> Value {
+        let n = self.g.create_and_insert(Symbol::aten(name), inputs, 1);
+        self.g.output(n, 0)
+    }
+    fn finish(mut self, outputs: &[Value]) -> Graph {
+        for &o in outputs {
+            self.g.register_output(o);
+        }
+        self.g
+    }
+}
+
+/// A runtime value of one kernel argument.
+enum Arg {
+    Tensor(Vec<f32>),
+    Float(f64),
+    Int(i64),
+}
+
+/// Calls the compiled kernel through C and returns each output's values.
+fn run_in_c(graph: &Graph, name: &str, args: &[Arg], math: MathLowering) -> Vec<Vec<f32>> {
+    let kernels = collect_kernels(graph, name, &Default::default()).expect("kernel");
+    let k = &kernels[0];
+    let mut opts = CompileOptions::new(TargetArch::X86_64, EmitKind::Obj);
+    opts.math = Some(math);
+    let object = compile(&kernels, &opts).expect("compile");
+
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{math:?}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernel.o"), object).unwrap();
+    std::fs::write(
+        dir.join("kernel.h"),
+        c_header("test.ir", &kernels, TargetArch::X86_64),
+    )
+    .unwrap();
+
+    let mut c = String::from(
+        "#include <stdio.h>\n#include <stdint.h>\n#include <string.h>\n#include \"kernel.h\"\n",
+    );
+    c.push_str("int main(void) {\n");
+    let mut call = Vec::new();
+    for (i, (a, decl)) in args.iter().zip(&k.args).enumerate() {
+        match (a, decl) {
+            (Arg::Tensor(v), KernelArg::Tensor { shape, .. }) => {
+                assert_eq!(
+                    v.len() as i64,
+                    shape.iter().product::<i64>(),
+                    "input {i} size"
+                );
+                let bits: Vec<String> = v
+                    .iter()
+                    .map(|x| format!("0x{:08x}u", x.to_bits()))
+                    .collect();
+                let n = v.len().max(1);
+                c.push_str(&format!(
+                    "  static const uint32_t b{i}[{n}] = {{{}}};\n  static float a{i}[{n}];\n  memcpy(a{i}, b{i}, sizeof a{i});\n",
+                    if bits.is_empty() { "0".to_string() } else { bits.join(", ") }
+                ));
+                call.push(format!("a{i}"));
+            }
+            (Arg::Float(x), KernelArg::Float { .. }) => call.push(format!("{x:?}")),
+            (Arg::Int(x), KernelArg::Int { .. }) => call.push(format!("(int64_t){x}")),
+            _ => panic!("argument {i} does not match the kernel's signature"),
+        }
+    }
+    assert_eq!(args.len(), k.args.len(), "argument count");
+    for (i, o) in k.outputs.iter().enumerate() {
+        let n = o.shape.iter().product::<i64>().max(1);
+        c.push_str(&format!("  static float o{i}[{n}];\n"));
+        call.push(format!("o{i}"));
+    }
+    c.push_str(&format!("  {}({});\n", k.name, call.join(", ")));
+    for (i, o) in k.outputs.iter().enumerate() {
+        let n = o.shape.iter().product::<i64>();
+        c.push_str(&format!(
+            "  for (int j = 0; j < {n}; j++) {{ uint32_t u; memcpy(&u, &o{i}[j], 4); printf(\"%d %08x\\n\", {i}, u); }}\n"
+        ));
+    }
+    c.push_str("  return 0;\n}\n");
+    std::fs::write(dir.join("main.c"), c).unwrap();
+    let exe = dir.join("main");
+    let status = Command::new("cc")
+        .current_dir(&dir)
+        .args([
+            "-std=c11", "-Wall", "-Werror", "main.c", "kernel.o", "-lm", "-o",
+        ])
+        .arg(&exe)
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "cc failed in {}", dir.display());
+    let out = Command::new(&exe).output().expect("program runs");
+    assert!(out.status.success(), "{} failed", exe.display());
+    let mut outputs = vec![Vec::new(); k.outputs.len()];
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let (i, bits) = line.split_once(' ').unwrap();
+        outputs[i.parse::<usize>().unwrap()]
+            .push(f32::from_bits(u32::from_str_radix(bits, 16).unwrap()));
+    }
+    outputs
+}
+
+/// Compares with PyTorch's float32 tolerance; NaN matches NaN, infinities and zero signs exactly.
+fn assert_close(case: &str, got: &[f32], want: &[f32], rtol: f32) {
+    assert_eq!(got.len(), want.len(), "{case}: length");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() || w == 0.0 {
+            g.to_bits() == w.to_bits()
+                || (w == 0.0 && g.abs() <= 1e-6 && g.is_sign_negative() == w.is_sign_negative())
+        } else {
+            (g - w).abs() <= 1e-6 + rtol * w.abs()
+        };
+        assert!(
+            ok,
+            "{case}[{i}]: got {g:e} ({:08x}), want {w:e} ({:08x})",
+            g.to_bits(),
+            w.to_bits()
+        );
+    }
+}
+
+fn both_maths(f: impl Fn(MathLowering)) {
+    f(MathLowering::Libm);
+    f(MathLowering::Expanded);
+}
+
+/// Index of the element of a broadcast operand of `shape` at row-major position `i` of `out`.
+fn bcast(i: usize, out: &[usize], shape: &[usize]) -> usize {
+    let mut rem = i;
+    let mut idx = vec![0; out.len()];
+    for d in (0..out.len()).rev() {
+        idx[d] = rem % out[d];
+        rem /= out[d];
+    }
+    let lead = out.len() - shape.len();
+    shape.iter().enumerate().fold(0, |acc, (j, &s)| {
+        acc * s + if s == 1 { 0 } else { idx[lead + j] }
+    })
+}
+
+#[test]
+fn add_sub_with_alpha_and_broadcasting() {
+    // z = x + 2.5 * y (y broadcast over rows); w = z - 2 * 1.5 (scalar constants, int alpha).
+    let mut b = Builder::new();
+    let x = b.input("x", float_tensor(&[2, 3]));
+    let y = b.input("y", float_tensor(&[3]));
+    let alpha = b.float(2.5);
+    let z = b.op("add", &[x, y, alpha]);
+    let c = b.float(1.5);
+    let two = b.int(2);
+    let w = b.op("sub", &[z, c, two]);
+    let g = b.finish(&[z, w]);
+    let xs = [1.0f32, -2.0, 3.5, 0.25, 1e10, -0.0];
+    let ys = [0.5f32, -1.0, 1e-3];
+    let z_ref: Vec<f32> = (0..6).map(|i| xs[i] + 2.5f32 * ys[i % 3]).collect();
+    let w_ref: Vec<f32> = z_ref.iter().map(|z| z - 2.0f32 * 1.5f32).collect();
+    both_maths(|m| {
+        let out = run_in_c(
+            &g,
+            "alpha",
+            &[Arg::Tensor(xs.to_vec()), Arg::Tensor(ys.to_vec())],
+            m,
+        );
+        assert_close("add", &out[0], &z_ref, 1e-5);
+        assert_close("sub", &out[1], &w_ref, 1e-5);
+    });
+}
+
+#[test]
+fn scalar_inputs_and_two_sided_broadcasting() {
+    // out = tanh((a * b + c) / s) * n, a: [2, 1], b: [1, 3], c: 0-dim, s: float, n: int.
+    let mut b = Builder::new();
+    let a = b.input("a", float_tensor(&[2, 1]));
+    let bb = b.input("b", float_tensor(&[1, 3]));
+    let c = b.input("c", float_tensor(&[]));
+    let s = b.input("s", Type::Float);
+    let n = b.input("n", Type::Int);
+    let one = b.int(1);
+    let ab = b.op("mul", &[a, bb]);
+    let abc = b.op("add", &[ab, c, one]);
+    let q = b.op("div", &[abc, s]);
+    let t = b.op("tanh", &[q]);
+    let out = b.op("mul", &[t, n]);
+    let g = b.finish(&[out]);
+    let (av, bv, cv) = ([0.5f32, -1.5], [1.0f32, 2.0, -3.0], [0.25f32]);
+    let (sv, nv) = (1.75f64, 3i64);
+    let want: Vec<f32> = (0..6)
+        .map(|i| {
+            let (ai, bi) = (
+                av[bcast(i, &[2, 3], &[2, 1])],
+                bv[bcast(i, &[2, 3], &[1, 3])],
+            );
+            ((ai * bi + cv[0]) / sv as f32).tanh() * nv as f32
+        })
+        .collect();
+    both_maths(|m| {
+        let args = [
+            Arg::Tensor(av.to_vec()),
+            Arg::Tensor(bv.to_vec()),
+            Arg::Tensor(cv.to_vec()),
+            Arg::Float(sv),
+            Arg::Int(nv),
+        ];
+        let out = run_in_c(&g, "scalars", &args, m);
+        assert_close("tanh", &out[0], &want, 1e-5);
+    });
+}
+
+#[test]
+fn pytorch_semantics_of_special_values() {
+    let mut b = Builder::new();
+    let x = b.input("x", float_tensor(&[10]));
+    let y = b.input("y", float_tensor(&[10]));
+    let outs = [
+        b.op("relu", &[x]),
+        b.op("sigmoid", &[x]),
+        b.op("neg", &[x]),
+        b.op("div", &[x, y]),
+        b.op("exp", &[x]),
+        b.op("log", &[x]),
+        b.op("tanh", &[x]),
+    ];
+    let g = b.finish(&outs);
+    let xs = [
+        -0.0f32,
+        0.0,
+        f32::NAN,
+        -1.0,
+        2.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -100.0,
+        88.0,
+        1e-40,
+    ];
+    let ys = [0.0f32, 0.0, 1.0, 0.0, 0.0, 2.0, 0.0, -3.0, 4.0, 1e-40];
+    // PyTorch: relu keeps NaN and -0.0 (clamp_min), sigmoid = 1 / (1 + exp(-x)), IEEE division.
+    let relu: Vec<f32> = xs.iter().map(|&v| if v < 0.0 { 0.0 } else { v }).collect();
+    let sigmoid: Vec<f32> = xs.iter().map(|&v| 1.0 / (1.0 + (-v).exp())).collect();
+    let neg: Vec<f32> = xs.iter().map(|&v| -v).collect();
+    let div: Vec<f32> = xs.iter().zip(&ys).map(|(a, b)| a / b).collect();
+    let exp: Vec<f32> = xs.iter().map(|v| v.exp()).collect();
+    let log: Vec<f32> = xs.iter().map(|v| v.ln()).collect();
+    let tanh: Vec<f32> = xs.iter().map(|v| v.tanh()).collect();
+    assert!(relu[0].is_sign_negative() && div[1].is_nan() && div[3] == f32::NEG_INFINITY);
+    both_maths(|m| {
+        let out = run_in_c(
+            &g,
+            "special",
+            &[Arg::Tensor(xs.to_vec()), Arg::Tensor(ys.to_vec())],
+            m,
+        );
+        for (name, (got, want)) in ["relu", "sigmoid", "neg", "div", "exp", "log", "tanh"]
+            .iter()
+            .zip(
+                out.iter()
+                    .zip([&relu, &sigmoid, &neg, &div, &exp, &log, &tanh]),
+            )
+        {
+            assert_close(&format!("{name} ({m:?})"), got, want, 1e-5);
+        }
+    });
+}
+
+#[test]
+fn expanded_math_matches_libm_over_its_range() {
+    // The GPU's exp/log/tanh (arith expansions) against Rust's libm, over wide sweeps.
+    let mut b = Builder::new();
+    let x = b.input("x", float_tensor(&[4000]));
+    let p = b.input("p", float_tensor(&[4000]));
+    let outs = [
+        b.op("exp", &[x]),
+        b.op("tanh", &[x]),
+        b.op("log", &[p]),
+        b.op("sigmoid", &[x]),
+    ];
+    let g = b.finish(&outs);
+    let xs: Vec<f32> = (0..4000)
+        .map(|i| -104.0 + i as f32 * (193.0 / 4000.0))
+        .collect();
+    // Positive values from subnormals to near the float32 maximum.
+    let ps: Vec<f32> = (0..4000)
+        .map(|i| 2f32.powf(-148.0 + i as f32 * (275.0 / 4000.0)))
+        .collect();
+    let out = run_in_c(
+        &g,
+        "sweep",
+        &[Arg::Tensor(xs.clone()), Arg::Tensor(ps.clone())],
+        MathLowering::Expanded,
+    );
+    let exp: Vec<f32> = xs.iter().map(|v| v.exp()).collect();
+    let tanh: Vec<f32> = xs.iter().map(|v| v.tanh()).collect();
+    let log: Vec<f32> = ps.iter().map(|v| v.ln()).collect();
+    let sigmoid: Vec<f32> = xs.iter().map(|&v| 1.0 / (1.0 + (-v).exp())).collect();
+    // exp near the bottom of its range is subnormal, where only absolute error is meaningful.
+    assert_close("exp", &out[0], &exp, 1e-5);
+    assert_close("tanh", &out[1], &tanh, 1e-5);
+    assert_close("log", &out[2], &log, 1e-5);
+    assert_close("sigmoid", &out[3], &sigmoid, 1e-5);
+}
