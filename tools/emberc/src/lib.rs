@@ -192,11 +192,18 @@ pub fn locate(text: &str, site: &ErrorSite) -> Option<(u32, u32)> {
                 .unwrap_or(lines.len()),
         ),
         Some(g) => {
-            let withs: Vec<usize> = (0..lines.len())
-                .filter(|&i| lines[i].starts_with("with "))
-                .collect();
-            let s = *withs.get(g)?;
-            (s, withs.get(g + 1).copied().unwrap_or(lines.len()))
+            // Fusion groups print their subgraphs in node order; other subgraphs (fallback
+            // graphs) are not groups.
+            const GROUPS: [&str; 3] = [
+                "with prim::FusionGroup",
+                "with prim::TensorExprGroup",
+                "with prim::CudaFusionGroup",
+            ];
+            let s = (0..lines.len())
+                .filter(|&i| GROUPS.iter().any(|p| lines[i].starts_with(p)))
+                .nth(g)?;
+            let end = (s + 1..lines.len()).find(|&i| lines[i].starts_with("with "));
+            (s, end.unwrap_or(lines.len()))
         }
     };
     let defines = |line: &str, name: &str| {
@@ -374,6 +381,7 @@ mod tests {
     #[test]
     fn errors_point_at_the_defining_line() {
         let text = "graph(%x : Float(2)):\n  %y : Float(2) = aten::exp(%x)\n  return (%y)\n\
+                    with prim::FallbackGraph_1 = graph(%0 : Float(2)):\n  %1 : Tensor = aten::sin(%0)\n  return (%1)\n\
                     with prim::FusionGroup_0 = graph(%0 : Float(2)):\n  %1 : Tensor = aten::sin(%0)\n  return (%1)\n";
         let site = |kind: &str, output: &str, group| ErrorSite {
             kind: kind.into(),
@@ -382,7 +390,7 @@ mod tests {
             group,
         };
         assert_eq!(locate(text, &site("aten::exp", "y", None)), Some((2, 3)));
-        assert_eq!(locate(text, &site("aten::sin", "1", Some(0))), Some((5, 3)));
+        assert_eq!(locate(text, &site("aten::sin", "1", Some(0))), Some((8, 3)));
         assert_eq!(locate(text, &site("aten::sin", "1", None)), None);
     }
 }
