@@ -43,6 +43,20 @@ impl CodegenError {
         }
     }
 
+    /// An error about graph input `v` of `g` (its site is the `prim::Param` output `v`).
+    pub fn at_input(g: &Graph, v: Value, message: impl Into<String>) -> Self {
+        let site = ErrorSite {
+            kind: sym::param().as_str().to_string(),
+            output: Some(g.value_name(v)),
+            source: None,
+            group: None,
+        };
+        CodegenError {
+            site: Some(site),
+            message: message.into(),
+        }
+    }
+
     pub fn general(message: impl Into<String>) -> Self {
         CodegenError {
             site: None,
@@ -293,7 +307,7 @@ pub fn build_kernel(
         }
         let at_input = |m: String| match outer {
             Some((g, n)) => CodegenError::at(g, n, m),
-            None => CodegenError::at(subgraph, subgraph.param_node(subgraph.block()), m),
+            None => CodegenError::at_input(subgraph, p, m),
         };
         match (shape, subgraph.ty(p)) {
             (_, Type::Float) => {

@@ -31,6 +31,9 @@ pub fn pipeline(math: MathLowering) -> String {
         "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
         "convert-cf-to-llvm",
         "reconcile-unrealized-casts",
+        // Folds the memref descriptors the bare-pointer convention leaves behind.
+        "canonicalize",
+        "cse",
     ]);
     format!("builtin.module({})", passes.join(","))
 }

@@ -212,6 +212,14 @@ pub fn locate(text: &str, site: &ErrorSite) -> Option<(u32, u32)> {
             (rest.starts_with(':') || rest.starts_with('=') || rest.starts_with(',')).then_some(at)
         })
     };
+    if site.kind == "prim::Param" {
+        // A graph input: where its parameter is declared, in the header of the graph.
+        let name = site.output.as_deref()?;
+        return (start..end).find_map(|i| {
+            let at = defines(lines[i], name)?;
+            Some((i as u32 + 1, at as u32 + 1))
+        });
+    }
     for (i, line) in lines.iter().enumerate().take(end).skip(start) {
         let code = line.split(" # ").next().unwrap_or(line);
         if !code.contains(&format!("{}(", site.kind)) && !code.contains(&format!("{}[", site.kind))
@@ -392,5 +400,6 @@ mod tests {
         assert_eq!(locate(text, &site("aten::exp", "y", None)), Some((2, 3)));
         assert_eq!(locate(text, &site("aten::sin", "1", Some(0))), Some((8, 3)));
         assert_eq!(locate(text, &site("aten::sin", "1", None)), None);
+        assert_eq!(locate(text, &site("prim::Param", "x", None)), Some((1, 7)));
     }
 }
