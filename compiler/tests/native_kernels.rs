@@ -370,3 +370,54 @@ fn expanded_math_matches_libm_over_its_range() {
     assert_close("log", &out[2], &log, 1e-5);
     assert_close("sigmoid", &out[3], &sigmoid, 1e-5);
 }
+
+#[test]
+fn fusion_group_nodes_become_one_kernel_each() {
+    // graph(%x : Float(4)): two prim::FusionGroup nodes; the second gets a constant from the
+    // enclosing graph, which is folded into the kernel rather than passed.
+    fn group(inner: impl FnOnce(&mut Builder, Value) -> Value) -> Graph {
+        let mut b = Builder::new();
+        let p = b.input("p", float_tensor(&[4]));
+        let s = b.g.add_input(Type::Float);
+        b.g.set_debug_name(s, "scale");
+        let m = b.op("mul", &[p, s]);
+        let r = inner(&mut b, m);
+        b.finish(&[r])
+    }
+    let mut outer = Builder::new();
+    let x = outer.input("x", float_tensor(&[4]));
+    let half = outer.float(0.5);
+    let mut groups = Vec::new();
+    for (i, sub) in [
+        group(|b, m| b.op("exp", &[m])),
+        group(|b, m| b.op("neg", &[m])),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let input = if i == 0 { x } else { groups[0] };
+        let n = outer
+            .g
+            .create_and_insert(sym::fusion_group(), &[input, half], 1);
+        outer
+            .g
+            .set_attr(n, sym::attr_subgraph(), AttrValue::Graph(Box::new(sub)));
+        let out = outer.g.output(n, 0);
+        outer.g.set_ty(out, float_tensor(&[4]));
+        groups.push(out);
+    }
+    let g = outer.finish(&[groups[1]]);
+    let kernels = collect_kernels(&g, "two", &Default::default()).unwrap();
+    let names: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["two_fusion_0", "two_fusion_1"]);
+    // The constant 0.5 is not an argument: each kernel takes one tensor and writes one.
+    assert!(kernels
+        .iter()
+        .all(|k| k.args.len() == 1 && k.outputs.len() == 1));
+    let object = compile(
+        &kernels,
+        &CompileOptions::new(TargetArch::X86_64, EmitKind::Obj),
+    )
+    .unwrap();
+    assert!(object.starts_with(b"\x7fELF"));
+}

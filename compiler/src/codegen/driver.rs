@@ -198,3 +198,14 @@ pub fn compile(
     };
     llvm_to_target::emit_machine_code(&llvm_module, &machine, file_type)
 }
+
+/// [`collect_kernels`] then [`compile`]: what `emberc` and `ember-opt --emit=mlir|llvm|ptx`
+/// do with a graph.
+pub fn compile_graph(
+    graph: &Graph,
+    prefix: &str,
+    shapes: &HashMap<String, Vec<i64>>,
+    opts: &CompileOptions,
+) -> Result<Vec<u8>, CodegenError> {
+    compile(&collect_kernels(graph, prefix, shapes)?, opts)
+}

@@ -13,6 +13,6 @@ pub mod math_expansion;
 pub mod mlir_builder;
 pub mod mlir_to_llvm;
 
-pub use driver::{collect_kernels, compile, CompileOptions, EmitKind};
+pub use driver::{collect_kernels, compile, compile_graph, CompileOptions, EmitKind};
 pub use kernel::{CodegenError, ElementwiseKernel, ErrorSite};
 pub use llvm_to_target::TargetArch;
