@@ -1,3 +1,7 @@
 //! Ember's runtime: what an ahead-of-time compiled model links. It never depends on LLVM or MLIR.
 
+pub mod interpreter;
+pub mod ivalue;
 pub mod kernel_abi;
+pub mod ops;
+pub mod tensor;

@@ -1,0 +1,479 @@
+//! Code: a graph linearized into stack-machine instructions, as PyTorch's interpreter does.
+//!
+//! Every value gets a register. Each node gathers its inputs onto the stack, runs its
+//! operation and stores its outputs. An input is *moved* out of its register at its last use
+//! so tensors are freed as early as in PyTorch; where the last use sits in a branch or a loop
+//! the value does not dominate, the value is loaded instead (loops) or moved in that branch,
+//! and an explicit `Drop` after the control-flow node frees it on every path. Constants are
+//! pushed directly at their uses. `prim::If` and `prim::Loop` become jumps; loops whose trip
+//! count is the maximum int (`while`) skip the trip counter, and loops whose condition is
+//! always true (`for`) skip the condition.
+
+use ember_dialects::symbol::sym;
+use ember_dialects::{Block, Graph, Node, SourceRange, Symbol, Value};
+use hashbrown::HashMap;
+
+use crate::ivalue::IValue;
+use crate::ops::registry::registry;
+use crate::ops::Operation;
+
+/// One instruction. Jump targets are absolute instruction indices.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Instr {
+    /// Push a copy of a register.
+    Load(u32),
+    /// Push a register's value, leaving it empty.
+    Move(u32),
+    /// Push constant number `n`.
+    Const(u32),
+    /// Pop into a register.
+    Store(u32),
+    /// Empty a register.
+    Drop(u32),
+    /// Discard the top of the stack.
+    Pop,
+    /// Run operation `n`.
+    Op(u32),
+    /// Pop a bool; jump if it is false.
+    JumpIfFalse(u32),
+    Jump(u32),
+    /// Set a register to int 0 (a trip counter).
+    ZeroInt(u32),
+    /// Add one to an int register.
+    Increment(u32),
+    /// Leave the loop unless `trip < max` and `cond`.
+    LoopTest {
+        trip: u32,
+        max: u32,
+        cond: u32,
+        exit: u32,
+    },
+    /// `for` fast path: leave unless `trip < max`.
+    ForTest {
+        trip: u32,
+        max: u32,
+        exit: u32,
+    },
+    /// `while` fast path: leave unless `cond`.
+    WhileTest {
+        cond: u32,
+        exit: u32,
+    },
+    /// Return the stack.
+    Ret,
+}
+
+/// What an error of operation `n` reports: the node's kind and where it came from.
+#[derive(Clone, Debug)]
+pub struct OpSite {
+    pub kind: Symbol,
+    pub source: Option<SourceRange>,
+}
+
+/// A linearized graph, ready to run any number of times.
+pub struct Code {
+    pub instrs: Vec<Instr>,
+    pub operations: Vec<Operation>,
+    pub sites: Vec<OpSite>,
+    pub constants: Vec<IValue>,
+    pub num_registers: usize,
+    pub num_inputs: usize,
+    pub num_outputs: usize,
+}
+
+/// A node the interpreter cannot run, found while building code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildError {
+    pub kind: Symbol,
+    pub source: Option<SourceRange>,
+    pub message: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(s) = &self.source {
+            write!(f, " (at {s})")?;
+        }
+        Ok(())
+    }
+}
+
+impl Code {
+    /// Linearizes `g`. Every node must have an operator; otherwise the first one missing is
+    /// reported here, before anything runs.
+    pub fn new(g: &Graph) -> Result<Code, BuildError> {
+        let liveness = Liveness::compute(g);
+        let mut b = Builder {
+            g,
+            liveness,
+            code: Code {
+                instrs: Vec::new(),
+                operations: Vec::new(),
+                sites: Vec::new(),
+                constants: Vec::new(),
+                num_registers: 0,
+                num_inputs: g.inputs().len(),
+                num_outputs: g.outputs().len(),
+            },
+            registers: HashMap::new(),
+            next_register: 0,
+            constant_of: HashMap::new(),
+        };
+        // Graph inputs take the first registers, in order.
+        for &v in g.inputs() {
+            b.register(v);
+        }
+        for &v in g.inputs() {
+            if !g.has_uses(v) {
+                let r = b.register(v);
+                b.emit(Instr::Drop(r));
+            }
+        }
+        b.emit_block_body(g.block())?;
+        let outputs = g.outputs().to_vec();
+        b.push_uses(g.return_node(g.block()), &outputs, 0);
+        b.emit(Instr::Ret);
+        b.code.num_registers = b.next_register as usize;
+        Ok(b.code)
+    }
+}
+
+/// For each use that is a value's last: whether it moves, and which drops follow which nodes.
+struct Liveness {
+    /// (user, input offset) pairs where the value is moved out of its register.
+    moves: hashbrown::HashSet<(Node, usize)>,
+    /// Values to drop after a node (a branch or loop that held their last use).
+    drops_after: HashMap<Node, Vec<Value>>,
+}
+
+impl Liveness {
+    fn compute(g: &Graph) -> Liveness {
+        // Number every use site in execution order: a node's inputs, then its blocks, each
+        // block's nodes and finally its return node.
+        let mut order: HashMap<(Node, usize), usize> = HashMap::new();
+        let mut last: HashMap<Value, (Node, usize)> = HashMap::new();
+        let mut counter = 0usize;
+        type Sites = HashMap<(Node, usize), usize>;
+        fn visit(
+            g: &Graph,
+            n: Node,
+            counter: &mut usize,
+            order: &mut Sites,
+            last: &mut HashMap<Value, (Node, usize)>,
+        ) {
+            for (i, &v) in g.node_inputs(n).iter().enumerate() {
+                *counter += 1;
+                order.insert((n, i), *counter);
+                last.insert(v, (n, i));
+            }
+        }
+        fn walk(
+            g: &Graph,
+            b: Block,
+            counter: &mut usize,
+            order: &mut Sites,
+            last: &mut HashMap<Value, (Node, usize)>,
+        ) {
+            for n in g.block_nodes(b) {
+                visit(g, n, counter, order, last);
+                for &sub in g.node_blocks(n) {
+                    walk(g, sub, counter, order, last);
+                }
+            }
+            visit(g, g.return_node(b), counter, order, last);
+        }
+        walk(g, g.block(), &mut counter, &mut order, &mut last);
+
+        let mut moves = hashbrown::HashSet::new();
+        let mut drops_after: HashMap<Node, Vec<Value>> = HashMap::new();
+        let mut values: Vec<_> = last.into_iter().collect();
+        values.sort_by_key(|(_, site)| order[site]);
+        for (v, (user, offset)) in values {
+            let def_block = match g.value_def(v) {
+                ember_dialects::ValueDef::Param(b, _) => b,
+                ember_dialects::ValueDef::Output(n, _) => g.owning_block(n).unwrap_or(g.block()),
+            };
+            // Walk from the use up to the defining block, noting the control nodes crossed.
+            let mut outermost = None;
+            let mut crosses_loop = false;
+            let mut b = g.owning_block(user).unwrap_or(g.block());
+            while b != def_block {
+                let Some(owner) = g.owning_node(b) else { break };
+                if g.kind(owner) == sym::loop_() {
+                    crosses_loop = true;
+                }
+                outermost = Some(owner);
+                b = g.owning_block(owner).unwrap_or(g.block());
+            }
+            if !crosses_loop {
+                moves.insert((user, offset));
+            }
+            if let Some(node) = outermost {
+                drops_after.entry(node).or_default().push(v);
+            }
+        }
+        Liveness { moves, drops_after }
+    }
+}
+
+struct Builder<'g> {
+    g: &'g Graph,
+    liveness: Liveness,
+    code: Code,
+    registers: HashMap<Value, u32>,
+    next_register: u32,
+    /// Values produced by `prim::Constant`, by constant index.
+    constant_of: HashMap<Value, u32>,
+}
+
+impl Builder<'_> {
+    fn emit(&mut self, i: Instr) -> usize {
+        self.code.instrs.push(i);
+        self.code.instrs.len() - 1
+    }
+
+    fn register(&mut self, v: Value) -> u32 {
+        if let Some(&r) = self.registers.get(&v) {
+            return r;
+        }
+        let r = self.fresh_register();
+        self.registers.insert(v, r);
+        r
+    }
+
+    /// A register that belongs to no value (loop counters and conditions).
+    fn fresh_register(&mut self) -> u32 {
+        self.next_register += 1;
+        self.next_register - 1
+    }
+
+    fn here(&self) -> u32 {
+        self.code.instrs.len() as u32
+    }
+
+    /// Pushes `values`, inputs `first..` of `user` (a node or a return node), in order.
+    fn push_uses(&mut self, user: Node, values: &[Value], first: usize) {
+        for (i, &v) in values.iter().enumerate() {
+            let i = i + first;
+            if let Some(&c) = self.constant_of.get(&v) {
+                self.emit(Instr::Const(c));
+            } else {
+                let r = self.register(v);
+                let moved = self.liveness.moves.contains(&(user, i));
+                self.emit(if moved {
+                    Instr::Move(r)
+                } else {
+                    Instr::Load(r)
+                });
+            }
+        }
+    }
+
+    /// Stores the values on the stack into `values`' registers (popping unused ones).
+    fn store_outputs(&mut self, values: &[Value]) {
+        for &v in values.iter().rev() {
+            if self.g.has_uses(v) {
+                let r = self.register(v);
+                self.emit(Instr::Store(r));
+            } else {
+                self.emit(Instr::Pop);
+            }
+        }
+    }
+
+    fn emit_block_body(&mut self, b: Block) -> Result<(), BuildError> {
+        for n in self.g.block_nodes(b) {
+            self.emit_node(n)?;
+            if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
+                for v in values {
+                    if !self.constant_of.contains_key(&v) {
+                        let r = self.register(v);
+                        self.emit(Instr::Drop(r));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_node(&mut self, n: Node) -> Result<(), BuildError> {
+        let g = self.g;
+        let kind = g.kind(n);
+        if kind == sym::if_() {
+            return self.emit_if(n);
+        }
+        if kind == sym::loop_() {
+            return self.emit_loop(n);
+        }
+        if !g.node_blocks(n).is_empty() {
+            return Err(self.error(
+                n,
+                format!("the interpreter cannot run '{kind}' nodes with blocks"),
+            ));
+        }
+        let operation = registry().build(g, n).map_err(|m| self.error(n, m))?;
+        if kind == sym::constant() && g.node_outputs(n).len() == 1 {
+            // Constants run once, now; their uses push the value directly.
+            let mut stack = Vec::new();
+            operation(&mut stack).map_err(|m| self.error(n, m))?;
+            let value = stack
+                .pop()
+                .ok_or_else(|| self.error(n, "prim::Constant produced no value".into()))?;
+            self.code.constants.push(value);
+            let index = self.code.constants.len() as u32 - 1;
+            self.constant_of.insert(g.output(n, 0), index);
+            return Ok(());
+        }
+        let inputs = g.node_inputs(n).to_vec();
+        self.push_uses(n, &inputs, 0);
+        self.code.operations.push(operation);
+        self.code.sites.push(OpSite {
+            kind,
+            source: g.source_range(n).cloned(),
+        });
+        self.emit(Instr::Op(self.code.operations.len() as u32 - 1));
+        let outputs = g.node_outputs(n).to_vec();
+        self.store_outputs(&outputs);
+        Ok(())
+    }
+
+    fn emit_if(&mut self, n: Node) -> Result<(), BuildError> {
+        let g = self.g;
+        if g.node_inputs(n).len() != 1 || g.node_blocks(n).len() != 2 {
+            return Err(self.error(n, "prim::If needs one condition and two blocks".into()));
+        }
+        let (then_b, else_b) = (g.node_blocks(n)[0], g.node_blocks(n)[1]);
+        let cond = g.node_inputs(n).to_vec();
+        self.push_uses(n, &cond, 0);
+        let jump_else = self.emit(Instr::JumpIfFalse(0));
+        let outputs = g.node_outputs(n).to_vec();
+        self.emit_branch(then_b, &outputs)?;
+        let jump_end = self.emit(Instr::Jump(0));
+        let else_start = self.here();
+        self.emit_branch(else_b, &outputs)?;
+        let end = self.here();
+        self.code.instrs[jump_else] = Instr::JumpIfFalse(else_start);
+        self.code.instrs[jump_end] = Instr::Jump(end);
+        Ok(())
+    }
+
+    fn emit_branch(&mut self, b: Block, outputs: &[Value]) -> Result<(), BuildError> {
+        self.emit_block_body(b)?;
+        let returned = self.g.block_outputs(b).to_vec();
+        self.push_uses(self.g.return_node(b), &returned, 0);
+        self.store_outputs(outputs);
+        Ok(())
+    }
+
+    fn emit_loop(&mut self, n: Node) -> Result<(), BuildError> {
+        let g = self.g;
+        let inputs = g.node_inputs(n).to_vec();
+        if inputs.len() < 2 || g.node_blocks(n).len() != 1 {
+            return Err(self.error(
+                n,
+                "prim::Loop needs a trip count, a condition and one block".into(),
+            ));
+        }
+        let body = g.node_blocks(n)[0];
+        let params = g.block_inputs(body).to_vec();
+        let returned = g.block_outputs(body).to_vec();
+        let carried = inputs.len() - 2;
+        if params.len() != carried + 1
+            || returned.len() != carried + 1
+            || g.node_outputs(n).len() != carried
+        {
+            return Err(self.error(
+                n,
+                "prim::Loop's block does not match its carried values".into(),
+            ));
+        }
+        let is_true = |v: Value| {
+            self.constant_value(v)
+                .is_some_and(|c| matches!(c, IValue::Bool(true)))
+        };
+        let is_while = self
+            .constant_value(inputs[0])
+            .is_some_and(|c| matches!(c, IValue::Int(i64::MAX)))
+            && !g.has_uses(params[0]);
+        let is_for = !is_while && is_true(inputs[1]) && is_true(returned[0]);
+
+        // The trip counter, its bound and the condition live in registers of their own, so
+        // no value of the program is overwritten and the counter is never moved away.
+        let (trip, max, cond) = (
+            self.fresh_register(),
+            self.fresh_register(),
+            self.fresh_register(),
+        );
+        self.push_uses(n, &inputs, 0);
+        for &p in params[1..].iter().rev() {
+            let r = self.register(p);
+            self.emit(Instr::Store(r));
+        }
+        self.emit(Instr::Store(cond));
+        self.emit(Instr::Store(max));
+        self.emit(Instr::ZeroInt(trip));
+        let top = self.here();
+        let test = self.emit(Instr::Jump(0));
+        if g.has_uses(params[0]) {
+            let r = self.register(params[0]);
+            self.emit(Instr::Load(trip));
+            self.emit(Instr::Store(r));
+        }
+        self.emit_block_body(body)?;
+        // A `for` loop's condition is always true: it is neither pushed nor stored.
+        let first = if is_for { 1 } else { 0 };
+        self.push_uses(g.return_node(body), &returned[first..], first);
+        for &p in params[1..].iter().rev() {
+            let r = self.register(p);
+            self.emit(Instr::Store(r));
+        }
+        if !is_for {
+            self.emit(Instr::Store(cond));
+        }
+        if !is_while {
+            self.emit(Instr::Increment(trip));
+        }
+        self.emit(Instr::Jump(top));
+        let exit = self.here();
+        self.code.instrs[test] = if is_while {
+            Instr::WhileTest { cond, exit }
+        } else if is_for {
+            Instr::ForTest { trip, max, exit }
+        } else {
+            Instr::LoopTest {
+                trip,
+                max,
+                cond,
+                exit,
+            }
+        };
+        // The loop's outputs are the final carried values.
+        for (i, &out) in g.node_outputs(n).iter().enumerate() {
+            let r = self.register(params[i + 1]);
+            if g.has_uses(out) {
+                self.emit(Instr::Move(r));
+                let o = self.register(out);
+                self.emit(Instr::Store(o));
+            } else {
+                self.emit(Instr::Drop(r));
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of `v` if it is a constant already emitted.
+    fn constant_value(&self, v: Value) -> Option<&IValue> {
+        self.constant_of
+            .get(&v)
+            .map(|&c| &self.code.constants[c as usize])
+    }
+
+    fn error(&self, n: Node, message: String) -> BuildError {
+        BuildError {
+            kind: self.g.kind(n),
+            source: self.g.source_range(n).cloned(),
+            message,
+        }
+    }
+}

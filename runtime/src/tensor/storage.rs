@@ -1,0 +1,129 @@
+//! Storage: the shared, mutable byte buffer behind tensors. Views share one storage, and
+//! in-place writes through any of them are seen by all, as in PyTorch.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::error::{TensorError, TensorResult};
+
+/// Alignment of every allocation: a cache line, enough for any SIMD load.
+const ALIGN: usize = 64;
+
+/// The most bytes one storage may hold unless raised with [`set_allocation_limit`]: large
+/// enough for any model Ember runs on its machines, small enough that a hostile size in an
+/// input is refused instead of exhausting memory.
+static ALLOCATION_LIMIT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(16 << 30);
+
+/// Changes the per-storage allocation cap (bytes).
+pub fn set_allocation_limit(bytes: usize) {
+    ALLOCATION_LIMIT.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+struct Buffer {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the buffer is plain bytes owned by the Arc. Concurrent writes through aliasing
+// tensors are the program's business, exactly as in PyTorch; Ember's own kernels never write
+// a storage from two threads at the same byte.
+unsafe impl Send for Buffer {}
+unsafe impl Sync for Buffer {}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: allocated in `Storage::zeroed` with this layout.
+            unsafe {
+                dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.len, ALIGN),
+                )
+            }
+        }
+    }
+}
+
+/// A reference-counted buffer of bytes, zero-initialized, 64-byte aligned.
+#[derive(Clone)]
+pub struct Storage(Arc<Buffer>);
+
+impl Storage {
+    /// A zeroed storage of `nbytes` bytes; refuses sizes over the allocation cap and reports
+    /// allocation failure instead of aborting.
+    pub fn zeroed(nbytes: usize) -> TensorResult<Storage> {
+        let limit = ALLOCATION_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
+        if nbytes > limit {
+            return Err(TensorError::new(format!(
+                "refusing to allocate {nbytes} bytes: over the limit of {limit} bytes"
+            )));
+        }
+        if nbytes == 0 {
+            // A well-aligned dangling pointer: never dereferenced, but typed views of an
+            // empty tensor must still see an aligned address.
+            let ptr = NonNull::new(ALIGN as *mut u8).unwrap();
+            return Ok(Storage(Arc::new(Buffer { ptr, len: 0 })));
+        }
+        let layout = Layout::from_size_align(nbytes, ALIGN)
+            .map_err(|_| TensorError::new(format!("cannot allocate {nbytes} bytes")))?;
+        // SAFETY: layout has non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        let ptr = NonNull::new(ptr)
+            .ok_or_else(|| TensorError::new(format!("out of memory allocating {nbytes} bytes")))?;
+        Ok(Storage(Arc::new(Buffer { ptr, len: nbytes })))
+    }
+
+    /// A storage holding a copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> TensorResult<Storage> {
+        let s = Storage::zeroed(bytes.len())?;
+        // SAFETY: fresh buffer of exactly this length, not yet shared.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.as_ptr(), bytes.len()) };
+        Ok(s)
+    }
+
+    pub fn nbytes(&self) -> usize {
+        self.0.len
+    }
+
+    /// The start of the buffer. Reads and writes through it must stay within `nbytes`.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.0.ptr.as_ptr()
+    }
+
+    /// Whether two storages are the same buffer (views of one another).
+    pub fn same(&self, other: &Storage) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// How many tensors and views hold this storage.
+    pub fn ref_count(&self) -> usize {
+        Arc::strong_count(&self.0)
+    }
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Storage({} bytes)", self.0.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocates_zeroed_aligned_and_refuses_huge() {
+        let s = Storage::zeroed(100).unwrap();
+        assert_eq!(s.as_ptr() as usize % ALIGN, 0);
+        // SAFETY: within the 100 bytes.
+        assert!(unsafe { std::slice::from_raw_parts(s.as_ptr(), 100) }
+            .iter()
+            .all(|&b| b == 0));
+        assert!(Storage::zeroed(usize::MAX / 2).is_err());
+        assert_eq!(Storage::zeroed(0).unwrap().nbytes(), 0);
+        let t = s.clone();
+        assert!(t.same(&s) && s.ref_count() == 2);
+    }
+}

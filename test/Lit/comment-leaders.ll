@@ -1,0 +1,2 @@
+; RUN: echo "semicolons" | FileCheck %s
+; CHECK: semicolons
