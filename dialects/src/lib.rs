@@ -5,12 +5,15 @@
 
 pub mod attr;
 pub mod catalogue;
+pub mod cursor;
+pub mod floatfmt;
 pub mod ir;
 pub mod parse;
 pub mod print;
 pub mod schema;
 pub mod source;
 pub mod symbol;
+pub mod tensorfmt;
 pub mod types;
 pub mod verify;
 

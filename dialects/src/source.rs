@@ -33,18 +33,28 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(pos: Pos, message: impl Into<String>) -> Self {
-        Diagnostic { pos, message: message.into() }
+        Diagnostic {
+            pos,
+            message: message.into(),
+        }
     }
 
     /// Renders as `file:line:col: error: message`, the form every Ember tool reports.
     pub fn render(&self, file: &str) -> String {
-        format!("{}:{}:{}: error: {}", file, self.pos.line, self.pos.col, self.message)
+        format!(
+            "{}:{}:{}: error: {}",
+            file, self.pos.line, self.pos.col, self.message
+        )
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: error: {}", self.pos.line, self.pos.col, self.message)
+        write!(
+            f,
+            "{}:{}: error: {}",
+            self.pos.line, self.pos.col, self.message
+        )
     }
 }
 

@@ -17,7 +17,12 @@ struct Interner {
 
 fn interner() -> &'static RwLock<Interner> {
     static INTERNER: OnceLock<RwLock<Interner>> = OnceLock::new();
-    INTERNER.get_or_init(|| RwLock::new(Interner { ids: HashMap::new(), names: Vec::new() }))
+    INTERNER.get_or_init(|| {
+        RwLock::new(Interner {
+            ids: HashMap::new(),
+            names: Vec::new(),
+        })
+    })
 }
 
 impl Symbol {

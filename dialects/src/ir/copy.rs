@@ -56,7 +56,12 @@ impl Graph {
 
     /// Copies node `n` of `src` into a new free node of this graph. Every value `n` uses that
     /// is defined outside it must be in `map`.
-    pub fn clone_node_from(&mut self, src: &Graph, n: Node, map: &mut HashMap<Value, Value>) -> Node {
+    pub fn clone_node_from(
+        &mut self,
+        src: &Graph,
+        n: Node,
+        map: &mut HashMap<Value, Value>,
+    ) -> Node {
         self.clone_node_impl(Some(src), n, map)
     }
 
@@ -97,7 +102,12 @@ impl Graph {
         }
     }
 
-    fn clone_node_impl(&mut self, src: Option<&Graph>, n: Node, map: &mut HashMap<Value, Value>) -> Node {
+    fn clone_node_impl(
+        &mut self,
+        src: Option<&Graph>,
+        n: Node,
+        map: &mut HashMap<Value, Value>,
+    ) -> Node {
         let same = src.is_none();
         let snap = snapshot(src.unwrap_or(self), n);
         let c = self.create(snap.kind, &[], 0);
@@ -125,12 +135,25 @@ impl Graph {
     /// Inlines `callee`'s top block at the insertion point with `inputs` for its inputs and
     /// returns the values that stand for its outputs (PyTorch's `insertGraph`).
     pub fn insert_graph(&mut self, callee: &Graph, inputs: &[Value]) -> Vec<Value> {
-        assert_eq!(callee.inputs().len(), inputs.len(), "insert_graph: wrong number of inputs");
-        let mut map: HashMap<Value, Value> = callee.inputs().iter().copied().zip(inputs.iter().copied()).collect();
+        assert_eq!(
+            callee.inputs().len(),
+            inputs.len(),
+            "insert_graph: wrong number of inputs"
+        );
+        let mut map: HashMap<Value, Value> = callee
+            .inputs()
+            .iter()
+            .copied()
+            .zip(inputs.iter().copied())
+            .collect();
         for n in callee.block_nodes(callee.block()).collect::<Vec<_>>() {
             let c = self.clone_node_from(callee, n, &mut map);
             self.insert_node(c);
         }
-        callee.outputs().iter().map(|&o| lookup(&map, o, false)).collect()
+        callee
+            .outputs()
+            .iter()
+            .map(|&o| lookup(&map, o, false))
+            .collect()
     }
 }

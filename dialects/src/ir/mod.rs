@@ -194,7 +194,12 @@ impl Graph {
     }
 
     /// Creates and inserts a node at the insertion point.
-    pub fn create_and_insert(&mut self, kind: Symbol, inputs: &[Value], num_outputs: usize) -> Node {
+    pub fn create_and_insert(
+        &mut self,
+        kind: Symbol,
+        inputs: &[Value],
+        num_outputs: usize,
+    ) -> Node {
         let n = self.create(kind, inputs, num_outputs);
         self.insert_node(n)
     }
@@ -224,11 +229,16 @@ impl Graph {
     /// Inserts the free node `n` just before `pos`. `pos` may be a block's return node (append).
     pub fn insert_before(&mut self, n: Node, pos: Node) {
         assert!(!self.nodes[n].in_list, "node is already in a block");
-        let b = self.nodes[pos].owning_block.expect("insertion point is not in a block");
+        let b = self.nodes[pos]
+            .owning_block
+            .expect("insertion point is not in a block");
         let prev = if pos == self.blocks[b].ret {
             self.blocks[b].last
         } else {
-            assert!(pos != self.blocks[b].param, "cannot insert before a block's param node");
+            assert!(
+                pos != self.blocks[b].param,
+                "cannot insert before a block's param node"
+            );
             self.nodes[pos].prev
         };
         self.link_after(n, b, prev);
@@ -237,11 +247,16 @@ impl Graph {
     /// Inserts the free node `n` just after `pos`. `pos` may be a block's param node (prepend).
     pub fn insert_after(&mut self, n: Node, pos: Node) {
         assert!(!self.nodes[n].in_list, "node is already in a block");
-        let b = self.nodes[pos].owning_block.expect("insertion point is not in a block");
+        let b = self.nodes[pos]
+            .owning_block
+            .expect("insertion point is not in a block");
         let prev = if pos == self.blocks[b].param {
             None
         } else {
-            assert!(pos != self.blocks[b].ret, "cannot insert after a block's return node");
+            assert!(
+                pos != self.blocks[b].ret,
+                "cannot insert after a block's return node"
+            );
             Some(pos)
         };
         self.link_after(n, b, prev);
@@ -305,7 +320,10 @@ impl Graph {
     /// are dropped.
     pub fn destroy(&mut self, n: Node) {
         for &o in &self.nodes[n].outputs {
-            assert!(self.values[o].uses.is_empty(), "destroying a node whose outputs are still used");
+            assert!(
+                self.values[o].uses.is_empty(),
+                "destroying a node whose outputs are still used"
+            );
         }
         while let Some(&b) = self.nodes[n].blocks.last() {
             let _ = b;
@@ -331,7 +349,10 @@ impl Graph {
 
     /// New nodes will be inserted before `n`.
     pub fn set_insert_point(&mut self, n: Node) {
-        assert!(self.nodes[n].owning_block.is_some(), "insertion point must be in a block");
+        assert!(
+            self.nodes[n].owning_block.is_some(),
+            "insertion point must be in a block"
+        );
         self.insert_point = n;
     }
 
@@ -511,7 +532,10 @@ impl Graph {
     /// Erases output `i` of `n`; it must have no uses.
     pub fn erase_node_output(&mut self, n: Node, i: usize) {
         let v = self.nodes[n].outputs[i];
-        assert!(self.values[v].uses.is_empty(), "erasing an output that is still used");
+        assert!(
+            self.values[v].uses.is_empty(),
+            "erasing an output that is still used"
+        );
         self.forget_value_name(v);
         self.nodes[n].outputs.remove(i);
         for j in i..self.nodes[n].outputs.len() {
@@ -523,7 +547,14 @@ impl Graph {
     fn new_value(&mut self, node: Node, offset: usize, ty: Type) -> Value {
         let unique = self.next_unique;
         self.next_unique += 1;
-        self.values.push(ValueData { ty, node, offset, uses: Vec::new(), debug_name: None, unique })
+        self.values.push(ValueData {
+            ty,
+            node,
+            offset,
+            uses: Vec::new(),
+            debug_name: None,
+            unique,
+        })
     }
 
     // ----- sub-blocks -----
@@ -632,7 +663,10 @@ impl Graph {
 
     /// The nodes of `b` in order (not including the param and return nodes, nor nested ones).
     pub fn block_nodes(&self, b: Block) -> BlockNodes<'_> {
-        BlockNodes { graph: self, next: self.blocks[b].first }
+        BlockNodes {
+            graph: self,
+            next: self.blocks[b].first,
+        }
     }
 
     /// Every node in `b` and, recursively, in the blocks of its nodes, in pre-order.
@@ -663,7 +697,9 @@ impl Graph {
             if cb == b {
                 return true;
             }
-            cur = self.blocks[cb].owning_node.and_then(|o| self.nodes[o].owning_block);
+            cur = self.blocks[cb]
+                .owning_node
+                .and_then(|o| self.nodes[o].owning_block);
         }
         false
     }
@@ -676,7 +712,10 @@ impl Graph {
         // Walk `b` up to the block that also (transitively) contains `a`, and `a` up to it.
         let chain = |mut n: Node| {
             let mut chain = vec![n];
-            while let Some(owner) = self.nodes[n].owning_block.and_then(|blk| self.blocks[blk].owning_node) {
+            while let Some(owner) = self.nodes[n]
+                .owning_block
+                .and_then(|blk| self.blocks[blk].owning_node)
+            {
                 chain.push(owner);
                 n = owner;
             }
@@ -720,11 +759,19 @@ impl Graph {
     }
 
     pub fn attr(&self, n: Node, name: Symbol) -> Option<&AttrValue> {
-        self.nodes[n].attrs.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+        self.nodes[n]
+            .attrs
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
     }
 
     pub fn attr_mut(&mut self, n: Node, name: Symbol) -> Option<&mut AttrValue> {
-        self.nodes[n].attrs.iter_mut().find(|(k, _)| *k == name).map(|(_, v)| v)
+        self.nodes[n]
+            .attrs
+            .iter_mut()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
     }
 
     pub fn has_attr(&self, n: Node, name: Symbol) -> bool {
@@ -887,7 +934,10 @@ impl Graph {
 
     /// Makes every use of the outputs of `old` a use of the matching output of `new`.
     pub fn replace_all_uses_of_node_with(&mut self, old: Node, new: Node) {
-        let (a, b) = (self.nodes[old].outputs.clone(), self.nodes[new].outputs.clone());
+        let (a, b) = (
+            self.nodes[old].outputs.clone(),
+            self.nodes[new].outputs.clone(),
+        );
         assert_eq!(a.len(), b.len(), "nodes differ in output count");
         for (x, y) in a.into_iter().zip(b) {
             self.replace_all_uses_with(x, y);

@@ -16,10 +16,16 @@ fn insertion_keeps_order_and_use_lists() {
     let n2 = add(&mut g, o1, y);
     let n0 = g.create(Symbol::aten("neg"), &[x], 1);
     g.insert_before(n0, n1);
-    assert_eq!(g.block_nodes(g.block()).collect::<Vec<_>>(), vec![n0, n1, n2]);
+    assert_eq!(
+        g.block_nodes(g.block()).collect::<Vec<_>>(),
+        vec![n0, n1, n2]
+    );
     assert_eq!(g.uses(y).len(), 2);
     g.move_after(n0, n2);
-    assert_eq!(g.block_nodes(g.block()).collect::<Vec<_>>(), vec![n1, n2, n0]);
+    assert_eq!(
+        g.block_nodes(g.block()).collect::<Vec<_>>(),
+        vec![n1, n2, n0]
+    );
     assert!(g.is_before(n1, n0));
     assert!(!g.is_before(n0, n1));
 }
@@ -34,9 +40,27 @@ fn replace_and_destroy_update_uses() {
     g.register_output(o);
     g.replace_input_with(n1, x, y);
     assert!(g.uses(x).is_empty());
-    assert_eq!(g.uses(y), &[Use { user: n1, offset: 0 }, Use { user: n1, offset: 1 }]);
+    assert_eq!(
+        g.uses(y),
+        &[
+            Use {
+                user: n1,
+                offset: 0
+            },
+            Use {
+                user: n1,
+                offset: 1
+            }
+        ]
+    );
     g.remove_node_input(n1, 0);
-    assert_eq!(g.uses(y), &[Use { user: n1, offset: 0 }]);
+    assert_eq!(
+        g.uses(y),
+        &[Use {
+            user: n1,
+            offset: 0
+        }]
+    );
     let n2 = g.create_and_insert(Symbol::aten("relu"), &[y], 1);
     let o2 = g.output(n2, 0);
     g.replace_all_uses_with(o, o2);

@@ -1,9 +1,13 @@
 //! The TorchScript type system: the types PyTorch's JIT gives values, their printed forms
 //! (exactly as `str(graph)` shows them), subtyping and unification.
 
-use std::fmt;
+mod parse;
+mod print;
+
+pub use parse::{parse_type, parse_type_at};
 
 /// A scalar type (dtype) of tensors, spelled as PyTorch's `c10::ScalarType`.
+#[allow(non_camel_case_types)]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
     Byte,
@@ -36,6 +40,135 @@ pub enum ScalarType {
     UInt16,
     UInt32,
     UInt64,
+    UInt1,
+    UInt2,
+    UInt3,
+    UInt4,
+    UInt5,
+    UInt6,
+    UInt7,
+    Int1,
+    Int2,
+    Int3,
+    Int4,
+    Int5,
+    Int6,
+    Int7,
+    Float8_e8m0fnu,
+    Float4_e2m1fn_x2,
+}
+
+impl ScalarType {
+    /// Every scalar type, in `c10::ScalarType` order of the names above.
+    pub const ALL: [ScalarType; 46] = {
+        use ScalarType::*;
+        [
+            Byte,
+            Char,
+            Short,
+            Int,
+            Long,
+            Half,
+            Float,
+            Double,
+            ComplexHalf,
+            ComplexFloat,
+            ComplexDouble,
+            Bool,
+            QInt8,
+            QUInt8,
+            QInt32,
+            BFloat16,
+            QUInt4x2,
+            QUInt2x4,
+            Bits1x8,
+            Bits2x4,
+            Bits4x2,
+            Bits8,
+            Bits16,
+            Float8_e5m2,
+            Float8_e4m3fn,
+            Float8_e5m2fnuz,
+            Float8_e4m3fnuz,
+            UInt16,
+            UInt32,
+            UInt64,
+            UInt1,
+            UInt2,
+            UInt3,
+            UInt4,
+            UInt5,
+            UInt6,
+            UInt7,
+            Int1,
+            Int2,
+            Int3,
+            Int4,
+            Int5,
+            Int6,
+            Int7,
+            Float8_e8m0fnu,
+            Float4_e2m1fn_x2,
+        ]
+    };
+
+    /// The name PyTorch prints (`toString(ScalarType)`): `Float`, `Long`, `BFloat16`, ...
+    pub fn name(self) -> &'static str {
+        use ScalarType::*;
+        match self {
+            Byte => "Byte",
+            Char => "Char",
+            Short => "Short",
+            Int => "Int",
+            Long => "Long",
+            Half => "Half",
+            Float => "Float",
+            Double => "Double",
+            ComplexHalf => "ComplexHalf",
+            ComplexFloat => "ComplexFloat",
+            ComplexDouble => "ComplexDouble",
+            Bool => "Bool",
+            QInt8 => "QInt8",
+            QUInt8 => "QUInt8",
+            QInt32 => "QInt32",
+            BFloat16 => "BFloat16",
+            QUInt4x2 => "QUInt4x2",
+            QUInt2x4 => "QUInt2x4",
+            Bits1x8 => "Bits1x8",
+            Bits2x4 => "Bits2x4",
+            Bits4x2 => "Bits4x2",
+            Bits8 => "Bits8",
+            Bits16 => "Bits16",
+            Float8_e5m2 => "Float8_e5m2",
+            Float8_e4m3fn => "Float8_e4m3fn",
+            Float8_e5m2fnuz => "Float8_e5m2fnuz",
+            Float8_e4m3fnuz => "Float8_e4m3fnuz",
+            UInt16 => "UInt16",
+            UInt32 => "UInt32",
+            UInt64 => "UInt64",
+            UInt1 => "UInt1",
+            UInt2 => "UInt2",
+            UInt3 => "UInt3",
+            UInt4 => "UInt4",
+            UInt5 => "UInt5",
+            UInt6 => "UInt6",
+            UInt7 => "UInt7",
+            Int1 => "Int1",
+            Int2 => "Int2",
+            Int3 => "Int3",
+            Int4 => "Int4",
+            Int5 => "Int5",
+            Int6 => "Int6",
+            Int7 => "Int7",
+            Float8_e8m0fnu => "Float8_e8m0fnu",
+            Float4_e2m1fn_x2 => "Float4_e2m1fn_x2",
+        }
+    }
+
+    /// The scalar type printed as `name`.
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        ScalarType::ALL.into_iter().find(|s| s.name() == name)
+    }
 }
 
 /// A device such as `cpu` or `cuda:0`.
@@ -122,10 +255,13 @@ pub struct TupleType {
     pub names: Option<NamedTupleInfo>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct NamedTupleInfo {
+    /// Empty when only the printed form (`NamedTuple(x : int)`) is known: graph text omits it.
     pub qualified_name: String,
     pub fields: Vec<String>,
+    /// Default values as printed after ` = ` (one per field; may be shorter than `fields`).
+    pub defaults: Vec<Option<String>>,
 }
 
 impl Type {
@@ -143,31 +279,13 @@ impl Type {
     }
 
     pub fn tuple(elements: Vec<Type>) -> Type {
-        Type::Tuple(TupleType { elements, names: None })
+        Type::Tuple(TupleType {
+            elements,
+            names: None,
+        })
     }
 
     pub fn is_tensor(&self) -> bool {
         matches!(self, Type::Tensor(_))
-    }
-}
-
-impl fmt::Display for Type {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        print_type(self, f)
-    }
-}
-
-/// Prints a type the way PyTorch's `operator<<(ostream, Type)` does.
-fn print_type(ty: &Type, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-    match ty {
-        Type::Tensor(_) => f.write_str("Tensor"),
-        Type::Int => f.write_str("int"),
-        Type::Float => f.write_str("float"),
-        Type::Bool => f.write_str("bool"),
-        Type::Str => f.write_str("str"),
-        Type::None => f.write_str("NoneType"),
-        Type::List(e) => write!(f, "{e}[]"),
-        Type::Optional(e) => write!(f, "{e}?"),
-        other => write!(f, "{other:?}"),
     }
 }
