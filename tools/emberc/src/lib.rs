@@ -281,6 +281,23 @@ fn write_output(path: &str, bytes: &[u8]) -> Result<(), String> {
     }
 }
 
+/// `text` with the comment lines before the graph (a test's `# RUN:` and `# CHECK:` lines)
+/// blanked, so that the graph parser starts at `graph(` and line numbers stay the same.
+pub fn blank_leading_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_header = true;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if in_header && (t.starts_with('#') || t.starts_with("//") || t.trim().is_empty()) {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+            continue;
+        }
+        in_header = false;
+        out.push_str(line);
+    }
+    out
+}
+
 /// The whole tool: arguments, reading MODEL, parsing it with `parse`, compiling. Returns the
 /// process exit status.
 pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnostic>) -> i32 {
@@ -326,7 +343,7 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
         );
         return 1;
     }
-    let graph = match parse(&text) {
+    let graph = match parse(&blank_leading_comments(&text)) {
         Ok(g) => g,
         Err(d) => {
             eprintln!("{}", d.render(&args.model));
