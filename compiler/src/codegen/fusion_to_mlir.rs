@@ -223,7 +223,7 @@ fn emit_element<'c, 'a, 'x: 'a>(e: &Emit<'c, 'a>, body: &Body<'_, 'c, 'x>, ivs: 
     let mut loads: Vec<Option<Value<'c, 'a>>> = vec![None; k.args.len()];
     let mut temps: Vec<Value<'c, 'a>> = Vec::with_capacity(k.ops.len());
     let mut get = |op: Operand, temps: &[Value<'c, 'a>]| -> Value<'c, 'a> {
-        operand_value(e, body, &ivs, zero, &mut loads, temps, op)
+        operand_value(e, body, ivs, zero, &mut loads, temps, op)
     };
     for op in &k.ops {
         let v = match *op {
