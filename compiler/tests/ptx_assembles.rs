@@ -28,7 +28,7 @@ fn all_ops_graph() -> Graph {
     g.set_debug_name(y, "y");
     let s = g.add_input(Type::Float);
     g.set_debug_name(s, "s");
-    let mut constant = |g: &mut Graph, v: AttrValue, ty: Type| {
+    let constant = |g: &mut Graph, v: AttrValue, ty: Type| {
         let n = g.create_and_insert(sym::constant(), &[], 1);
         g.set_attr(n, sym::attr_value(), v);
         let out = g.output(n, 0);
@@ -37,7 +37,7 @@ fn all_ops_graph() -> Graph {
     };
     let alpha = constant(&mut g, AttrValue::Float(0.5), Type::Float);
     let two = constant(&mut g, AttrValue::Int(2), Type::Int);
-    let mut op = |g: &mut Graph, name: &str, inputs: &[ember_dialects::Value]| {
+    let op = |g: &mut Graph, name: &str, inputs: &[ember_dialects::Value]| {
         let n = g.create_and_insert(Symbol::aten(name), inputs, 1);
         g.output(n, 0)
     };

@@ -4,7 +4,8 @@
 //! group's input order, then one output buffer per group output. A tensor argument is a
 //! `const float *` to a contiguous row-major buffer of exactly its static shape; a TorchScript
 //! `float` is a `double` and an `int` an `int64_t`. Outputs are written, never read, and must
-//! not overlap the inputs. CPU objects call `expf`/`logf`/`tanhf`: link with `-lm`. A PTX kernel
+//! not overlap the inputs. Objects built with `--math=libm` call `expf`/`logf`/`tanhf` (link
+//! with `-lm`); by default exp/log/tanh are inline arithmetic and need nothing. A PTX kernel
 //! takes the same arguments (device pointers) and runs one thread per element: launch at least
 //! `NAME_NUMEL` threads in a 1-D grid (`ember_grid_size` in the runtime computes the blocks).
 

@@ -190,30 +190,40 @@ fn emit_thread_guard<'c>(e: &Emit<'c, '_>, body: &Body<'_, 'c, '_>) {
 }
 
 /// Indices into a tensor of `shape` for the iteration point `ivs` (PyTorch broadcasting:
-/// trailing dimensions align, size-1 dimensions read index 0).
+/// trailing dimensions align, size-1 dimensions read index `zero`).
 fn broadcast_indices<'c, 'a>(
-    e: &Emit<'c, 'a>,
     shape: &[i64],
     ivs: &[Value<'c, 'a>],
-    zero: Value<'c, 'a>,
+    zero: Option<Value<'c, 'a>>,
 ) -> Vec<Value<'c, 'a>> {
     let lead = ivs.len() - shape.len();
-    let _ = e;
     shape
         .iter()
         .enumerate()
-        .map(|(j, &s)| if s == 1 { zero } else { ivs[lead + j] })
+        .map(|(j, &s)| {
+            if s == 1 {
+                zero.expect("zero index for size-1 dimensions")
+            } else {
+                ivs[lead + j]
+            }
+        })
         .collect()
 }
 
 /// The body for one element: loads, the scalar ops in order, stores.
 fn emit_element<'c, 'a, 'x: 'a>(e: &Emit<'c, 'a>, body: &Body<'_, 'c, 'x>, ivs: &[Value<'c, 'a>]) {
     let k = body.k;
-    let zero = e.const_index(0);
+    // The index 0 that size-1 (broadcast) dimensions read, made only when one exists.
+    let has_unit_dim = k
+        .args
+        .iter()
+        .any(|a| matches!(a, KernelArg::Tensor { shape, .. } if shape.contains(&1)))
+        || k.outputs.iter().any(|o| o.shape.contains(&1));
+    let zero = has_unit_dim.then(|| e.const_index(0));
     let mut loads: Vec<Option<Value<'c, 'a>>> = vec![None; k.args.len()];
     let mut temps: Vec<Value<'c, 'a>> = Vec::with_capacity(k.ops.len());
     let mut get = |op: Operand, temps: &[Value<'c, 'a>]| -> Value<'c, 'a> {
-        operand_value(e, body, &ivs, zero, &mut loads, temps, op)
+        operand_value(e, body, ivs, zero, &mut loads, temps, op)
     };
     for op in &k.ops {
         let v = match *op {
@@ -258,7 +268,7 @@ fn emit_element<'c, 'a, 'x: 'a>(e: &Emit<'c, 'a>, body: &Body<'_, 'c, 'x>, ivs: 
     }
     for (i, out) in k.outputs.iter().enumerate() {
         let v = get(out.value, &temps);
-        let idx = broadcast_indices(e, &out.shape, &ivs, zero);
+        let idx = broadcast_indices(&out.shape, ivs, zero);
         e.block
             .append_operation(memref::store(v, body.params[k.args.len() + i], &idx, e.loc));
     }
@@ -269,7 +279,7 @@ fn operand_value<'c, 'a, 'x: 'a>(
     e: &Emit<'c, 'a>,
     body: &Body<'_, 'c, 'x>,
     ivs: &[Value<'c, 'a>],
-    zero: Value<'c, 'a>,
+    zero: Option<Value<'c, 'a>>,
     loads: &mut [Option<Value<'c, 'a>>],
     temps: &[Value<'c, 'a>],
     op: Operand,
@@ -279,7 +289,7 @@ fn operand_value<'c, 'a, 'x: 'a>(
             let KernelArg::Tensor { shape, .. } = &body.k.args[a] else {
                 unreachable!("Load operands name tensor arguments")
             };
-            let idx = broadcast_indices(e, shape, ivs, zero);
+            let idx = broadcast_indices(shape, ivs, zero);
             e.push(memref::load(body.params[a], &idx, e.loc))
         }),
         Operand::ScalarArg(a) => body.scalars[a].expect("scalar argument converted"),

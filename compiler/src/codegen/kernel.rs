@@ -9,7 +9,7 @@ use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::{sym, Symbol};
 use ember_dialects::types::{Dim, ScalarType, TensorType};
 use ember_dialects::{AttrValue, Graph, Node, SourceRange, Type, Value};
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
 /// Where an error is: the node's kind, its first output's name, its `# file:line:col` source
 /// range, and which fusion group's subgraph it is in (`None`: the graph being compiled).
@@ -278,7 +278,7 @@ pub fn build_kernel(
 ) -> Result<ElementwiseKernel, CodegenError> {
     let mut args = Vec::new();
     let mut flat: HashMap<Value, Flat> = HashMap::new();
-    let mut used_names: HashMap<String, usize> = HashMap::new();
+    let mut used_names: HashSet<String> = HashSet::new();
 
     for (i, &p) in subgraph.inputs().iter().enumerate() {
         let outer_value = outer.map(|(g, n)| (g, g.node_inputs(n).get(i).copied()));
@@ -438,8 +438,17 @@ fn check_numel(shape: &[i64]) -> Result<(), String> {
     Ok(())
 }
 
+/// C keywords (C11 and C++), which a TorchScript name such as `%float` or `%new` may spell.
+const C_KEYWORDS: &[&str] = &[
+    "auto", "bool", "break", "case", "char", "class", "const", "continue", "default", "delete",
+    "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline",
+    "int", "long", "new", "operator", "private", "public", "register", "restrict", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "true",
+    "typedef", "union", "unsigned", "void", "volatile", "while",
+];
+
 /// A C identifier from a TorchScript value name (`x.1` -> `x_1`), unique within the kernel.
-fn unique_c_name(raw: &str, used: &mut HashMap<String, usize>) -> String {
+fn unique_c_name(raw: &str, taken: &mut HashSet<String>) -> String {
     let mut base: String = raw
         .chars()
         .map(|c| {
@@ -453,13 +462,17 @@ fn unique_c_name(raw: &str, used: &mut HashMap<String, usize>) -> String {
     if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
         base.insert(0, 'v');
     }
-    let count = used.entry(base.clone()).or_insert(0);
-    *count += 1;
-    if *count == 1 {
-        base
-    } else {
-        format!("{base}_{}", *count - 1)
+    if C_KEYWORDS.contains(&base.as_str()) {
+        base.push('_');
     }
+    let mut name = base.clone();
+    let mut n = 1;
+    while taken.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    taken.insert(name.clone());
+    name
 }
 
 fn constant_flat(g: &Graph, n: Node) -> Result<Flat, CodegenError> {
@@ -608,7 +621,8 @@ mod tests {
 
     #[test]
     fn broadcasting_follows_pytorch() {
-        let cases: &[(&[i64], &[i64], Option<&[i64]>)] = &[
+        type Case<'a> = (&'a [i64], &'a [i64], Option<&'a [i64]>);
+        let cases: &[Case] = &[
             (&[2, 3], &[3], Some(&[2, 3])),
             (&[2, 1], &[1, 3], Some(&[2, 3])),
             (&[], &[4], Some(&[4])),
@@ -618,6 +632,16 @@ mod tests {
         for (a, b, want) in cases {
             assert_eq!(broadcast_shapes(a, b).as_deref(), *want, "{a:?} with {b:?}");
         }
+    }
+
+    #[test]
+    fn c_names_are_identifiers_and_unique() {
+        let mut taken = HashSet::new();
+        let names: Vec<String> = ["x.1", "x_1", "x.1", "float", "0", ""]
+            .iter()
+            .map(|raw| unique_c_name(raw, &mut taken))
+            .collect();
+        assert_eq!(names, ["x_1", "x_1_1", "x_1_2", "float_", "v0", "v"]);
     }
 
     #[test]

@@ -159,11 +159,6 @@ impl<'c, 'a> Emit<'c, 'a> {
         )
     }
 
-    /// `math.floor` on float32.
-    pub fn floor(&self, a: Value<'c, '_>) -> Value<'c, 'a> {
-        self.math_unary("math.floor", a)
-    }
-
     /// An `nvvm.read.ptx.sreg.*` special register (thread and block ids).
     pub fn nvvm_sreg(&self, name: &str) -> Value<'c, 'a> {
         self.push(

@@ -4,7 +4,12 @@
 //! ```text
 //! emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] [--cpu NAME]
 //!        [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]
+//!        [--math=inline|libm]
 //! ```
+//!
+//! `--math` (an Ember extension of the DESIGN.md contract): `inline` (the default) expands
+//! exp/log/tanh into arithmetic, the same on every target; `libm` calls `expf`/`logf`/`tanhf`
+//! on x86-64 (NVPTX is always inline).
 //!
 //! The logic lives here, apart from `main`, so that tests can drive it with graphs built in
 //! Rust. Errors print as `file:line:col: error: message` (or `emberc: error: message` for
@@ -14,6 +19,7 @@ use std::io::Write;
 
 use ember_compiler::codegen::c_header::c_header;
 use ember_compiler::codegen::driver::c_identifier;
+use ember_compiler::codegen::fusion_to_mlir::MathLowering;
 use ember_compiler::codegen::{
     collect_kernels, compile, CodegenError, CompileOptions, EmitKind, ErrorSite, TargetArch,
 };
@@ -22,7 +28,8 @@ use ember_dialects::Graph;
 use hashbrown::HashMap;
 
 pub const USAGE: &str = "usage: emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] \
-[--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]";
+[--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...] \
+[--math=inline|libm]";
 
 /// The parsed command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +43,8 @@ pub struct Args {
     pub emit: EmitKind,
     pub header: Option<String>,
     pub shapes: HashMap<String, Vec<i64>>,
+    /// `None`: the compiler's default (inline).
+    pub math: Option<MathLowering>,
 }
 
 /// Parses `NAME=2x3:f32` (`NAME=:f32` is a 0-dim tensor; the dtype may be left out).
@@ -76,6 +85,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut emit = None;
     let mut header = None;
     let mut shapes = HashMap::new();
+    let mut math = None;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
@@ -84,7 +94,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
             _ => (arg.as_str(), None),
         };
         let takes_value = [
-            "-o", "--method", "--target", "--cpu", "--emit", "--header", "--shape",
+            "-o", "--method", "--target", "--cpu", "--emit", "--header", "--shape", "--math",
         ]
         .contains(&flag);
         let value = if takes_value {
@@ -121,6 +131,13 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
                     })?);
             }
             "--header" => header = value,
+            "--math" => {
+                math = Some(match value.unwrap_or_default().as_str() {
+                    "inline" => MathLowering::Expanded,
+                    "libm" => MathLowering::Libm,
+                    v => return Err(format!("unknown --math '{v}' (inline or libm)")),
+                });
+            }
             "--shape" => {
                 let (name, shape) = parse_shape(&value.unwrap_or_default())?;
                 shapes.insert(name, shape);
@@ -158,6 +175,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         emit,
         header,
         shapes,
+        math,
     })
 }
 
@@ -262,6 +280,7 @@ pub fn run_on_graph(args: &Args, graph: &Graph, text: &str) -> Result<(), String
         .map_err(|e| render_error(&args.model, text, &e))?;
     let mut opts = CompileOptions::new(args.target, args.emit);
     opts.cpu = args.cpu.clone();
+    opts.math = args.math;
     let bytes = compile(&kernels, &opts).map_err(|e| render_error(&args.model, text, &e))?;
     write_output(&args.output, &bytes)?;
     if let Some(h) = &args.header {
@@ -279,6 +298,23 @@ fn write_output(path: &str, bytes: &[u8]) -> Result<(), String> {
     } else {
         std::fs::write(path, bytes).map_err(|e| format!("emberc: error: cannot write {path}: {e}"))
     }
+}
+
+/// `text` with the comment lines before the graph (a test's `# RUN:` and `# CHECK:` lines)
+/// blanked, so that the graph parser starts at `graph(` and line numbers stay the same.
+pub fn blank_leading_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_header = true;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if in_header && (t.starts_with('#') || t.starts_with("//") || t.trim().is_empty()) {
+            out.push_str(if line.ends_with('\n') { "\n" } else { "" });
+            continue;
+        }
+        in_header = false;
+        out.push_str(line);
+    }
+    out
 }
 
 /// The whole tool: arguments, reading MODEL, parsing it with `parse`, compiling. Returns the
@@ -326,7 +362,7 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
         );
         return 1;
     }
-    let graph = match parse(&text) {
+    let graph = match parse(&blank_leading_comments(&text)) {
         Ok(g) => g,
         Err(d) => {
             eprintln!("{}", d.render(&args.model));
@@ -360,6 +396,15 @@ mod tests {
         let a = args("m.ir -o m.o --target x86_64 --cpu native --method forward").unwrap();
         assert_eq!((a.emit, a.cpu.as_deref()), (EmitKind::Obj, Some("native")));
         assert_eq!(symbol_prefix(&a), "m_forward");
+        assert_eq!(a.math, None);
+        assert_eq!(
+            args("m.ir -o - --math libm").unwrap().math,
+            Some(MathLowering::Libm)
+        );
+        assert_eq!(
+            args("m.ir -o - --math=inline").unwrap().math,
+            Some(MathLowering::Expanded)
+        );
         for (bad, want) in [
             ("m.ir", "missing -o OUT"),
             ("-o x", "missing MODEL"),
@@ -380,6 +425,10 @@ mod tests {
                 "--shape 'x=2:i64': only f32 is supported, not 'i64'",
             ),
             ("m.ir -o x --frob", "unknown option '--frob'"),
+            (
+                "m.ir -o x --math=fast",
+                "unknown --math 'fast' (inline or libm)",
+            ),
             ("m.ir -o", "-o needs a value"),
         ] {
             assert_eq!(args(bad).unwrap_err(), want, "{bad}");
