@@ -135,11 +135,16 @@ pub fn collect_kernels(
         .collect()
 }
 
-/// Compiles `kernels` to the requested output.
+/// Compiles `kernels` to the requested output: MLIR text as built (before any pass), LLVM IR
+/// text as translated from MLIR (before LLVM's `default<O2>`), or assembly/PTX text or an
+/// object file after O2.
 pub fn compile(
     kernels: &[ElementwiseKernel],
     opts: &CompileOptions,
 ) -> Result<Vec<u8>, CodegenError> {
+    if kernels.is_empty() {
+        return Err(CodegenError::general("nothing to compile: no kernels"));
+    }
     match (opts.arch, opts.emit) {
         (TargetArch::Nvptx64, EmitKind::Obj) => {
             return Err(CodegenError::general(
