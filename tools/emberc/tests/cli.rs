@@ -145,22 +145,49 @@ fn truncated_and_garbled_models_fail_cleanly() {
     }
 }
 
+/// Runs emberc on every `.ir` under `dir`; returns the files that compiled.
+fn compile_all_under(dir: &Path) -> Vec<PathBuf> {
+    let out_file = scratch("samples").join("out.o");
+    let mut compiled = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "ir") {
+                seen += 1;
+                let f = p.to_str().unwrap();
+                let out = emberc(&[f, "-o", out_file.to_str().unwrap()]);
+                assert_clean_outcome(f, &out);
+                if out.status.success() {
+                    compiled.push(p);
+                }
+            }
+        }
+    }
+    assert!(seen > 0, "no graphs under {}", dir.display());
+    compiled
+}
+
 #[test]
 fn real_pytorch_dumps_compile_or_fail_cleanly() {
-    // The graph-text samples (dumps of real PyTorch programs): most are not elementwise, and
-    // each must either compile or say why, at a location.
-    let samples = repo().join("dialects/tests/data/graphs");
-    let mut compiled = 0;
-    for entry in std::fs::read_dir(&samples).expect("graph samples") {
-        let p = entry.unwrap().path();
-        if p.extension().is_none_or(|e| e != "ir") {
-            continue;
-        }
-        let f = p.to_str().unwrap();
-        let out = emberc(&[f, "-o", scratch("samples").join("out.o").to_str().unwrap()]);
-        assert_clean_outcome(f, &out);
-        compiled += out.status.success() as usize;
+    // Real PyTorch graphs (the parser's samples and the graph corpus): most are not
+    // elementwise, and each must either compile or say why, at a location.
+    let mut compiled = compile_all_under(&repo().join("dialects/tests/data/graphs"));
+    compiled.extend(compile_all_under(&repo().join("test/corpus/graphs")));
+    // TensorExpr fusion groups of add/sub/mul/sigmoid/tanh/relu with broadcasting, and a
+    // traced graph with a 0-dim tensor input.
+    for want in [
+        "dialects/tests/data/graphs/profiled_fusible.ir",
+        "test/corpus/graphs/profiled/broadcast.te.optimized.ir",
+        "test/corpus/graphs/profiled/mixed_fusible.te.optimized.ir",
+        "test/corpus/graphs/traced/zero_dim.ir",
+    ] {
+        assert!(
+            compiled.iter().any(|p| p.ends_with(want)),
+            "{want} did not compile"
+        );
     }
-    // profiled_fusible.ir holds a TensorExpr group of mul/add/sigmoid/tanh/relu/sub.
-    assert!(compiled >= 1, "no sample compiled");
 }
