@@ -264,6 +264,8 @@ enum Flat {
     Scalar(usize),
     /// Something only an op's non-numeric parameters use (`None`).
     NoneValue,
+    /// A tuple of tensors, allowed only as what the graph returns (its outputs, flattened).
+    Tuple(Vec<Value>),
 }
 
 /// Builds the kernel of `subgraph`, a fusion group's graph (or a whole graph of elementwise
@@ -341,6 +343,12 @@ pub fn build_kernel(
             flat.insert(v, constant_flat(subgraph, n)?);
             continue;
         }
+        if kind == sym::tuple_construct() && subgraph.node_outputs(n).len() == 1 {
+            // A function with several results returns a tuple; its items become outputs.
+            let items = subgraph.node_inputs(n).to_vec();
+            flat.insert(subgraph.output(n, 0), Flat::Tuple(items));
+            continue;
+        }
         let inputs: Vec<Flat> = subgraph
             .node_inputs(n)
             .iter()
@@ -379,7 +387,14 @@ pub fn build_kernel(
         }
     }
     let ret = subgraph.return_node(subgraph.block());
-    for (i, &v) in subgraph.outputs().iter().enumerate() {
+    let mut returned = Vec::new();
+    for &v in subgraph.outputs() {
+        match flat.get(&v) {
+            Some(Flat::Tuple(items)) => returned.extend(items.iter().copied()),
+            _ => returned.push(v),
+        }
+    }
+    for (i, &v) in returned.iter().enumerate() {
         let (value, shape) = match flat.get(&v) {
             Some(Flat::Tensor(op, shape)) => (*op, shape.clone()),
             _ => {
@@ -516,6 +531,7 @@ fn operand(g: &Graph, n: Node, f: &Flat) -> Result<Operand, CodegenError> {
         Flat::Number(x) => Ok(Operand::Const(*x)),
         Flat::Scalar(a) => Ok(Operand::ScalarArg(*a)),
         Flat::NoneValue => Err(CodegenError::at(g, n, "None is not a number")),
+        Flat::Tuple(_) => Err(CodegenError::at(g, n, "a tuple is not a number")),
     }
 }
 
