@@ -50,11 +50,6 @@ fn kernels_match_pytorch() {
             .unwrap_or_else(|d| panic!("{}", d.render(ir.to_str().unwrap())));
         let (args, want) =
             read_values(&std::fs::read_to_string(ir.with_extension("values")).unwrap());
-        let rtol = if name.starts_with("chain") {
-            1e-4
-        } else {
-            1e-5
-        };
         for math in [MathLowering::Libm, MathLowering::Expanded] {
             let got = run_in_c(&graph, &format!("torch_{name}"), &args, math);
             assert_eq!(got.len(), want.len(), "{name}: outputs");
