@@ -355,27 +355,29 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
             }
         }
     };
-    if !(args.model.ends_with(".ir") || args.model == "-") {
-        eprintln!(
-            "{}:1:1: error: emberc reads graph text (.ir); compile .py/.pt models to graphs first",
-            args.model
-        );
-        return 1;
-    }
-    let graph = match parse(&blank_leading_comments(&text)) {
-        Ok(g) => g,
-        Err(d) => {
-            eprintln!("{}", d.render(&args.model));
-            return 1;
-        }
-    };
-    match run_on_graph(&args, &graph, &text) {
+    match compile_text(&args, &text, parse) {
         Ok(()) => 0,
         Err(msg) => {
             eprintln!("{msg}");
             1
         }
     }
+}
+
+/// Compiles the model text `text` as `args` asks; the error is the whole message to print.
+pub fn compile_text(
+    args: &Args,
+    text: &str,
+    parse: impl Fn(&str) -> Result<Graph, Diagnostic>,
+) -> Result<(), String> {
+    if !(args.model.ends_with(".ir") || args.model == "-") {
+        return Err(format!(
+            "{}:1:1: error: emberc reads graph text (.ir); compile .py/.pt models to graphs first",
+            args.model
+        ));
+    }
+    let graph = parse(&blank_leading_comments(text)).map_err(|d| d.render(&args.model))?;
+    run_on_graph(args, &graph, text)
 }
 
 #[cfg(test)]
