@@ -1,6 +1,7 @@
 //! Ember's compiler: passes over TorchScript graphs, e-graph rewrites, and code generation
 //! through MLIR and LLVM.
 
+pub mod analysis;
 pub mod codegen;
 pub mod driver;
 pub mod passes;

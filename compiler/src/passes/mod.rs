@@ -4,7 +4,14 @@
 //! never changes what the program computes: tensor ops that may alias or mutate are left alone
 //! until alias analysis exists.
 
+pub mod constant_pooling;
 pub mod context;
+pub mod cse;
+pub mod dce;
+pub mod inline;
+pub mod lower_tuples;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use context::{LogLevel, PassConfig, PassContext};
 
@@ -21,7 +28,33 @@ pub struct PassInfo {
 }
 
 /// Every pass, in the order `--help` lists them.
-pub static PASSES: &[PassInfo] = &[];
+pub static PASSES: &[PassInfo] = &[
+    PassInfo {
+        name: "constant-pooling",
+        description: "Merge equal immutable constants and hoist them to the top of the graph",
+        run: constant_pooling::run,
+    },
+    PassInfo {
+        name: "cse",
+        description: "Eliminate common subexpressions within dominance scopes",
+        run: cse::run,
+    },
+    PassInfo {
+        name: "dce",
+        description: "Remove nodes whose results are unused and that have no side effects",
+        run: dce::run,
+    },
+    PassInfo {
+        name: "inline",
+        description: "Inline calls to known functions and subgraph nodes into their parent",
+        run: inline::run,
+    },
+    PassInfo {
+        name: "lower-tuples",
+        description: "Forward tuple elements from prim::TupleConstruct to their unpacks",
+        run: lower_tuples::run,
+    },
+];
 
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
