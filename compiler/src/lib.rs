@@ -4,5 +4,6 @@
 pub mod analysis;
 pub mod codegen;
 pub mod driver;
+pub mod fold;
 pub mod passes;
 pub mod rewrite;

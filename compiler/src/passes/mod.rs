@@ -4,7 +4,9 @@
 //! never changes what the program computes: tensor ops that may alias or mutate are left alone
 //! until alias analysis exists.
 
+pub mod canonicalize;
 pub mod constant_pooling;
+pub mod constant_propagation;
 pub mod context;
 pub mod cse;
 pub mod dce;
@@ -12,6 +14,8 @@ pub mod inline;
 pub mod lower_tuples;
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+pub(crate) mod testing_fold;
 
 pub use context::{LogLevel, PassConfig, PassContext};
 
@@ -30,9 +34,19 @@ pub struct PassInfo {
 /// Every pass, in the order `--help` lists them.
 pub static PASSES: &[PassInfo] = &[
     PassInfo {
+        name: "canonicalize",
+        description: "Simplify scalar arithmetic and comparisons with egg rewrite rules",
+        run: canonicalize::run,
+    },
+    PassInfo {
         name: "constant-pooling",
         description: "Merge equal immutable constants and hoist them to the top of the graph",
         run: constant_pooling::run,
+    },
+    PassInfo {
+        name: "constant-propagation",
+        description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
+        run: constant_propagation::run,
     },
     PassInfo {
         name: "cse",
@@ -51,7 +65,7 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "lower-tuples",
-        description: "Forward tuple elements from prim::TupleConstruct to their unpacks",
+        description: "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
     },
 ];
