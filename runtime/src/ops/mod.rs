@@ -4,9 +4,9 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod builtins;
 pub mod prim;
 pub mod registry;
-pub mod scalar;
 
 use std::sync::Arc;
 
