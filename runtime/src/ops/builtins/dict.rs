@@ -154,9 +154,10 @@ fn set_item(a: &[IValue]) -> Result<(), String> {
     Ok(())
 }
 
+/// `d.popitem()`: PyTorch removes the *first* inserted entry (Python the last).
 fn popitem(d: &IValue) -> Result<IValue, String> {
     let (k, v) = write_dict(dict(d)?)
-        .pop()
+        .shift_remove_index(0)
         .ok_or("popitem(): dictionary is empty")?;
     Ok(IValue::tuple(vec![k.to_ivalue(), v]))
 }
@@ -208,7 +209,7 @@ mod tests {
         );
         assert_eq!(get_item(&d, &IValue::Int(5)).unwrap_err(), "KeyError: 5");
         let item = popitem(&d).unwrap();
-        assert_eq!(format!("{item:?}"), "(\"c\", 9)");
+        assert_eq!(format!("{item:?}"), "(\"b\", 1)");
         let c = copy(&d).unwrap();
         write_dict(dict(&c).unwrap()).clear();
         assert_eq!(dict(&alias).unwrap().len(), 2);

@@ -33,8 +33,12 @@ pub fn register(r: &mut Registry) {
     r.add("aten::le", |_, _| Ok(binary(compare(|o| o.is_le()))));
     r.add("aten::gt", |_, _| Ok(binary(compare(|o| o.is_gt()))));
     r.add("aten::ge", |_, _| Ok(binary(compare(|o| o.is_ge()))));
-    r.add("aten::eq", |_, _| Ok(binary(equal(false))));
-    r.add("aten::ne", |_, _| Ok(binary(equal(true))));
+    r.add("aten::eq", |g, n| {
+        Ok(same_input(g, n, true).unwrap_or_else(|| binary(equal(false))))
+    });
+    r.add("aten::ne", |g, n| {
+        Ok(same_input(g, n, false).unwrap_or_else(|| binary(equal(true))))
+    });
     r.add("aten::__not__", |_, _| Ok(unary(not)));
     r.add("aten::__and__", |_, _| {
         Ok(binary(bool_op(|a, b| a & b, |a, b| a & b)))
@@ -67,9 +71,6 @@ pub fn register(r: &mut Registry) {
     builtin!(r, "aten::Int", |_, _, _| Some(unary(to_int)));
     builtin!(r, "aten::Float", |_, _, _| Some(unary(to_float)));
     builtin!(r, "aten::Bool", |_, _, _| Some(unary(to_bool)));
-    builtin!(r, "aten::ScalarImplicit", |_, _, _| Some(unary(
-        scalar_implicit
-    )));
     builtin!(r, "aten::hex", |_, _, _| Some(unary(|v| radix(
         v, "0x", 16
     ))));
@@ -86,6 +87,25 @@ pub fn register(r: &mut Registry) {
     builtin!(r, "aten::__round_to_zero_floordiv", |_, _, _| {
         Some(binary(round_to_zero_floordiv))
     });
+}
+
+/// `x == x` and `x != x` on one non-tensor value: PyTorch's executor folds them to true and
+/// false before running (so a NaN float equals itself there); Ember decides at load time too.
+fn same_input(
+    g: &ember_dialects::Graph,
+    n: ember_dialects::Node,
+    result: bool,
+) -> Option<Operation> {
+    let inputs = g.node_inputs(n);
+    if inputs.len() != 2 || inputs[0] != inputs[1] || g.ty(inputs[0]).is_tensor() {
+        return None;
+    }
+    Some(Arc::new(move |s: &mut Stack| {
+        pop(s)?;
+        pop(s)?;
+        s.push(IValue::Bool(result));
+        Ok(())
+    }))
 }
 
 fn binary(
@@ -148,6 +168,10 @@ fn arith(
             // `aten::mul.left_t` / `mul.right_`: a list repeated.
             (IValue::List(l), IValue::Int(n)) | (IValue::Int(n), IValue::List(l)) => {
                 let items = l.to_vec();
+                // PyTorch reserves `len * n` elements first: a negative count fails then.
+                if *n < 0 && !items.is_empty() {
+                    return Err("vector::reserve".into());
+                }
                 let times = (*n).max(0) as usize;
                 let total = items.len().checked_mul(times).ok_or("list too large")?;
                 let mut out = Vec::with_capacity(total);
@@ -444,14 +468,6 @@ fn to_bool(a: &IValue) -> Result<IValue, String> {
         IValue::Double(d) => *d != 0.0,
         other => return Err(format!("bool() cannot convert a {}", other.kind_name())),
     }))
-}
-
-/// `aten::ScalarImplicit` on a number is the number itself.
-fn scalar_implicit(a: &IValue) -> Result<IValue, String> {
-    match a {
-        IValue::Int(_) | IValue::Double(_) | IValue::Bool(_) | IValue::Complex(_) => Ok(a.clone()),
-        other => Err(format!("expected a number, got {}", other.kind_name())),
-    }
 }
 
 fn is_c_space(c: u8) -> bool {
