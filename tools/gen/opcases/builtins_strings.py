@@ -153,3 +153,34 @@ def cases(c):
         return s.expandtabs(4)
 
     c.add("expandtabs", expand, "a\tbc\td")
+
+    def percent_all(a: int, b: float) -> str:
+        return "%d|%s|%f|%e|%E|%c|%i|%F|%%" % (a, b, b, b, b, a, a, b)
+
+    c.add("percent_format_specifiers", percent_all, 65, 1e10 + 0.123)
+
+    def percent_float_as_int(a: float) -> str:
+        return "%d %s" % (a, "c")
+
+    c.add("percent_float_as_int", percent_float_as_int, -5.7)
+
+    def percent_too_many(a: int) -> str:
+        return "%s %s" % (a, a, a)
+
+    c.add("percent_too_many", percent_too_many, 1)
+
+    def percent_incomplete(a: int) -> str:
+        return "abc %" % (a,)
+
+    c.add("percent_incomplete", percent_incomplete, 1)
+
+    def percent_bad_specifier(a: int) -> str:
+        return "%5d" % (a,)
+
+    c.add("percent_bad_specifier", percent_bad_specifier, 1)
+
+    def format_manual_fields(a: int) -> str:
+        # PyTorch's format fills only `{}`: other fields stay as written.
+        return "{0}-{}-{x} {".format(a, 2)
+
+    c.add("format_manual_fields", format_manual_fields, 1)

@@ -13,6 +13,8 @@ fn number(v: &IValue) -> Option<Result<i64, f64>> {
         IValue::Int(i) => Some(Ok(*i)),
         IValue::Bool(b) => Some(Ok(*b as i64)),
         IValue::Double(d) => Some(Err(*d)),
+        // A dtype is an int in TorchScript (`torch.float32` is the constant 6).
+        IValue::ScalarType(d) => Some(Ok(d.scalar_type() as i64)),
         _ => None,
     }
 }
@@ -43,7 +45,6 @@ pub fn values_equal(a: &IValue, b: &IValue) -> Result<bool, String> {
         (IValue::None, IValue::None) => true,
         (IValue::Str(x), IValue::Str(y)) => x == y,
         (IValue::Device(x), IValue::Device(y)) => x == y,
-        (IValue::ScalarType(x), IValue::ScalarType(y)) => x == y,
         (IValue::Complex(x), IValue::Complex(y)) => x.0 == y.0 && x.1 == y.1,
         (IValue::Tensor(x), IValue::Tensor(y)) => x.is_same(y) || single(x)? == single(y)?,
         (IValue::List(x), IValue::List(y)) => x.is_same(y) || seq_equal(&x.to_vec(), &y.to_vec())?,

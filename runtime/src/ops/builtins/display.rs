@@ -68,7 +68,8 @@ pub fn write_value(out: &mut String, v: &IValue) -> Result<(), String> {
         }
         IValue::Str(s) => out.push_str(s),
         IValue::Device(d) => out.push_str(&d.to_string()),
-        IValue::ScalarType(d) => out.push_str(&d.to_string()),
+        // TorchScript holds a dtype as its c10::ScalarType number.
+        IValue::ScalarType(d) => out.push_str(&(d.scalar_type() as i64).to_string()),
         IValue::List(l) => write_seq(out, &l.to_vec(), "[", "]")?,
         IValue::Tuple(t) => write_seq(out, t, "(", if t.len() == 1 { ",)" } else { ")" })?,
         IValue::Dict(d) => {

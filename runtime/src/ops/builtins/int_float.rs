@@ -136,6 +136,7 @@ enum Num {
 fn num(v: &IValue) -> Option<Num> {
     match v {
         IValue::Int(i) => Some(Num::Int(*i)),
+        IValue::ScalarType(d) => Some(Num::Int(d.scalar_type() as i64)),
         IValue::Bool(b) => Some(Num::Int(*b as i64)),
         IValue::Double(d) => Some(Num::Float(*d)),
         _ => None,

@@ -83,17 +83,22 @@ fn print(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
     Ok(Arc::new(move |s: &mut Stack| {
         let args = pop_n(s, count)?;
-        let mut line = String::new();
-        for (i, v) in args.iter().enumerate() {
-            if i > 0 {
-                line.push(' ');
-            }
-            write_value(&mut line, v)?;
-        }
-        line.push('\n');
-        emit_stdout(&line);
+        emit_stdout(&print_line(&args)?);
         Ok(())
     }))
+}
+
+/// The line `print(args...)` writes.
+pub fn print_line(args: &[IValue]) -> Result<String, String> {
+    let mut line = String::new();
+    for (i, v) in args.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        write_value(&mut line, v)?;
+    }
+    line.push('\n');
+    Ok(line)
 }
 
 /// `warnings.warn(msg)`: reported on stderr once per call site, as Python's default filter.
@@ -177,6 +182,18 @@ pub fn tensor_str(t: &Tensor) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn print_joins_with_spaces() {
+        let args = [
+            IValue::str("n ="),
+            IValue::Int(3),
+            IValue::Double(0.5),
+            IValue::list(vec![IValue::Double(1.0)]),
+            IValue::None,
+        ];
+        assert_eq!(print_line(&args).unwrap(), "n = 3 0.5 [1.] None\n");
+    }
 
     #[test]
     fn isinstance_checks_containers() {

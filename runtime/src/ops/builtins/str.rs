@@ -656,8 +656,7 @@ fn partition_op(reverse: bool) -> Operation {
 }
 
 /// `"%d %s" % (a, b)`: `aten::percentFormat(str self, ...)`. The arguments come as one tuple
-/// (or a single value); `%d`/`%i` print ints, `%f`/`%e`/`%g` floats as C does, `%s` `str()`,
-/// `%c` a character, `%%` a percent sign.
+/// (or a single value).
 fn percent_format_op(inputs: usize) -> Operation {
     Arc::new(move |s: &mut Stack| {
         let args = pop_n(s, inputs)?;
@@ -672,63 +671,105 @@ fn percent_format_op(inputs: usize) -> Operation {
     })
 }
 
+/// PyTorch's `percentFormat`: `%d`/`%i` print ints (floats truncated to a 32-bit int), `%f`
+/// and `%e` print the value rounded to a C float with six decimals, `%c` a character, `%s`
+/// `str()`, `%%` a percent sign. Widths and precisions are not supported.
 fn percent_format(fmt: &str, values: &[IValue]) -> Result<String, String> {
-    let mut out = String::new();
+    let b = fmt.as_bytes();
+    let mut out: Vec<u8> = Vec::new();
     let mut used = 0;
-    let mut chars = fmt.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let Some(spec) = chars.next() else {
+    let mut begin = 0;
+    while let Some(at) = b[begin..]
+        .iter()
+        .position(|&c| c == b'%')
+        .map(|p| p + begin)
+    {
+        if at + 1 >= b.len() {
             return Err("Incomplete format specifier".into());
-        };
-        if spec == '%' {
-            out.push('%');
+        }
+        out.extend_from_slice(&b[begin..at]);
+        let key = b[at + 1];
+        begin = at + 2;
+        if key == b'%' {
+            out.push(b'%');
             continue;
         }
         let v = values
             .get(used)
             .ok_or("Too few arguments for format string")?;
         used += 1;
-        match spec {
-            'd' | 'i' => out.push_str(&match v {
-                IValue::Double(d) => super::int_float::float_to_int(*d).to_string(),
-                other => int(other)
-                    .map_err(|_| {
-                        format!(
-                            "%{spec} requires a number for formatting, but got {}",
-                            other.kind_name()
-                        )
-                    })?
-                    .to_string(),
-            }),
-            'f' | 'F' => out.push_str(&format!("{:.6}", super::float(v)?)),
+        let key = key as char;
+        let number = |v: &IValue| match v {
+            IValue::Int(_) | IValue::Double(_) | IValue::Bool(_) => super::float(v),
+            other => Err(format!(
+                "%{key} requires a number for formatting, but got {}",
+                tag_kind(other)
+            )),
+        };
+        let text = match key {
+            'd' | 'i' => match v {
+                IValue::Int(i) => i.to_string(),
+                other => {
+                    let d = number(other)?;
+                    // static_cast<int>: out of range gives INT_MIN on x86.
+                    if d.is_nan() || d >= 2147483648.0 || d <= -2147483649.0 {
+                        i32::MIN.to_string()
+                    } else {
+                        (d as i32).to_string()
+                    }
+                }
+            },
+            'f' | 'F' => format!("{:.6}", number(v)? as f32),
             'e' | 'E' => {
-                let f = super::float(v)?;
+                let f = number(v)? as f32;
                 let s = format!("{f:.6e}");
                 let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
                 let e: i32 = e.parse().unwrap_or(0);
-                out.push_str(&format!(
-                    "{m}e{}{:02}",
-                    if e < 0 { '-' } else { '+' },
-                    e.abs()
-                ));
+                let t = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+                if key == 'E' {
+                    t.to_uppercase()
+                } else {
+                    t
+                }
             }
-            'c' => out.push(char::from_u32(int(v)? as u32).unwrap_or('\u{fffd}')),
-            's' => write_value(&mut out, v)?,
+            'c' => match v {
+                IValue::Int(i) => {
+                    out.push(*i as u8);
+                    continue;
+                }
+                IValue::Str(s) if s.len() == 1 => s.to_string(),
+                other => {
+                    return Err(format!(
+                        "%c requires an int or char for formatting, but got {}",
+                        tag_kind(other)
+                    ))
+                }
+            },
+            's' => to_str(v)?,
             other => {
                 return Err(format!(
                     "The specifier %{other} is not supported in TorchScript format strings"
                 ))
             }
-        }
+        };
+        out.extend_from_slice(text.as_bytes());
     }
-    if used < values.len() {
+    out.extend_from_slice(&b[begin..]);
+    if used != values.len() {
         return Err("Too many arguments for format string".into());
     }
-    Ok(out)
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The IValue tag name PyTorch's messages use.
+fn tag_kind(v: &IValue) -> &'static str {
+    match v {
+        IValue::Str(_) => "String",
+        IValue::List(_) => "GenericList",
+        IValue::Dict(_) => "GenericDict",
+        IValue::Double(_) => "Double",
+        other => other.kind_name(),
+    }
 }
 
 #[cfg(test)]
