@@ -115,3 +115,35 @@ def cases(c):
         return len(d), str(d)
 
     c.add("len_and_str", length, 7)
+
+    def int_keys(k: int) -> Tuple[List[int], bool, bool, float]:
+        d = {3: 1.0, -1: 2.0}
+        d[k] = 0.5
+        return list(d.keys()), k in d, 7 in d, d.get(42, -1.0)
+
+    c.add("int_keys", int_keys, 9)
+
+    def float_bool_keys(x: float, b: bool) -> Tuple[List[float], str, int]:
+        f = {0.5: "a"}
+        f[x] = "b"
+        g = {True: 1, False: 0}
+        return list(f.keys()), f[x], g[b]
+
+    c.add("float_and_bool_keys", float_bool_keys, 1.25, False)
+
+    def nested_dicts(k: str) -> Tuple[int, List[str]]:
+        outer: Dict[str, Dict[str, int]] = {"x": {"a": 1}}
+        empty: Dict[str, int] = {}
+        inner = outer.setdefault(k, empty)
+        inner["z"] = 26
+        outer["x"]["b"] = 2
+        return outer[k]["z"] + outer["x"]["b"], list(outer.keys())
+
+    c.add("nested_dict_aliasing", nested_dicts, "y")
+
+    def update_self(n: int) -> Dict[str, int]:
+        d = {"a": n}
+        d.update(d)
+        return d
+
+    c.add("update_with_itself", update_self, 2)

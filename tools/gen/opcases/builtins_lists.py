@@ -155,3 +155,47 @@ def cases(c):
         return [x * x for x in l]
 
     c.add("comprehension", comprehension, [1, 2, 3, 4, 5])
+
+    def float_lists(l: List[float], x: float) -> Tuple[int, bool, float, float, int]:
+        return l.count(x), x in l, min(l), max(l), l.index(x)
+
+    c.add("float_list_search", float_lists, [0.5, 2.0, 0.5], 0.5)
+    c.add("float_list_nan_min_max", float_lists, [float("nan"), 1.0, 0.5], 1.0)
+    c.add("float_list_index_missing", float_lists, [1.0], 2.5)
+
+    def bool_lists(l: List[bool]) -> Tuple[int, bool, bool, bool, bool, int]:
+        return sum(l), any(l), all(l), min(l), max(l), l.count(True)
+
+    c.add("bool_list_reductions", bool_lists, [True, False, True])
+
+    def str_any(l: List[str]) -> Tuple[bool, List[str]]:
+        return any(l), sorted(l)
+
+    c.add("str_list_any_sorted", str_any, ["", "b", "a"])
+
+    def pops(l: List[int]) -> Tuple[int, int, List[int]]:
+        a = l.pop(-2)
+        del l[-1]
+        b = l.pop(0)
+        return a, b, l
+
+    c.add("pop_and_del_negative", pops, [1, 2, 3, 4, 5])
+
+    def del_out_of_range(l: List[int], i: int) -> List[int]:
+        del l[i]
+        return l
+
+    c.add("del_out_of_range", del_out_of_range, [1, 2], -3)
+
+    def extend_self(l: List[int]) -> List[int]:
+        l.extend(l)
+        return l
+
+    c.add("extend_with_itself", extend_self, [1, 2])
+
+    def list_copy_independent(l: List[int]) -> Tuple[List[int], List[int], bool]:
+        k = list(l)
+        k.append(0)
+        return l, k, l == k
+
+    c.add("list_copy_independent", list_copy_independent, [3, 4])

@@ -184,3 +184,33 @@ def cases(c):
         return "{0}-{}-{x} {".format(a, 2)
 
     c.add("format_manual_fields", format_manual_fields, 1)
+
+    def more_preds(s: str) -> Tuple[bool, bool, bool]:
+        return s.isidentifier(), s.istitle(), s.isprintable()
+
+    c.add("identifier_title_printable", more_preds, "Ab_1")
+    c.add("title_words", more_preds, "Hello World")
+    c.add("not_printable", more_preds, "a\tb")
+
+    def rindex(s: str, t: str) -> int:
+        return s.rindex(t)
+
+    c.add("rindex_found", rindex, "abcabc", "b")
+    c.add("rindex_missing", rindex, "abc", "z")
+
+    def rsplit_default(s: str) -> List[str]:
+        return s.rsplit()
+
+    c.add("rsplit_default", rsplit_default, "a b  c")
+
+    def affix_ranges(s: str, p: str, a: int, b: int) -> Tuple[bool, bool, int]:
+        return s.startswith(p, a, b), s.endswith(p, a, b), s.count(p, a, b)
+
+    c.add("affix_ranges", affix_ranges, "xxabcab", "ab", 2, -1)
+    c.add("affix_negative_ranges", affix_ranges, "abab", "ab", -2, -1)
+
+    def str_of_containers(n: int) -> Tuple[str, str, str]:
+        d = {"k": [1.5, 2.0]}
+        return str(d), str([str(n), "b"]), str((1.0,))
+
+    c.add("str_of_containers", str_of_containers, 4)

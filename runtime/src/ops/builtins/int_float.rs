@@ -710,4 +710,49 @@ mod tests {
         );
         assert!(lt(&IValue::None, &i(1)).is_err());
     }
+
+    #[test]
+    fn string_conversions_follow_stoll_and_stod() {
+        assert_eq!(parse_int("12"), Ok(12));
+        assert_eq!(parse_int("  -3"), Ok(-3));
+        assert_eq!(parse_int("+7"), Ok(7));
+        assert_eq!(
+            parse_int(" 12 ").unwrap_err(),
+            "invalid literal for int() with base 10: ' 12 '"
+        );
+        assert_eq!(parse_int("abc").unwrap_err(), "stoll");
+        assert_eq!(parse_int("").unwrap_err(), "stoll");
+        assert_eq!(parse_int("99999999999999999999").unwrap_err(), "stoll");
+        assert_eq!(parse_float("1e3"), Ok(1000.0));
+        assert_eq!(parse_float("-0").map(f64::is_sign_negative), Ok(true));
+        assert_eq!(parse_float("inf"), Ok(f64::INFINITY));
+        assert!(parse_float("nan").unwrap().is_nan());
+        assert_eq!(parse_float(".5"), Ok(0.5));
+        assert_eq!(parse_float("abc").unwrap_err(), "stod");
+        assert_eq!(parse_float("1e400").unwrap_err(), "stod");
+        assert_eq!(
+            parse_float("1_0").unwrap_err(),
+            "could not convert string to float: '1_0'"
+        );
+        assert_eq!(float_to_int(f64::NAN), i64::MIN);
+        assert_eq!(float_to_int(-1.9), -1);
+        assert_eq!(float_to_int(1e30), i64::MIN);
+    }
+
+    #[test]
+    fn radix_chr_ord_and_shifts() {
+        let s = |v: IValue| v.as_str().unwrap().to_string();
+        assert_eq!(s(radix(&i(-5), "0x", 16).unwrap()), "-0x5");
+        assert_eq!(s(radix(&i(255), "0b", 2).unwrap()), "0b11111111");
+        assert_eq!(s(chr(&i(65)).unwrap()), "A");
+        assert!(chr(&i(0x110000)).is_err());
+        assert_eq!(
+            ord(&IValue::str("ab")).unwrap_err(),
+            "String for ord() must be 1 character, found 2"
+        );
+        let shl = shift(true);
+        assert_eq!(shl(&i(1), &i(64)).unwrap().as_int(), Some(1));
+        assert_eq!(shl(&i(1), &i(-1)).unwrap().as_int(), Some(i64::MIN));
+        assert_eq!(shift(false)(&i(-9), &i(1)).unwrap().as_int(), Some(-5));
+    }
 }
