@@ -107,7 +107,7 @@ fn key_error(k: &IValue) -> String {
 /// `prim::DictConstruct(k0, v0, k1, v1, ...)`.
 fn dict_construct(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
-    if count % 2 != 0 {
+    if !count.is_multiple_of(2) {
         return Err("prim::DictConstruct needs key/value pairs".into());
     }
     Ok(Arc::new(move |s: &mut Stack| {

@@ -32,7 +32,7 @@ fn general_17(d: f64) -> String {
     let sci = format!("{:.*e}", (P - 1) as usize, d);
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    if exp < -4 || exp >= P {
+    if !(-4..P).contains(&exp) {
         let m = strip_zeros(mantissa);
         format!(
             "{m}e{}{:02}",
@@ -132,7 +132,7 @@ mod tests {
             (1.5e300, "1.5000000000000001e+300"),
             (f64::NAN, "nan"),
             (-0.0, "0."),
-            (3.14159265358979, "3.14159265358979"),
+            (1.23456789012345, "1.23456789012345"),
             (2.5, "2.5"),
             (1e20, "1e+20"),
             (f64::NEG_INFINITY, "-inf"),

@@ -174,8 +174,8 @@ fn arith(
                     return Err("vector::reserve".into());
                 }
                 let times = (*n).max(0) as usize;
-                let total = items.len().checked_mul(times).ok_or("list too large")?;
-                let mut out = Vec::with_capacity(total);
+                let total = items.len().checked_mul(times).ok_or("std::bad_alloc")?;
+                let mut out = super::try_vec(total)?;
                 for _ in 0..times {
                     out.extend(items.iter().cloned());
                 }
@@ -183,8 +183,13 @@ fn arith(
             }
             (IValue::Str(s), IValue::Int(n)) | (IValue::Int(n), IValue::Str(s)) => {
                 let times = (*n).max(0) as usize;
-                s.len().checked_mul(times).ok_or("string too large")?;
-                Ok(IValue::str(s.repeat(times)))
+                let total = s.len().checked_mul(times).ok_or("std::bad_alloc")?;
+                let mut out = String::new();
+                out.try_reserve_exact(total).map_err(|_| "std::bad_alloc")?;
+                for _ in 0..times {
+                    out.push_str(s);
+                }
+                Ok(IValue::str(out))
             }
             _ => Err(unsupported("arithmetic", a, b)),
         },
@@ -438,7 +443,9 @@ fn divmod(s: &mut Stack) -> Result<(), String> {
 /// A float converted to int64 as x86's `cvttsd2si` does: truncation, and the "integer
 /// indefinite" value `i64::MIN` for NaN and out-of-range values (what PyTorch gives).
 pub fn float_to_int(d: f64) -> i64 {
-    if d.is_nan() || d >= 9.223372036854775808e18 || d < -9.223372036854775808e18 {
+    // 2^63 bounds the range that converts.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if d.is_nan() || !(-LIMIT..LIMIT).contains(&d) {
         i64::MIN
     } else {
         d as i64

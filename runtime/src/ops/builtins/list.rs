@@ -179,7 +179,9 @@ fn mul_in_place(l: &IValue, n: &IValue) -> Result<IValue, String> {
     let times = int(n)?.max(0) as usize;
     let mut items = write(list(l)?);
     let once = items.clone();
-    items.clear();
+    let total = once.len().checked_mul(times).ok_or("std::bad_alloc")?;
+    let mut grown: Vec<IValue> = super::try_vec(total)?;
+    std::mem::swap(&mut *items, &mut grown);
     for _ in 0..times {
         items.extend(once.iter().cloned());
     }

@@ -251,6 +251,15 @@ pub fn slice_positions(
     Ok(out)
 }
 
+/// An empty vector with room for `n` items, or C++'s `std::bad_alloc` when that much memory
+/// cannot be had (a string padded to a width of 2^62, a list repeated 2^60 times).
+pub fn try_vec<T>(n: usize) -> Result<Vec<T>, String> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| "std::bad_alloc".to_string())?;
+    Ok(v)
+}
+
 /// An optional int argument (`int? start=None`).
 pub fn opt_int(v: &IValue) -> Result<Option<i64>, String> {
     match v {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::display::{to_str, write_value};
 use super::{
-    arity, binary, boolean, builtin, int, list, nary, opt_int, read, slice_positions, string, unary,
+    arity, binary, boolean, builtin, int, list, nary, opt_int, read, slice_positions, string,
+    try_vec, unary,
 };
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -273,14 +274,11 @@ fn rsplit(a: &[IValue]) -> Result<IValue, String> {
     }
     let mut parts = Vec::new();
     let (mut end, mut count) = (b.len(), 0i64);
-    loop {
-        let Some(at) = (sep.len()..=end)
-            .rev()
-            .find(|&e| &b[e - sep.len()..e] == sep)
-            .map(|e| e - sep.len())
-        else {
-            break;
-        };
+    while let Some(at) = (sep.len()..=end)
+        .rev()
+        .find(|&e| &b[e - sep.len()..e] == sep)
+        .map(|e| e - sep.len())
+    {
         count += 1;
         if max >= 0 && count > max {
             break;
@@ -558,8 +556,9 @@ fn isprintable(s: &IValue) -> Result<IValue, String> {
 
 fn zfill(s: &IValue, width: &IValue) -> Result<IValue, String> {
     let b = bytes(s)?;
-    let fill = (int(width)? - b.len() as i64).max(0) as usize;
-    let mut out = vec![b'0'; fill];
+    let fill = (int(width)?.saturating_sub(b.len() as i64)).max(0) as usize;
+    let mut out = try_vec(fill + b.len())?;
+    out.resize(fill, b'0');
     out.extend_from_slice(b);
     Ok(text(&out))
 }
@@ -578,7 +577,7 @@ fn pad(a: &[IValue], how: Pad) -> Result<IValue, String> {
     if fill.len() != 1 {
         return Err("TypeError: The fill character must be exactly one character long".into());
     }
-    let total = (width - b.len() as i64).max(0) as usize;
+    let total = (width.saturating_sub(b.len() as i64)).max(0) as usize;
     let (left, right) = match how {
         Pad::Left => (0, total),
         Pad::Right => (total, 0),
@@ -592,7 +591,8 @@ fn pad(a: &[IValue], how: Pad) -> Result<IValue, String> {
             }
         }
     };
-    let mut out = vec![fill[0]; left];
+    let mut out = try_vec(total + b.len())?;
+    out.resize(left, fill[0]);
     out.extend_from_slice(b);
     out.extend(std::iter::repeat_n(fill[0], right));
     Ok(text(&out))
@@ -607,6 +607,8 @@ fn expandtabs(s: &IValue, size: &IValue) -> Result<IValue, String> {
             out.push(c);
             index += 1;
         } else if size > 0 {
+            out.try_reserve(size as usize)
+                .map_err(|_| "std::bad_alloc")?;
             loop {
                 out.push(b' ');
                 index += 1;
@@ -817,6 +819,16 @@ mod tests {
         let r = rsplit(&[s("a,b,c"), s(","), IValue::Int(1)]).unwrap();
         assert_eq!(strs(&r), ["a,b", "c"]);
         assert!(split(&[s("a"), s(""), IValue::Int(-1)]).is_err());
+    }
+
+    #[test]
+    fn huge_widths_fail_without_aborting() {
+        let huge = IValue::Int(1 << 62);
+        assert_eq!(zfill(&s("a"), &huge).unwrap_err(), "std::bad_alloc");
+        assert_eq!(
+            pad(&[s("a"), huge, s(" ")], Pad::Center).unwrap_err(),
+            "std::bad_alloc"
+        );
     }
 
     #[test]
