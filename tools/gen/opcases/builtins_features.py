@@ -127,3 +127,29 @@ def cases(c):
         return a and b, a or b, not a, a != b, int(a) + int(b)
 
     c.add("bool_logic", bool_ops, True, False)
+
+    def tensor_str(x: torch.Tensor) -> str:
+        return str(x)
+
+    for tag, t in [
+        ("float_column", torch.tensor([1.5, 2.0, -3.25])),
+        ("long_matrix", torch.tensor([[1, 2], [3, 40]])),
+        ("scalar", torch.tensor(2.5)),
+        ("bool", torch.tensor([True, False])),
+        ("wide_range", torch.tensor([1e-5, 1e5])),
+        ("empty", torch.zeros(0, 3)),
+        ("cube", torch.arange(24.0).reshape(2, 3, 4)),
+        ("double", torch.tensor([1.0, 2.0], dtype=torch.float64)),
+        ("scaled_large", torch.tensor([1234567.5, 2.25e6])),
+        ("scaled_small", torch.tensor([0.001, 0.0025])),
+        ("big_ints", torch.tensor([1234567, 3])),
+        ("non_finite", torch.tensor([float("nan"), float("inf"), -1.5])),
+        ("wide_matrix", torch.arange(30.0).reshape(1, 30) / 7),
+        ("int8_scaled_cube", torch.tensor([[[0.5, 1e6]]])),
+    ]:
+        c.add(f"str_tensor_{tag}", tensor_str, t)
+
+    def print_tensor_fstring(x: torch.Tensor, n: int) -> str:
+        return f"x={x} n={n}"
+
+    c.add("fstring_tensor", print_tensor_fstring, torch.tensor([1, 2]), 3)

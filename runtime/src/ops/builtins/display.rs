@@ -92,7 +92,7 @@ pub fn write_value(out: &mut String, v: &IValue) -> Result<(), String> {
         IValue::Future(_) => out.push_str("Future"),
         IValue::Generator(_) => out.push_str("Generator"),
         IValue::Uninitialized => out.push_str("Uninitialized"),
-        IValue::Tensor(t) => out.push_str(&super::misc::tensor_str(t)?),
+        IValue::Tensor(t) => out.push_str(&super::tensor_print::tensor_str(t)),
     }
     Ok(())
 }

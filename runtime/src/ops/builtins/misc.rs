@@ -14,7 +14,7 @@ use super::{builtin, string, unary};
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::ops::{pop, pop_n, Operation, Stack};
-use crate::tensor::{Device, Tensor};
+use crate::tensor::Device;
 
 pub fn register(r: &mut Registry) {
     r.add("prim::Print", print);
@@ -167,16 +167,6 @@ pub fn value_is(v: &IValue, ty: &Type) -> bool {
         (Type::Generator, IValue::Generator(_)) => true,
         _ => false,
     }
-}
-
-/// `str()` of a tensor. PyTorch's tensor printing (`operator<<(Tensor)`) is not reproduced:
-/// a program that formats a tensor into a string fails with this message instead.
-pub fn tensor_str(t: &Tensor) -> Result<String, String> {
-    Err(format!(
-        "Ember cannot format a Tensor (sizes {:?}, {}) as text",
-        t.sizes().as_slice(),
-        t.dtype()
-    ))
 }
 
 #[cfg(test)]

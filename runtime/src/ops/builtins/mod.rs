@@ -14,6 +14,7 @@ pub mod list;
 pub mod math;
 pub mod misc;
 pub mod str;
+pub mod tensor_print;
 pub mod tuple;
 
 use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
