@@ -153,3 +153,10 @@ def cases(c):
         return f"x={x} n={n}"
 
     c.add("fstring_tensor", print_tensor_fstring, torch.tensor([1, 2]), 3)
+
+    def complex_math(a: float, b: float) -> Tuple[str, float, str]:
+        z = complex(a, b)
+        w = z * z + 1 - z / complex(0.0, 2.0)
+        return str(z), abs(w), str(-w)
+
+    c.add("complex_arithmetic", complex_math, 1.5, -2.0)

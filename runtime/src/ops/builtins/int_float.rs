@@ -16,13 +16,21 @@ use crate::ops::{pop, Operation, Stack};
 
 pub fn register(r: &mut Registry) {
     r.add("aten::add", |_, _| {
-        Ok(binary(arith(i64::wrapping_add, |a, b| a + b)))
+        Ok(binary(arith(
+            i64::wrapping_add,
+            |a, b| a + b,
+            |a, b| (a.0 + b.0, a.1 + b.1),
+        )))
     });
     r.add("aten::sub", |_, _| {
-        Ok(binary(arith(i64::wrapping_sub, |a, b| a - b)))
+        Ok(binary(arith(
+            i64::wrapping_sub,
+            |a, b| a - b,
+            |a, b| (a.0 - b.0, a.1 - b.1),
+        )))
     });
     r.add("aten::mul", |_, _| {
-        Ok(binary(arith(i64::wrapping_mul, |a, b| a * b)))
+        Ok(binary(arith(i64::wrapping_mul, |a, b| a * b, complex_mul)))
     });
     r.add("aten::floordiv", |_, _| Ok(binary(floordiv)));
     r.add("aten::remainder", |_, _| Ok(binary(remainder)));
@@ -64,6 +72,16 @@ pub fn register(r: &mut Registry) {
     builtin!(r, "prim::max", |o, _, _| {
         (!o.contains("list") && !o.starts_with("self")).then(|| binary(min_max(Ordering::Greater)))
     });
+    builtin!(r, "aten::Complex", |_, g, n| Some(
+        if super::arity(g, n) == 2 {
+            binary(|re, im| Ok(complex((float(re)?, float(im)?))))
+        } else {
+            unary(|v| match v {
+                IValue::Complex(_) => Ok(v.clone()),
+                other => Ok(complex((float(other)?, 0.0))),
+            })
+        }
+    ));
     builtin!(r, "aten::round", |_, _, _| Some(unary(round)));
     builtin!(r, "aten::divmod", |_, _, _| Some(
         Arc::new(divmod) as Operation
@@ -151,13 +169,46 @@ fn unsupported(op: &str, a: &IValue, b: &IValue) -> String {
     )
 }
 
+type Complex = (f64, f64);
+
+/// Both operands as complex numbers when one of them is complex.
+fn complex_pair(a: &IValue, b: &IValue) -> Option<(Complex, Complex)> {
+    let c = |v: &IValue| match v {
+        IValue::Complex(c) => Some(**c),
+        other => num(other).map(|n| (as_f64(n), 0.0)),
+    };
+    if matches!(a, IValue::Complex(_)) || matches!(b, IValue::Complex(_)) {
+        Some((c(a)?, c(b)?))
+    } else {
+        None
+    }
+}
+
+fn complex(c: Complex) -> IValue {
+    IValue::Complex(Arc::new(c))
+}
+
+fn complex_mul(a: Complex, b: Complex) -> Complex {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+fn complex_div(a: Complex, b: Complex) -> Complex {
+    let d = b.0 * b.0 + b.1 * b.1;
+    ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
+}
+
 fn arith(
     int: fn(i64, i64) -> i64,
     float: fn(f64, f64) -> f64,
+    cplx: fn(Complex, Complex) -> Complex,
 ) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
     move |a, b| match (num(a), num(b)) {
         (Some(Num::Int(x)), Some(Num::Int(y))) => Ok(IValue::Int(int(x, y))),
         (Some(x), Some(y)) => Ok(IValue::Double(float(as_f64(x), as_f64(y)))),
+        _ if complex_pair(a, b).is_some() => {
+            let (x, y) = complex_pair(a, b).unwrap_or_default();
+            Ok(complex(cplx(x, y)))
+        }
         _ => match (a, b) {
             // str + str and list + list are the other `aten::add` overloads.
             (IValue::Str(x), IValue::Str(y)) => Ok(IValue::str(format!("{x}{y}"))),
@@ -251,7 +302,10 @@ fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
 fn true_div(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
         (Some(x), Some(y)) => Ok(IValue::Double(as_f64(x) / as_f64(y))),
-        _ => Err(unsupported("/", a, b)),
+        _ => match complex_pair(a, b) {
+            Some((x, y)) => Ok(complex(complex_div(x, y))),
+            None => Err(unsupported("/", a, b)),
+        },
     }
 }
 
@@ -259,7 +313,10 @@ fn neg(a: &IValue) -> Result<IValue, String> {
     match num(a) {
         Some(Num::Int(i)) => Ok(IValue::Int(i.wrapping_neg())),
         Some(Num::Float(f)) => Ok(IValue::Double(-f)),
-        None => Err(format!("bad operand type for unary -: '{}'", a.kind_name())),
+        None => match a {
+            IValue::Complex(c) => Ok(complex((-c.0, -c.1))),
+            _ => Err(format!("bad operand type for unary -: '{}'", a.kind_name())),
+        },
     }
 }
 
@@ -699,11 +756,23 @@ mod tests {
         assert!(fm(-4.0, 2.0).is_sign_positive() && fm(4.0, -2.0).is_sign_negative());
         assert_eq!(true_div(&i(7), &i(2)).unwrap().as_double(), Some(3.5));
         assert_eq!(
-            arith(i64::wrapping_add, |a, b| a + b)(&i(i64::MAX), &i(1))
+            arith(i64::wrapping_add, |a, b| a + b, |a, _| a)(&i(i64::MAX), &i(1))
                 .unwrap()
                 .as_int(),
             Some(i64::MIN)
         );
+    }
+
+    #[test]
+    fn complex_arithmetic() {
+        let c = |re, im| complex((re, im));
+        let mul = arith(i64::wrapping_mul, |a, b| a * b, complex_mul);
+        let got = mul(&c(1.0, 2.0), &c(3.0, -1.0)).unwrap();
+        assert!(matches!(got, IValue::Complex(z) if *z == (5.0, 5.0)));
+        let got = true_div(&c(5.0, 5.0), &i(5)).unwrap();
+        assert!(matches!(got, IValue::Complex(z) if *z == (1.0, 1.0)));
+        assert_eq!(abs(&c(3.0, 4.0)).unwrap().as_double(), Some(5.0));
+        assert!(matches!(neg(&c(1.0, -1.0)).unwrap(), IValue::Complex(z) if *z == (-1.0, 1.0)));
     }
 
     #[test]

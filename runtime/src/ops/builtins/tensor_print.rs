@@ -82,7 +82,7 @@ fn choose(values: &[f64]) -> Format {
             width: 11 + wide as usize,
             style: Style::Scientific,
         }
-    } else if exp_max > 5.0 || exp_max < 0.0 {
+    } else if !(0.0..=5.0).contains(&exp_max) {
         Format {
             scale: 10f64.powf(exp_max - 1.0),
             width: 7,
