@@ -65,7 +65,6 @@ pub fn register(r: &mut Registry) {
         _ => Some(binary(float_pow)),
     });
     builtin!(r, "prim::abs", |_, _, _| Some(unary(abs)));
-    builtin!(r, "aten::abs", |_, _, _| Some(unary(abs)));
     builtin!(r, "prim::min", |o, _, _| {
         (!o.contains("list") && !o.starts_with("self")).then(|| binary(min_max(Ordering::Less)))
     });

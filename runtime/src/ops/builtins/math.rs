@@ -1,6 +1,7 @@
 //! The `math` module on Python numbers, as TorchScript runs it: ints convert to float, domain
 //! errors give NaN or infinities (C's functions, not Python's exceptions), `floor`/`ceil` give
-//! ints, `factorial` wraps on overflow like int64 arithmetic.
+//! ints, `factorial` wraps on overflow like int64 arithmetic. (TorchScript compiles no
+//! `math.trunc` or `math.hypot`.)
 
 use std::sync::Arc;
 
@@ -64,7 +65,6 @@ pub fn register(r: &mut Registry) {
     float_fn2!(r, "aten::fmod", libm::fmod);
     float_fn2!(r, "aten::copysign", f64::copysign);
     float_fn2!(r, "aten::mathremainder", libm::remainder);
-    float_fn2!(r, "aten::hypot", f64::hypot);
     float_test!(r, "aten::isnan", f64::is_nan);
     float_test!(r, "aten::isinf", f64::is_infinite);
     float_test!(r, "aten::isfinite", f64::is_finite);
@@ -86,10 +86,6 @@ pub fn register(r: &mut Registry) {
     builtin!(r, "aten::ceil", |_, _, _| Some(unary(|a| to_int_by(
         a,
         f64::ceil
-    ))));
-    builtin!(r, "aten::trunc", |_, _, _| Some(unary(|a| to_int_by(
-        a,
-        f64::trunc
     ))));
     builtin!(r, "aten::gcd", |_, _, _| Some(binary(gcd)));
     builtin!(r, "aten::factorial", |_, _, _| Some(
