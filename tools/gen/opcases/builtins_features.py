@@ -160,3 +160,17 @@ def cases(c):
         return str(z), abs(w), str(-w)
 
     c.add("complex_arithmetic", complex_math, 1.5, -2.0)
+
+    def isinstance_optional(x: Optional[int]) -> int:
+        if isinstance(x, int):
+            return x + 1
+        return -1
+
+    c.add("isinstance_optional_value", isinstance_optional, 4)
+    c.add("isinstance_optional_none", isinstance_optional, None)
+
+    def isinstance_list(x: List[int]) -> bool:
+        y: Optional[List[int]] = x
+        return isinstance(y, List[int])
+
+    c.add("isinstance_list", isinstance_list, [1])

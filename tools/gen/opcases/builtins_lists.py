@@ -199,3 +199,10 @@ def cases(c):
         return l, k, l == k
 
     c.add("list_copy_independent", list_copy_independent, [3, 4])
+
+    def imul(l: List[int], n: int) -> List[int]:
+        alias = l
+        l *= n
+        return alias
+
+    c.add("imul_repeats_alias", imul, [1, 2], 3)
