@@ -206,3 +206,15 @@ def cases(c):
         return alias
 
     c.add("imul_repeats_alias", imul, [1, 2], 3)
+
+    def sort_nan(l: List[float]) -> Tuple[List[float], List[float], List[float]]:
+        a = sorted(l)
+        b = l.copy()
+        b.sort(reverse=True)
+        l.sort()
+        return a, b, l
+
+    nan = float("nan")
+    c.add("sort_with_nan_short", sort_nan, [3.0, nan, 1.0, 2.0])
+    # Longer lists with NaN send PyTorch's unguarded std::sort loops past the list's end
+    # (an internal assert or a crash), so they have no oracle; std_sort.rs bounds those loops.

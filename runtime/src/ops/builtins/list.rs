@@ -189,24 +189,19 @@ fn mul_in_place(l: &IValue, n: &IValue) -> Result<IValue, String> {
     Ok(l.clone())
 }
 
-/// Sorts `items` ascending (descending with `reverse`) with Python's `<`.
+/// Sorts `items` as PyTorch's `listSort`: `std::sort` with "`a != b` and `(a < b) != reverse`".
 fn sort_items(items: &mut [IValue], reverse: bool) -> Result<(), String> {
-    let mut error = None;
-    items.sort_by(|a, b| {
-        let ord = match order(a, b) {
-            Ok(o) => o.unwrap_or(Ordering::Equal),
-            Err(e) => {
-                error.get_or_insert(e);
-                Ordering::Equal
-            }
+    super::std_sort::std_sort(items, &mut |a: &IValue, b: &IValue| {
+        // Tensors are "equal" only when they are the same tensor (`listSort<at::Tensor>`).
+        let same = match (a, b) {
+            (IValue::Tensor(x), IValue::Tensor(y)) => x.is_same(y),
+            _ => values_equal(a, b)?,
         };
-        if reverse {
-            ord.reverse()
-        } else {
-            ord
+        if same {
+            return Ok(false);
         }
-    });
-    error.map_or(Ok(()), Err)
+        Ok(less(a, b)? != reverse)
+    })
 }
 
 fn sort(a: &[IValue]) -> Result<(), String> {
