@@ -83,6 +83,21 @@ pub fn register(r: &mut Registry) {
 const SELU_ALPHA: f64 = 1.673_263_242_354_377_3;
 const SELU_SCALE: f64 = 1.050_700_987_355_480_5;
 
+/// The `out=` of an activation must have the input's dtype.
+fn out_exact(c: &Call, dtype: DType) -> Result<(), String> {
+    if c.name == "log_sigmoid" {
+        if let Some(o) = c.out().filter(|o| o.dtype() != dtype) {
+            return Err(format!(
+                "expected scalar type {} but found {}",
+                super::type_name(dtype),
+                super::type_name(o.dtype())
+            ));
+        }
+        return Ok(());
+    }
+    super::check_out_exact(c, dtype)
+}
+
 /// The first input (named `self` or `input`).
 fn input(c: &Call) -> Result<Tensor, String> {
     match c.values.first() {
@@ -103,6 +118,7 @@ fn softplus1(x: f64) -> f64 {
 fn floating(c: &Call, kernel: &str, f: fn(f64) -> f64) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
+    out_exact(c, dtype)?;
     Support::Floating.check(kernel, dtype)?;
     run(
         c,
@@ -144,6 +160,7 @@ fn relu(c: &Call) -> Result<Tensor, String> {
 fn hardtanh(c: &Call, lo: Scalar, hi: Scalar) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
+    out_exact(c, dtype)?;
     if dtype == DType::Bool {
         return Err("Bool inputs not supported for hardtanh".into());
     }
@@ -197,6 +214,7 @@ fn gelu(c: &Call) -> Result<Tensor, String> {
 fn leaky_relu(c: &Call) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
+    out_exact(c, dtype)?;
     Support::Floating.check("leaky_relu_cpu", dtype)?;
     let slope = round_to(dtype, c.f64("negative_slope").unwrap_or(0.01));
     let f = move |v: &[f64]| if v[0] > 0.0 { v[0] } else { v[0] * slope };
@@ -207,6 +225,7 @@ fn leaky_relu(c: &Call) -> Result<Tensor, String> {
 fn elu(c: &Call, alpha: f64, scale: f64, input_scale: f64) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
+    out_exact(c, dtype)?;
     Support::Floating.check("elu_cpu", dtype)?;
     let neg = alpha * scale;
     let f = move |v: &[f64]| {
@@ -224,6 +243,7 @@ fn elu(c: &Call, alpha: f64, scale: f64, input_scale: f64) -> Result<Tensor, Str
 fn softplus(c: &Call) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
+    out_exact(c, dtype)?;
     Support::Floating.check("softplus_cpu", dtype)?;
     let beta = c.f64("beta").unwrap_or(1.0);
     let limit = c.f64("threshold").unwrap_or(20.0);
@@ -245,6 +265,10 @@ fn threshold(c: &Call) -> Result<Tensor, String> {
     Support::NoBool.check("threshold_cpu", dtype)?;
     let th = c.f64("threshold")?;
     let value = c.scalar("value").unwrap_or(Scalar::Int(0));
+    if let Some(t) = c.scalar("threshold") {
+        super::checked_scalar(t, dtype)?;
+    }
+    super::checked_scalar(value, dtype)?;
     let args = [Arg::Tensor(x)];
     if dtype.is_floating() {
         let (th, v) = (round_to(dtype, th), round_to(dtype, value.to_f64()));

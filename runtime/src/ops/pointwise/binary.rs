@@ -373,13 +373,13 @@ fn pow(c: &Call) -> Result<Tensor, String> {
     let args = [a, b];
     let dst = prepare(c, &args, common)?;
     if common.is_floating() {
-        run_into(
-            &args,
-            common,
-            common,
-            Compute::Float(&|x| x[0].powf(x[1])),
-            dst.as_ref(),
-        )
+        // PyTorch computes these exponents with sqrt (sqrt(-0.0) is -0.0, of -inf NaN).
+        let f: &(dyn Fn(&[f64]) -> f64 + Sync) = match &args[1] {
+            Arg::Float(e) if *e == 0.5 => &|x| x[0].sqrt(),
+            Arg::Float(e) if *e == -0.5 => &|x| 1.0 / x[0].sqrt(),
+            _ => &|x| x[0].powf(x[1]),
+        };
+        run_into(&args, common, common, Compute::Float(f), dst.as_ref())
     } else {
         run_into(
             &args,

@@ -73,6 +73,9 @@ fn bitwise(c: &Call, bit: Bit) -> Result<Tensor, String> {
     let common = common_dtype(&[a.clone(), b.clone()]);
     let args = [a, b];
     let width = bits(common);
+    let unsigned = common == DType::U8;
+    // Shapes and the destination are checked before the dtype is dispatched.
+    let dst = super::prepare(c, &args, common)?;
     let f: &(dyn Fn(&[i64]) -> i64 + Sync) = match bit {
         Bit::And => {
             Support::Integral.check("bitwise_and_cpu", common)?;
@@ -102,14 +105,18 @@ fn bitwise(c: &Call, bit: Bit) -> Result<Tensor, String> {
             // Out-of-range shifts fill with the sign bit.
             &move |x| {
                 if x[1] < 0 || x[1] >= width {
-                    x[0] >> (width - 1).min(63)
+                    if unsigned {
+                        0
+                    } else {
+                        x[0] >> (width - 1).min(63)
+                    }
                 } else {
                     x[0] >> x[1]
                 }
             }
         }
     };
-    run(c, &args, common, common, Compute::Int(f))
+    super::run_into(&args, common, common, Compute::Int(f), dst.as_ref())
 }
 
 fn logical(c: &Call, f: fn(bool, bool) -> bool) -> Result<Tensor, String> {

@@ -346,6 +346,45 @@ pub(crate) fn check_no_internal_overlap(t: &Tensor) -> Result<(), String> {
     Ok(())
 }
 
+/// Structured kernels want an `out=` tensor of exactly the result dtype.
+pub(crate) fn check_out_exact(c: &Call, expected: DType) -> Result<(), String> {
+    match c.out() {
+        Some(o) if o.dtype() != expected => Err(format!(
+            "Found dtype {} but expected {}",
+            type_name(o.dtype()),
+            type_name(expected)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A Scalar converted to `dtype` with PyTorch's overflow check (`Scalar::to<T>()`), as f64.
+pub(crate) fn checked_scalar(s: Scalar, dtype: DType) -> Result<f64, String> {
+    let v = s.to_f64();
+    let (lo, hi, name) = match dtype {
+        DType::U8 => (0.0, 255.0, "uint8_t"),
+        DType::I8 => (-128.0, 127.0, "int8_t"),
+        DType::I16 => (-32768.0, 32767.0, "int16_t"),
+        DType::I32 => (-2147483648.0, 2147483647.0, "int32_t"),
+        DType::I64 => (-9.223372036854776e18, 9.223372036854776e18, "int64_t"),
+        DType::F16 => (-65504.0, 65504.0, "c10::Half"),
+        DType::BF16 => (
+            -3.3895313892515355e38,
+            3.3895313892515355e38,
+            "c10::BFloat16",
+        ),
+        DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
+        DType::F64 | DType::Bool => return Ok(v),
+    };
+    let t = if dtype.is_floating() { v } else { v.trunc() };
+    if t.is_finite() && (t < lo || t > hi) || (!dtype.is_floating() && !v.is_finite()) {
+        return Err(format!(
+            "value cannot be converted to type {name} without overflow"
+        ));
+    }
+    Ok(v)
+}
+
 /// Gives an `out=` tensor the shape `shape`, as `resize_` does: contiguous strides, the
 /// storage kept when it is large enough.
 pub(crate) fn resize_out(out: &Tensor, shape: &[i64]) -> Result<(), String> {

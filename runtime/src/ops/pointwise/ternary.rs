@@ -49,7 +49,8 @@ pub(crate) fn cpp_name(d: DType) -> &'static str {
 
 fn where_(c: &Call) -> Result<Tensor, String> {
     let cond = c.tensor("condition")?;
-    if cond.dtype() != DType::Bool {
+    // uint8 conditions are still accepted (deprecated) by PyTorch.
+    if cond.dtype() != DType::Bool && cond.dtype() != DType::U8 {
         return Err(format!(
             "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
             type_name(cond.dtype())
@@ -58,6 +59,13 @@ fn where_(c: &Call) -> Result<Tensor, String> {
     let a = c.operand("self")?;
     let b = c.operand("other")?;
     let common = common_dtype(&[a.clone(), b.clone()]);
+    if let Some(o) = c.out().filter(|o| o.dtype() != common) {
+        return Err(format!(
+            "Expected out type to be {} but got {}",
+            type_name(common),
+            type_name(o.dtype())
+        ));
+    }
     let args = [Arg::Tensor(cond), a, b];
     if common.is_floating() {
         let f = |x: &[f64]| if x[0] != 0.0 { x[1] } else { x[2] };
@@ -82,6 +90,7 @@ fn clamp(c: &Call, lo: &str, hi: &str) -> Result<Tensor, String> {
     if min.is_none() && max.is_none() {
         return Err("torch.clamp: At least one of 'min' or 'max' must not be None".into());
     }
+    let self_dtype = x.dtype();
     let tensor_bounds = [&min, &max]
         .iter()
         .any(|b| matches!(b, Some(Arg::Tensor(_))));
@@ -97,6 +106,21 @@ fn clamp(c: &Call, lo: &str, hi: &str) -> Result<Tensor, String> {
             _ => "clamp_max_scalar_cpu",
         };
         Support::NoBool.check(kernel, common)?;
+    }
+    if c.in_place() && !crate::tensor::elementwise::can_cast(common, self_dtype) {
+        return Err(format!(
+            "result type {} can't be cast to the desired output type {}",
+            type_name(common),
+            cpp_name(self_dtype)
+        ));
+    }
+    if !common.is_floating() {
+        // Integer bounds compare in full range: saturate them to the dtype's range.
+        for a in args.iter_mut().skip(1) {
+            if let Arg::Int(v) = a {
+                *v = saturate(common, *v);
+            }
+        }
     }
     let (has_min, has_max) = (min.is_some(), max.is_some());
     // Positions of the bounds in the argument list.
@@ -137,6 +161,19 @@ fn clamp(c: &Call, lo: &str, hi: &str) -> Result<Tensor, String> {
         };
         run(c, &args, common, common, Compute::Int(&f))
     }
+}
+
+/// `v` limited to the range of the integral dtype `d`.
+fn saturate(d: DType, v: i64) -> i64 {
+    let (lo, hi) = match d {
+        DType::Bool => (0, 1),
+        DType::U8 => (0, 255),
+        DType::I8 => (-128, 127),
+        DType::I16 => (-32768, 32767),
+        DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    };
+    v.clamp(lo, hi)
 }
 
 /// `lerp(self, end, weight)`: `self + weight * (end - self)`, computed from the nearer end as
@@ -228,7 +265,7 @@ fn masked_fill(c: &Call) -> Result<Tensor, String> {
     if mask.dtype() != DType::Bool {
         return Err(format!(
             "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-            cpp_name(mask.dtype()).replace(" int", "")
+            cpp_name(mask.dtype())
         ));
     }
     let value = match c.value("value") {
@@ -250,6 +287,7 @@ fn masked_fill(c: &Call) -> Result<Tensor, String> {
             .ok_or_else(|| "masked_fill: expected a number for 'value'".to_string())?,
     };
     let dtype = x.dtype();
+    super::checked_scalar(value, dtype)?;
     let args = [Arg::Tensor(x), Arg::Tensor(mask)];
     if dtype.is_floating() {
         let v = round_to(dtype, value.to_f64());

@@ -243,7 +243,17 @@ pub(crate) fn unary(c: &Call, u: &Unary) -> Result<Tensor, String> {
             float_map(u, &args, dtype, common, dst.as_ref())
         }
         Rule::Same(support) => {
+            super::check_out_exact(c, dtype)?;
             check_same(u, support, dtype)?;
+            if dtype == DType::Bool && u.name == "bitwise_not" {
+                return run(
+                    c,
+                    &args,
+                    dtype,
+                    dtype,
+                    Compute::Int(&|x| (x[0] == 0) as i64),
+                );
+            }
             if dtype.is_floating() {
                 let f = u.float;
                 run(c, &args, dtype, dtype, Compute::Float(&|x| f(x[0])))
@@ -253,6 +263,15 @@ pub(crate) fn unary(c: &Call, u: &Unary) -> Result<Tensor, String> {
             }
         }
         Rule::Test => {
+            if let Some(o) = c.out().filter(|o| o.dtype() != DType::Bool) {
+                return Err(match u.name {
+                    "isnan" | "isinf" => format!(
+                        "Expected out tensor to have dtype bool, but got {} instead",
+                        super::ternary::cpp_name(o.dtype())
+                    ),
+                    name => format!("{name} does not support non-boolean outputs."),
+                });
+            }
             if dtype.is_floating() {
                 let f = u.test_float;
                 run(
@@ -314,6 +333,7 @@ fn round(c: &Call) -> Result<Tensor, String> {
     let x = c.tensor("self")?;
     let dtype = x.dtype();
     let args = [Arg::Tensor(x)];
+    super::check_out_exact(c, dtype)?;
     if !c.has("decimals") {
         if dtype == DType::Bool {
             return Err(not_implemented("round_vml_cpu", dtype));
@@ -374,6 +394,13 @@ fn nan_to_num(c: &Call) -> Result<Tensor, String> {
     let x = c.tensor("self")?;
     let dtype = x.dtype();
     let args = [Arg::Tensor(x)];
+    if let Some(o) = c.out().filter(|o| o.dtype() != dtype) {
+        return Err(format!(
+            "nan_to_num: dtype of out: {} should be same as input: {}",
+            super::type_name(o.dtype()),
+            super::type_name(dtype)
+        ));
+    }
     if !dtype.is_floating() {
         return run(c, &args, dtype, dtype, Compute::Int(&|x| x[0]));
     }
