@@ -347,13 +347,13 @@ def binary_cases(c):
         g = script(
             "x, y, e",
             f"return torch.{op}(x.t(), y), torch.{op}(x[::2], y.t()[0]), "
-            f"torch.{op}(x, y.t()[0].expand(3, 4)), torch.{op}(e, y[0])",
+            f"torch.{op}(x, y[0, :3].expand(4, 3)), torch.{op}(e, y.t()[0])",
         )
         c.add(
             f"{op}_layouts",
             g,
             tensor(torch.float32, (4, 3)),
-            other_tensor(torch.float32, (4, 3), kind),
+            other_tensor(torch.float32, (3, 4), kind),
             torch.zeros(0, 3),
         )
         g = script("x, y", f"return torch.{op}(x.t(), y)")
