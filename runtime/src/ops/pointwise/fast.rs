@@ -31,23 +31,6 @@ impl Unary {
             _ => return None,
         })
     }
-
-    #[inline(always)]
-    fn apply(self, x: f32) -> f32 {
-        match self {
-            // NaN stays NaN, as PyTorch's relu (clamp_min) keeps it.
-            Unary::Relu => {
-                if x < 0.0 {
-                    0.0
-                } else {
-                    x
-                }
-            }
-            Unary::Exp => x.exp(),
-            Unary::Tanh => x.tanh(),
-            Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-        }
-    }
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -60,20 +43,6 @@ pub(crate) enum Binary {
     Div,
 }
 
-impl Binary {
-    #[inline(always)]
-    fn apply(self, a: f32, b: f32) -> f32 {
-        match self {
-            Binary::Add(alpha) if alpha == 1.0 => a + b,
-            Binary::Add(alpha) => a + alpha * b,
-            Binary::Sub(alpha) if alpha == 1.0 => a - b,
-            Binary::Sub(alpha) => a - alpha * b,
-            Binary::Mul => a * b,
-            Binary::Div => a / b,
-        }
-    }
-}
-
 /// The address of a contiguous float32 tensor's elements. Inputs are read through raw
 /// pointers, never slices, because the destination may be the same memory.
 fn f32_ptr(t: &Tensor) -> Option<usize> {
@@ -81,14 +50,6 @@ fn f32_ptr(t: &Tensor) -> Option<usize> {
         return None;
     }
     Some(t.data_ptr() as usize)
-}
-
-/// Reads element `i` at address `p`.
-///
-/// SAFETY: `p` is the address of a live f32 tensor with more than `i` elements.
-#[inline(always)]
-unsafe fn read(p: usize, i: usize) -> f32 {
-    *(p as *const f32).add(i)
 }
 
 /// A fresh or given float32 destination of `n` elements, contiguous; `None` when `dst` is
@@ -110,25 +71,60 @@ fn destination(dst: Option<&Tensor>, sizes: &[i64], inputs: &[&Tensor]) -> Optio
     }
 }
 
-/// Runs `f(i)` for every output index, writing through `out`, in parallel when large.
-fn fill(out: &Tensor, f: impl Fn(usize) -> f32 + Sync) {
-    let n = out.numel();
-    let ptr = out.data_ptr() as usize;
-    // SAFETY: `out` is a contiguous f32 tensor of n elements; each index is written once,
-    // and an input aliasing it exactly is read at the same index before that write.
-    let write = |i: usize, v: f32| unsafe { *(ptr as *mut f32).add(i) = v };
+/// Runs `body(start, end)` over `0..n`: in chunks on rayon's pool when `n` is large.
+fn split(n: usize, body: impl Fn(usize, usize) + Sync) {
     if n >= PARALLEL_THRESHOLD {
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            let end = ((c + 1) * CHUNK).min(n);
-            for i in c * CHUNK..end {
-                write(i, f(i));
-            }
-        });
+        (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .for_each(|c| body(c * CHUNK, ((c + 1) * CHUNK).min(n)));
     } else {
-        for i in 0..n {
-            write(i, f(i));
-        }
+        body(0, n);
     }
+}
+
+/// `out[i] = f(x[i])` over `n` elements at the given addresses.
+fn unary_loop(out: usize, x: usize, n: usize, f: impl Fn(f32) -> f32 + Sync) {
+    split(n, |start, end| {
+        let (o, x) = (out as *mut f32, x as *const f32);
+        for i in start..end {
+            // SAFETY: both address n live f32s; each index is read before it is written.
+            unsafe { *o.add(i) = f(*x.add(i)) };
+        }
+    });
+}
+
+/// `out[i] = f(a[i], b[i])` with either side possibly a single value.
+fn binary_loop(out: usize, a: Side, b: Side, n: usize, f: impl Fn(f32, f32) -> f32 + Sync) {
+    split(n, |start, end| {
+        let o = out as *mut f32;
+        // SAFETY (all arms): the addresses hold n live f32s; each index is read before it
+        // is written, so an input that is the output itself is still correct.
+        match (&a, &b) {
+            (Side::Full(pa), Side::Full(pb)) => {
+                let (pa, pb) = (*pa as *const f32, *pb as *const f32);
+                for i in start..end {
+                    unsafe { *o.add(i) = f(*pa.add(i), *pb.add(i)) };
+                }
+            }
+            (Side::Full(pa), Side::One(vb)) => {
+                let pa = *pa as *const f32;
+                for i in start..end {
+                    unsafe { *o.add(i) = f(*pa.add(i), *vb) };
+                }
+            }
+            (Side::One(va), Side::Full(pb)) => {
+                let pb = *pb as *const f32;
+                for i in start..end {
+                    unsafe { *o.add(i) = f(*va, *pb.add(i)) };
+                }
+            }
+            (Side::One(va), Side::One(vb)) => {
+                for i in start..end {
+                    unsafe { *o.add(i) = f(*va, *vb) };
+                }
+            }
+        }
+    });
 }
 
 /// `op(x)` when `x` is a contiguous float32 tensor; `None` leaves it to the engine.
@@ -136,12 +132,64 @@ pub(crate) fn unary(op: Unary, x: &Arg, dst: Option<&Tensor>) -> Option<Tensor> 
     let Arg::Tensor(x) = x else { return None };
     let xs = f32_ptr(x)?;
     let out = destination(dst, &x.sizes(), &[x])?;
-    // SAFETY: i < numel of x (same sizes as out); `x` lives through the call.
-    fill(&out, |i| op.apply(unsafe { read(xs, i) }));
+    let (o, n) = (out.data_ptr() as usize, out.numel());
+    match op {
+        // NaN stays NaN, as PyTorch's relu (clamp_min) keeps it.
+        Unary::Relu => unary_loop(o, xs, n, |v| if v < 0.0 { 0.0 } else { v }),
+        Unary::Exp => unary_loop(o, xs, n, exp),
+        Unary::Tanh => unary_loop(o, xs, n, tanh),
+        Unary::Sigmoid => unary_loop(o, xs, n, |v| 1.0 / (1.0 + exp(-v))),
+    }
     Some(out)
 }
 
-/// One side of a binary op: a whole contiguous tensor or one value.
+/// `e^x` in float32, branch-free so loops over it vectorize (Cephes' `expf`: a degree-6
+/// polynomial after reducing by multiples of ln 2; about 1 ulp). Results below the normal
+/// range and overflow to infinity come out right because 2^n is applied in two halves.
+#[inline(always)]
+fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    let x = x.clamp(-104.0, 89.0);
+    let n = (x * LOG2E).round();
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let mut p = 1.987_569_1e-4f32;
+    p = p * r + 1.398_2e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 5.000_000_1e-1;
+    let y = p * r * r + r + 1.0;
+    // 2^n = 2^h * 2^(n-h), each factor a normal float for n in [-150, 129].
+    let n = n as i32;
+    let h = n / 2;
+    let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
+    y * pow2(h) * pow2(n - h)
+}
+
+/// `tanh` in float32, branch-free: Cephes' odd polynomial near 0 (where `1 - 2/(e^2x+1)`
+/// would cancel) and the exponential form elsewhere.
+#[inline(always)]
+fn tanh(x: f32) -> f32 {
+    let a = x.abs();
+    let e = exp(2.0 * a);
+    let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
+    let z = x * x;
+    let mut p = -5.704_988_7e-3f32;
+    p = p * z + 2.063_908_9e-2;
+    p = p * z - 5.373_971_6e-2;
+    p = p * z + 1.333_144_2e-1;
+    p = p * z - 3.333_328_2e-1;
+    let small = (p * z * x + x).copysign(x);
+    if a >= 0.625 {
+        big
+    } else {
+        small
+    }
+}
+
+/// One side of a binary op: a whole contiguous tensor (its address) or one value.
 enum Side {
     Full(usize),
     One(f32),
@@ -178,13 +226,15 @@ pub(crate) fn binary(op: Binary, a: &Arg, b: &Arg, dst: Option<&Tensor>) -> Opti
         })
         .collect();
     let out = destination(dst, &sizes, &tensors)?;
-    let at = |s: &Side, i: usize| match s {
-        // SAFETY: the tensor has the output's numel, i is below it, and it lives through
-        // the call.
-        Side::Full(p) => unsafe { read(*p, i) },
-        Side::One(x) => *x,
-    };
-    fill(&out, |i| op.apply(at(&sa, i), at(&sb, i)));
+    let (o, n) = (out.data_ptr() as usize, out.numel());
+    match op {
+        Binary::Add(al) if al == 1.0 => binary_loop(o, sa, sb, n, |x, y| x + y),
+        Binary::Add(al) => binary_loop(o, sa, sb, n, move |x, y| x + al * y),
+        Binary::Sub(al) if al == 1.0 => binary_loop(o, sa, sb, n, |x, y| x - y),
+        Binary::Sub(al) => binary_loop(o, sa, sb, n, move |x, y| x - al * y),
+        Binary::Mul => binary_loop(o, sa, sb, n, |x, y| x * y),
+        Binary::Div => binary_loop(o, sa, sb, n, |x, y| x / y),
+    }
     Some(out)
 }
 
@@ -215,6 +265,40 @@ mod tests {
             binary(Binary::Mul, &Arg::Tensor(x.clone()), &Arg::Int(2), Some(&x)).unwrap();
             assert_eq!(x.to_vec::<f32>()[n - 1], v[n - 1] * 2.0);
         }
+    }
+
+    #[test]
+    fn exp_and_tanh_are_accurate_to_float32() {
+        let mut worst = (0.0f64, 0.0f64);
+        let mut x = -110.0f32;
+        while x < 95.0 {
+            for (got, want) in [
+                (exp(x) as f64, (x as f64).exp()),
+                (tanh(x) as f64, (x as f64).tanh()),
+            ] {
+                let want32 = want as f32 as f64;
+                if want32.is_infinite() || want32 == 0.0 || want.abs() < 1e-37 {
+                    assert!(
+                        got == want32 || (got - want).abs() < 1e-44,
+                        "{x}: {got} vs {want}"
+                    );
+                    continue;
+                }
+                let rel = ((got - want) / want).abs();
+                if rel > worst.0 {
+                    worst = (rel, x as f64);
+                }
+            }
+            x += 0.0137;
+        }
+        assert!(worst.0 < 5e-7, "worst relative error {worst:?}");
+        assert!(exp(f32::NAN).is_nan() && tanh(f32::NAN).is_nan());
+        assert_eq!(
+            (exp(f32::INFINITY), exp(f32::NEG_INFINITY)),
+            (f32::INFINITY, 0.0)
+        );
+        assert_eq!((tanh(f32::INFINITY), tanh(f32::NEG_INFINITY)), (1.0, -1.0));
+        assert!(tanh(-0.0).is_sign_negative());
     }
 
     #[test]
