@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::tensor::elementwise::Arg;
+use crate::tensor::elementwise::{Arg, Compute};
 use crate::tensor::{DType, Tensor};
 
 /// Below this many elements a kernel stays on the calling thread.
@@ -242,6 +242,121 @@ pub(crate) fn binary(op: Binary, a: &Arg, b: &Arg, dst: Option<&Tensor>) -> Opti
     Some(out)
 }
 
+/// Where one operand of [`general`] reads from.
+#[derive(Copy, Clone)]
+enum Src {
+    F32(usize),
+    F64(usize),
+    /// A bool tensor (conditions and masks), read as 0 or 1.
+    Bool(usize),
+    Value(f64),
+}
+
+impl Src {
+    /// SAFETY: for tensor sources, `i` is below the tensor's element count.
+    #[inline(always)]
+    unsafe fn at(self, i: usize) -> f64 {
+        match self {
+            Src::F32(p) => *(p as *const f32).add(i) as f64,
+            Src::F64(p) => *(p as *const f64).add(i),
+            Src::Bool(p) => *(p as *const u8).add(i) as f64,
+            Src::Value(v) => v,
+        }
+    }
+}
+
+/// Any floating computation of the engine on contiguous float32/float64 operands of the
+/// result's shape (or single values), without materializing columns: one pass, in parallel
+/// when large. `None` when the operands or destination do not qualify.
+pub(crate) fn general(
+    args: &[Arg],
+    compute: Compute<'_>,
+    common: DType,
+    result: DType,
+    dst: Option<&Tensor>,
+) -> Option<Tensor> {
+    const MAX_ARGS: usize = 4;
+    if !matches!(common, DType::F32 | DType::F64) || args.len() > MAX_ARGS {
+        return None;
+    }
+    let sizes = args.iter().find_map(|a| match a {
+        Arg::Tensor(t) if t.dim() > 0 => Some(t.sizes()),
+        _ => None,
+    })?;
+    let mut srcs = [Src::Value(0.0); MAX_ARGS];
+    let mut tensors = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        srcs[k] = match a {
+            Arg::Tensor(t)
+                if t.dtype() == DType::Bool && t.is_contiguous() && t.sizes() == sizes =>
+            {
+                tensors.push(t);
+                Src::Bool(t.data_ptr() as usize)
+            }
+            Arg::Tensor(t) if t.dtype() != common || !t.is_contiguous() => return None,
+            Arg::Tensor(t) if t.dim() == 0 => Src::Value(t.item_f64().ok()?),
+            Arg::Tensor(t) if t.sizes() != sizes => return None,
+            Arg::Tensor(t) => {
+                tensors.push(t);
+                let p = t.data_ptr() as usize;
+                if common == DType::F32 {
+                    Src::F32(p)
+                } else {
+                    Src::F64(p)
+                }
+            }
+            Arg::Float(v) => Src::Value(*v),
+            Arg::Int(v) => Src::Value(*v as f64),
+            Arg::Bool(v) => Src::Value(*v as u8 as f64),
+        };
+    }
+    let out = match dst {
+        None => Tensor::zeros(&sizes, result).ok()?,
+        Some(d) => {
+            if d.dtype() != result || !d.is_contiguous() || d.sizes() != sizes {
+                return None;
+            }
+            if tensors
+                .iter()
+                .any(|x| d.shares_storage(x) && d.data_ptr() != x.data_ptr())
+            {
+                return None;
+            }
+            d.clone()
+        }
+    };
+    let (o, n, k) = (out.data_ptr() as usize, out.numel(), args.len());
+    let gather = move |i: usize| {
+        let mut v = [0f64; MAX_ARGS];
+        for j in 0..k {
+            // SAFETY: every tensor source has n elements and i < n.
+            v[j] = unsafe { srcs[j].at(i) };
+        }
+        v
+    };
+    // SAFETY (writes): `out` holds n contiguous elements of `result`; each index is read
+    // from the sources before it is written.
+    match (compute, result) {
+        (Compute::Float(f), DType::F32) => split(n, |s, e| {
+            for i in s..e {
+                unsafe { *(o as *mut f32).add(i) = f(&gather(i)[..k]) as f32 };
+            }
+        }),
+        (Compute::Float(f), DType::F64) => split(n, |s, e| {
+            for i in s..e {
+                unsafe { *(o as *mut f64).add(i) = f(&gather(i)[..k]) };
+            }
+        }),
+        (Compute::FloatToBool(f), DType::Bool) => split(n, |s, e| {
+            for i in s..e {
+                unsafe { *(o as *mut bool).add(i) = f(&gather(i)[..k]) };
+            }
+        }),
+        _ => return None,
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -303,6 +418,38 @@ mod tests {
         );
         assert_eq!((tanh(f32::INFINITY), tanh(f32::NEG_INFINITY)), (1.0, -1.0));
         assert!(tanh(-0.0).is_sign_negative());
+    }
+
+    #[test]
+    fn general_path_matches_the_engine() {
+        use crate::tensor::elementwise::{map, Target};
+        for n in [7usize, PARALLEL_THRESHOLD + 5] {
+            let x = Tensor::from_vec((0..n).map(|i| i as f32 * 0.01 - 2.0).collect(), &[n as i64])
+                .unwrap();
+            let y =
+                Tensor::from_vec((0..n).map(|i| (i % 7) as f32).collect(), &[n as i64]).unwrap();
+            let args = [Arg::Tensor(x), Arg::Tensor(y), Arg::Float(0.5)];
+            let f = |v: &[f64]| if v[1] > 3.0 { v[0] * v[2] } else { v[0].exp() };
+            let got = general(&args, Compute::Float(&f), DType::F32, DType::F32, None).unwrap();
+            let want = map(&args, Compute::Float(&f), Target::New(DType::F32)).unwrap();
+            assert_eq!(got.to_vec::<f32>(), want.to_vec::<f32>());
+            let lt = |v: &[f64]| v[0] < v[1];
+            let got = general(
+                &args[..2],
+                Compute::FloatToBool(&lt),
+                DType::F32,
+                DType::Bool,
+                None,
+            )
+            .unwrap();
+            let want = map(
+                &args[..2],
+                Compute::FloatToBool(&lt),
+                Target::New(DType::Bool),
+            )
+            .unwrap();
+            assert_eq!(got.to_vec::<bool>(), want.to_vec::<bool>());
+        }
     }
 
     #[test]

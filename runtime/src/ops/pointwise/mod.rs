@@ -479,6 +479,11 @@ pub(crate) fn run_into(
     let rounded = |x: &[f64]| -> smallvec::SmallVec<[f64; 4]> {
         x.iter().map(|&v| round_to(common, v)).collect()
     };
+    if !round_inputs && !round_output {
+        if let Some(t) = fast::general(&args, compute, common, result, dst) {
+            return Ok(t);
+        }
+    }
     let out = match compute {
         Compute::Float(f) if round_inputs || round_output => {
             let g = move |x: &[f64]| {
