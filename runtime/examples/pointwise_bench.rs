@@ -2,6 +2,8 @@
 //! `cargo run --release -p ember-runtime --example pointwise_bench [threads]`.
 //! Each op runs through the interpreter (as a model would) on contiguous float32 tensors;
 //! the engine column computes the same op with `elementwise::map` (f64 opmath, one thread).
+//! gelu and silu take the general typed path (f64 math per element), the others their own
+//! float32 loops.
 
 use std::time::Instant;
 
@@ -46,11 +48,15 @@ fn main() {
         ("mul", |a, b| a * b),
         ("div", |a, b| a / b),
     ];
-    let unary: [(&str, fn(f64) -> f64); 4] = [
+    let unary: [(&str, fn(f64) -> f64); 6] = [
         ("relu", |a| a.max(0.0)),
         ("exp", f64::exp),
         ("tanh", f64::tanh),
         ("sigmoid", |a| 1.0 / (1.0 + (-a).exp())),
+        ("gelu", |a| {
+            0.5 * a * (1.0 + libm::erf(a * std::f64::consts::FRAC_1_SQRT_2))
+        }),
+        ("silu", |a| a / (1.0 + (-a).exp())),
     ];
     println!(
         "{:>9} {:>8} {:>14} {:>14} {:>9}",
@@ -93,8 +99,11 @@ fn main() {
             );
         }
         for (op, f) in unary {
-            let src =
-                format!("graph(%x : Tensor):\n  %r : Tensor = aten::{op}(%x)\n  return (%r)\n");
+            // gelu's `approximate` argument is a constant input.
+            let extra = if op == "gelu" { ", %none" } else { "" };
+            let src = format!(
+                "graph(%x : Tensor):\n  %none : str = prim::Constant[value=\"none\"]()\n  %r : Tensor = aten::{op}(%x{extra})\n  return (%r)\n"
+            );
             let code = Code::new(&parse_graph(&src).unwrap()).unwrap();
             let fast = time(|| {
                 run(&code, vec![IValue::Tensor(x.clone())]).unwrap();

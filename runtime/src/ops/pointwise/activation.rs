@@ -22,7 +22,9 @@ pub fn register(r: &mut Registry) {
     super::add(r, "gelu", true, |g, n| build(g, n, gelu));
     super::add(r, "silu", true, |g, n| {
         build(g, n, |c| {
-            floating(c, "silu_cpu", |x| x / (1.0 + (-x).exp()))
+            floating_fast(c, "silu_cpu", Some(fast::Unary::Silu), |x| {
+                x / (1.0 + (-x).exp())
+            })
         })
     });
     super::add(r, "hardswish", true, |g, n| {
@@ -116,16 +118,33 @@ fn softplus1(x: f64) -> f64 {
 
 /// An activation defined on floating dtypes only (`kernel` names PyTorch's kernel).
 fn floating(c: &Call, kernel: &str, f: fn(f64) -> f64) -> Result<Tensor, String> {
+    floating_fast(c, kernel, None, f)
+}
+
+/// As [`floating`], with a float32 fast path.
+fn floating_fast(
+    c: &Call,
+    kernel: &str,
+    fast_op: Option<fast::Unary>,
+    f: fn(f64) -> f64,
+) -> Result<Tensor, String> {
     let x = input(c)?;
     let dtype = x.dtype();
     out_exact(c, dtype)?;
     Support::Floating.check(kernel, dtype)?;
-    run(
-        c,
-        &[Arg::Tensor(x)],
+    let args = [Arg::Tensor(x)];
+    let dst = prepare(c, &args, dtype)?;
+    if let (Some(op), DType::F32) = (fast_op, dtype) {
+        if let Some(t) = fast::unary(op, &args[0], dst.as_ref()) {
+            return Ok(t);
+        }
+    }
+    run_into(
+        &args,
         dtype,
         dtype,
         Compute::Float(&|v| f(v[0])),
+        dst.as_ref(),
     )
 }
 
@@ -200,12 +219,12 @@ fn gelu(c: &Call) -> Result<Tensor, String> {
         _ => return Err("approximate argument must be either none or tanh.".into()),
     };
     if tanh {
-        floating(c, "GeluKernelImpl", |x| {
+        floating_fast(c, "GeluKernelImpl", Some(fast::Unary::GeluTanh), |x| {
             let k = (2.0 / std::f64::consts::PI).sqrt();
             0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
         })
     } else {
-        floating(c, "GeluKernelImpl", |x| {
+        floating_fast(c, "GeluKernelImpl", Some(fast::Unary::Gelu), |x| {
             0.5 * x * (1.0 + libm::erf(x * std::f64::consts::FRAC_1_SQRT_2))
         })
     }

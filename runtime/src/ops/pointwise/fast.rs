@@ -19,6 +19,11 @@ pub(crate) enum Unary {
     Exp,
     Tanh,
     Sigmoid,
+    Silu,
+    /// gelu with `approximate="none"` (erf).
+    Gelu,
+    /// gelu with `approximate="tanh"`.
+    GeluTanh,
 }
 
 impl Unary {
@@ -28,6 +33,7 @@ impl Unary {
             "exp" => Unary::Exp,
             "tanh" => Unary::Tanh,
             "sigmoid" => Unary::Sigmoid,
+            "silu" => Unary::Silu,
             _ => return None,
         })
     }
@@ -139,6 +145,14 @@ pub(crate) fn unary(op: Unary, x: &Arg, dst: Option<&Tensor>) -> Option<Tensor> 
         Unary::Exp => unary_loop(o, xs, n, exp),
         Unary::Tanh => unary_loop(o, xs, n, tanh),
         Unary::Sigmoid => unary_loop(o, xs, n, |v| 1.0 / (1.0 + exp(-v))),
+        Unary::Silu => unary_loop(o, xs, n, |v| v / (1.0 + exp(-v))),
+        Unary::Gelu => unary_loop(o, xs, n, |v| {
+            0.5 * v * (1.0 + libm::erff(v * std::f32::consts::FRAC_1_SQRT_2))
+        }),
+        Unary::GeluTanh => unary_loop(o, xs, n, |v| {
+            const K: f32 = 0.797_884_6; // sqrt(2 / pi)
+            0.5 * v * (1.0 + tanh(K * (v + 0.044715 * v * v * v)))
+        }),
     }
     Some(out)
 }
@@ -449,6 +463,33 @@ mod tests {
             )
             .unwrap();
             assert_eq!(got.to_vec::<bool>(), want.to_vec::<bool>());
+        }
+    }
+
+    #[test]
+    fn activations_match_f64() {
+        let v: Vec<f32> = (0..400).map(|i| i as f32 * 0.05 - 10.0).collect();
+        let x = Arg::Tensor(Tensor::from_vec(v.clone(), &[400]).unwrap());
+        let cases: [(Unary, fn(f64) -> f64); 3] = [
+            (Unary::Silu, |a| a / (1.0 + (-a).exp())),
+            (Unary::Gelu, |a| {
+                0.5 * a * (1.0 + libm::erf(a / 2f64.sqrt()))
+            }),
+            (Unary::GeluTanh, |a| {
+                0.5 * a
+                    * (1.0
+                        + ((2.0 / std::f64::consts::PI).sqrt() * (a + 0.044715 * a * a * a)).tanh())
+            }),
+        ];
+        for (op, f) in cases {
+            let got = unary(op, &x, None).unwrap().to_vec::<f32>();
+            for (g, &a) in got.iter().zip(&v) {
+                let want = f(a as f64);
+                assert!(
+                    (*g as f64 - want).abs() <= 1e-6 + 1e-5 * want.abs(),
+                    "{op:?}({a}): {g} vs {want}"
+                );
+            }
         }
     }
 
