@@ -48,9 +48,9 @@ pub fn parse_graph_located(text: &str) -> Result<Located, Diagnostic> {
         graphs: 0,
         positions: HashMap::new(),
     };
-    p.c.skip_ws();
+    p.c.skip_ws_and_comment_lines();
     let g = p.graph()?;
-    p.c.skip_ws();
+    p.c.skip_ws_and_comment_lines();
     if !p.c.at_end() {
         return Err(p
             .c
@@ -157,7 +157,7 @@ impl<'a> Parser<'a> {
         let mut i = 0;
         loop {
             let save = self.c.offset();
-            self.c.skip_ws();
+            self.c.skip_ws_and_comment_lines();
             if !self.c.eat("with ") {
                 self.c.set_offset(save);
                 return Ok(());
@@ -307,7 +307,7 @@ impl<'a> Parser<'a> {
 
     /// Skips blank lines and the indentation of the next one.
     fn next_line(&mut self) {
-        self.c.skip_ws();
+        self.c.skip_ws_and_comment_lines();
     }
 
     /// Node lines of block `b` until `return`, `->` or `}`.

@@ -160,7 +160,7 @@ fn verify(graph: &Graph, locate: &dyn Fn(ember_dialects::Node) -> Pos) -> Result
         errors
             .into_iter()
             .map(|e| ChunkDiag {
-                pos: e.node.map(locate).unwrap_or(Pos { line: 1, col: 1 }),
+                pos: locate(e.node),
                 message: e.message,
             })
             .collect()
@@ -172,7 +172,7 @@ fn emit(emit: Emit, graph: &Graph) -> Result<String, String> {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
         Emit::Code => Err("--emit=code needs the Python printer, which is not built yet".into()),
-        Emit::Mlir | Emit::Llvm | Emit::Ptx => crate::codegen::emit_graph(graph, emit),
+        Emit::Mlir | Emit::Llvm | Emit::Ptx => Err("--emit=mlir|llvm|ptx: the code generator is wired in with emberc's".into()),
     }
 }
 
