@@ -42,13 +42,15 @@ fn main() {
             .build_global()
             .unwrap();
     }
-    let binary: [(&str, fn(f64, f64) -> f64); 4] = [
+    type Binary = (&'static str, fn(f64, f64) -> f64);
+    type Unary = (&'static str, fn(f64) -> f64);
+    let binary: [Binary; 4] = [
         ("add", |a, b| a + b),
         ("sub", |a, b| a - b),
         ("mul", |a, b| a * b),
         ("div", |a, b| a / b),
     ];
-    let unary: [(&str, fn(f64) -> f64); 6] = [
+    let unary: [Unary; 6] = [
         ("relu", |a| a.max(0.0)),
         ("exp", f64::exp),
         ("tanh", f64::tanh),

@@ -12,11 +12,9 @@ use crate::tensor::elementwise::{Arg, Compute};
 use crate::tensor::{DType, Tensor};
 
 pub fn register(r: &mut Registry) {
-    for name in ["add"] {
-        super::add(r, name, true, |g, n| {
-            build(g, n, |c| add_sub(c, false, false))
-        });
-    }
+    super::add(r, "add", true, |g, n| {
+        build(g, n, |c| add_sub(c, false, false))
+    });
     for name in ["sub", "subtract"] {
         super::add(r, name, true, |g, n| {
             build(g, n, |c| add_sub(c, true, false))

@@ -176,7 +176,7 @@ fn exp(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     let y = p * r * r + r + 1.0;
     // The integer n sits in the low mantissa bits of t. 2^n = 2^h * 2^(n-h), each factor a
     // normal float for n in [-150, 129].
@@ -195,10 +195,10 @@ fn tanh(x: f32) -> f32 {
     let big = (1.0 - 2.0 / (e + 1.0)).copysign(x);
     let z = x * x;
     let mut p = -5.704_988_7e-3f32;
-    p = p * z + 2.063_908_9e-2;
+    p = p * z + 2.063_909e-2;
     p = p * z - 5.373_971_6e-2;
     p = p * z + 1.333_144_2e-1;
-    p = p * z - 3.333_328_2e-1;
+    p = p * z - 3.333_328e-1;
     let small = (p * z * x + x).copysign(x);
     if a >= 0.625 {
         big
@@ -246,9 +246,9 @@ pub(crate) fn binary(op: Binary, a: &Arg, b: &Arg, dst: Option<&Tensor>) -> Opti
     let out = destination(dst, &sizes, &tensors)?;
     let (o, n) = (out.data_ptr() as usize, out.numel());
     match op {
-        Binary::Add(al) if al == 1.0 => binary_loop(o, sa, sb, n, |x, y| x + y),
+        Binary::Add(1.0) => binary_loop(o, sa, sb, n, |x, y| x + y),
         Binary::Add(al) => binary_loop(o, sa, sb, n, move |x, y| x + al * y),
-        Binary::Sub(al) if al == 1.0 => binary_loop(o, sa, sb, n, |x, y| x - y),
+        Binary::Sub(1.0) => binary_loop(o, sa, sb, n, |x, y| x - y),
         Binary::Sub(al) => binary_loop(o, sa, sb, n, move |x, y| x - al * y),
         Binary::Mul => binary_loop(o, sa, sb, n, |x, y| x * y),
         Binary::Div => binary_loop(o, sa, sb, n, |x, y| x / y),
@@ -470,7 +470,8 @@ mod tests {
     fn activations_match_f64() {
         let v: Vec<f32> = (0..400).map(|i| i as f32 * 0.05 - 10.0).collect();
         let x = Arg::Tensor(Tensor::from_vec(v.clone(), &[400]).unwrap());
-        let cases: [(Unary, fn(f64) -> f64); 3] = [
+        type Reference = fn(f64) -> f64;
+        let cases: [(Unary, Reference); 3] = [
             (Unary::Silu, |a| a / (1.0 + (-a).exp())),
             (Unary::Gelu, |a| {
                 0.5 * a * (1.0 + libm::erf(a / 2f64.sqrt()))
