@@ -363,17 +363,25 @@ def binary_cases(c):
         # Python scalars.
         for s in scalars:
             ty = type(s).__name__
-            g = script(f"x, s: {ty}", f"return torch.{op}(x, s)")
+            if isinstance(s, bool):
+                # A bool argument would reach the op through aten::Int; TorchScript turns a
+                # literal True into the int constant 1 itself.
+                g = script("x, unused: int", f"return torch.{op}(x, {s})")
+            else:
+                g = script(f"x, s: {ty}", f"return torch.{op}(x, s)")
             for d in [torch.bool, torch.uint8, torch.int32, torch.float16, torch.float32]:
-                c.add(f"{op}_scalar_{ty}_{s}_{SHORT[d]}".replace(".", "p").replace("-", "m"), g, tensor(d, (2, 3)), s)
+                c.add(f"{op}_scalar_{ty}_{s}_{SHORT[d]}".replace(".", "p").replace("-", "m"), g, tensor(d, (2, 3)), int(s) if isinstance(s, bool) else s)
             if scalar_self:
-                g = script(f"x, s: {ty}", f"return torch.{op}(s, x)")
+                if isinstance(s, bool):
+                    g = script("x, unused: int", f"return torch.{op}({s}, x)")
+                else:
+                    g = script(f"x, s: {ty}", f"return torch.{op}(s, x)")
                 for d in [torch.uint8, torch.int32, torch.float32]:
                     c.add(
                         f"{op}_scalar_self_{ty}_{s}_{SHORT[d]}".replace(".", "p").replace("-", "m"),
                         g,
                         other_tensor(d, (2, 3), kind),
-                        s,
+                        int(s) if isinstance(s, bool) else s,
                     )
         # out=: resized, cast, refused.
         g = script("x, y, o", f"return torch.{op}(x, y, out=o)")
@@ -413,7 +421,7 @@ def binary_cases(c):
         g = script("x", f"z = x.expand(2, 3)\nreturn z.{op}_(z)")
         c.add(f"{op}_inplace_overlap", g, tensor(torch.float32, (3,)))
         if scalars:
-            s = scalars[-1]
+            s = [v for v in scalars if not isinstance(v, bool)][-1]
             ty = type(s).__name__
             g = script(f"x, s: {ty}", f"return x.{op}_(s)")
             for d in [torch.int32, torch.float32]:
@@ -446,9 +454,9 @@ def binary_cases(c):
     f = script("x, y, a: float", "return torch.add(x, y, alpha=a)")
     c.add("add_alpha_float_f32", f, tensor(torch.float32, (2, 3)), tensor(torch.float32, (3,)), 0.5)
     c.add("add_alpha_float_i32", f, tensor(torch.int32, (2, 3)), tensor(torch.int32, (3,)), 0.5)
-    f = script("x, y, a: bool", "return torch.add(x, y, alpha=a)")
-    c.add("add_alpha_bool_b", f, tensor(torch.bool, (2, 3)), tensor(torch.bool, (3,)), True)
-    c.add("add_alpha_bool_i32", f, tensor(torch.int32, (2, 3)), tensor(torch.int32, (3,)), True)
+    f = script("x, y", "return torch.add(x, y, alpha=True)")
+    c.add("add_alpha_bool_b", f, tensor(torch.bool, (2, 3)), tensor(torch.bool, (3,)))
+    c.add("add_alpha_bool_i32", f, tensor(torch.int32, (2, 3)), tensor(torch.int32, (3,)))
     f = script("x, s: float, a: float", "return torch.add(x, s, alpha=a), torch.sub(x, s, alpha=a)")
     c.add("add_sub_scalar_alpha_f32", f, tensor(torch.float32, (2, 3)), 1.5, 2.0)
     f = script("x, y, o, a: int", "return torch.sub(x, y, alpha=a, out=o)")
@@ -648,9 +656,12 @@ def ternary_cases(c):
         c.add(f"{op}_mixed", f, tensor(torch.int32, (2, 3)), tensor(torch.float32, (3,)), tensor(torch.float16, (2, 1), kind))
         for v in [2, 0.5, True]:
             ty = type(v).__name__
-            g = script(f"x, a, b, v: {ty}", f"return torch.{op}(x, a, b, value=v)")
+            if isinstance(v, bool):
+                g = script("x, a, b, unused: int", f"return torch.{op}(x, a, b, value={v})")
+            else:
+                g = script(f"x, a, b, v: {ty}", f"return torch.{op}(x, a, b, value=v)")
             for d in [torch.int32, torch.float32]:
-                c.add(f"{op}_value_{ty}_{SHORT[d]}", g, tensor(d, (2, 3)), tensor(d, (3,)), tensor(d, (2, 1), kind, seed=2), v)
+                c.add(f"{op}_value_{ty}_{SHORT[d]}", g, tensor(d, (2, 3)), tensor(d, (3,)), tensor(d, (2, 1), kind, seed=2), int(v) if isinstance(v, bool) else v)
         g = script("x, a, b", f"return x.{op}_(a.t(), b, value=2)")
         c.add(f"{op}_inplace", g, tensor(torch.float32, (3, 2)), tensor(torch.float32, (2, 3)), tensor(torch.float32, (2,), kind, seed=2))
         g = script("x, a, b, o", f"return torch.{op}(x, a, b, out=o)")
