@@ -447,6 +447,17 @@ def binary_cases(c):
         for s in [-1, 0, 5, 7, 8, 31, 63, 64, 100]:
             c.add(f"shift_{SHORT[d]}_{s}".replace("-", "m"), f, tensor(d, (2, 4)), s)
 
+    # Destinations that partly overlap an input are refused; the input itself or a disjoint
+    # part of the same storage is fine.
+    f = script("x", "return torch.add(x[1:], 1, out=x[:-1])")
+    c.add("out_partial_overlap", f, tensor(torch.float32, (6,)))
+    f = script("x", "return x[:-1].add_(x[1:])")
+    c.add("inplace_partial_overlap", f, tensor(torch.float32, (6,)))
+    f = script("x", "return torch.exp(x[:3], out=x[3:]), x")
+    c.add("out_disjoint_same_storage", f, tensor(torch.float32, (6,)))
+    f = script("x", "return torch.mul(x, 2, out=x), x")
+    c.add("out_is_input", f, tensor(torch.float32, (2, 3)))
+
     # Arithmetic operators and alpha.
     f = script("x, y, a: int", "return torch.add(x, y, alpha=a), torch.sub(x, y, alpha=a)")
     for d in [torch.uint8, torch.int32, torch.int64, torch.float16, torch.float32, torch.float64]:

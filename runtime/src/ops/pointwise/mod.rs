@@ -431,7 +431,30 @@ pub(crate) fn prepare(c: &Call, args: &[Arg], result: DType) -> Result<Option<Te
         resize_out(&dst, &shape)?;
     }
     check_no_internal_overlap(&dst)?;
+    for a in args {
+        if let Arg::Tensor(t) = a {
+            check_no_partial_overlap(&dst, t)?;
+        }
+    }
     Ok(Some(dst))
+}
+
+/// Refuses an input that overlaps the destination without being exactly it, as PyTorch's
+/// `assert_no_partial_overlap` (decided, like it, only for contiguous tensors).
+pub(crate) fn check_no_partial_overlap(dst: &Tensor, input: &Tensor) -> Result<(), String> {
+    if !dst.shares_storage(input) || !dst.is_contiguous() || !input.is_contiguous() {
+        return Ok(());
+    }
+    let (n, m) = (dst.numel() as i64, input.numel() as i64);
+    if n == 0 || m == 0 {
+        return Ok(());
+    }
+    let (a, b) = (dst.storage_offset(), input.storage_offset());
+    let same = a == b && n == m;
+    if !same && a < b + m && b < a + n {
+        return Err("unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.".into());
+    }
+    Ok(())
 }
 
 pub(crate) fn join(v: &[i64]) -> String {
