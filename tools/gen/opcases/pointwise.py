@@ -449,8 +449,13 @@ def binary_cases(c):
 
     # Destinations that partly overlap an input are refused; the input itself or a disjoint
     # part of the same storage is fine.
-    f = script("x", "return torch.add(x[1:], 1, out=x[:-1])")
+    f = script("x", "return torch.add(x[1:], x[1:], out=x[:-1])")
     c.add("out_partial_overlap", f, tensor(torch.float32, (6,)))
+    f = script("x", "return torch.exp(x[1:], out=x[:-1])")
+    c.add("out_partial_overlap_unary", f, tensor(torch.float32, (6,)))
+    # The generated Scalar_out overloads compute into a temporary: no overlap check.
+    f = script("x", "return torch.add(x[1:], 1, out=x[:-1]), torch.mul(x[1:], 2, out=x[:-1])")
+    c.add("out_partial_overlap_scalar", f, tensor(torch.float32, (6,)))
     f = script("x", "return x[:-1].add_(x[1:])")
     c.add("inplace_partial_overlap", f, tensor(torch.float32, (6,)))
     f = script("x", "return torch.exp(x[:3], out=x[3:]), x")
