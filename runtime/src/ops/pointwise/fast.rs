@@ -5,7 +5,23 @@
 use rayon::prelude::*;
 
 use crate::tensor::elementwise::{Arg, Compute};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{contiguous_strides, DType, Device, Meta, Storage, Tensor};
+
+/// A contiguous tensor whose elements the caller writes before anything reads them.
+fn for_overwrite(sizes: &[i64], dtype: DType) -> Option<Tensor> {
+    let n = crate::tensor::checked_numel(sizes).ok()?;
+    let storage = Storage::for_overwrite(n.checked_mul(dtype.size())?).ok()?;
+    Tensor::from_meta(Meta {
+        storage,
+        dtype,
+        device: Device::Cpu,
+        sizes: sizes.into(),
+        strides: contiguous_strides(sizes),
+        offset: 0,
+        requires_grad: false,
+    })
+    .ok()
+}
 
 /// Below this many elements a kernel stays on the calling thread.
 pub const PARALLEL_THRESHOLD: usize = 1 << 15;
@@ -62,7 +78,7 @@ fn f32_ptr(t: &Tensor) -> Option<usize> {
 /// not usable or overlaps the inputs in any way other than being one of them exactly.
 fn destination(dst: Option<&Tensor>, sizes: &[i64], inputs: &[&Tensor]) -> Option<Tensor> {
     match dst {
-        None => Tensor::zeros(sizes, DType::F32).ok(),
+        None => for_overwrite(sizes, DType::F32),
         Some(d) => {
             if d.dtype() != DType::F32 || !d.is_contiguous() || d.sizes().as_slice() != sizes {
                 return None;
@@ -325,7 +341,7 @@ pub(crate) fn general(
         };
     }
     let out = match dst {
-        None => Tensor::zeros(&sizes, result).ok()?,
+        None => for_overwrite(&sizes, result)?,
         Some(d) => {
             if d.dtype() != result || !d.is_contiguous() || d.sizes() != sizes {
                 return None;
