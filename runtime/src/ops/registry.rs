@@ -31,6 +31,9 @@ impl Registry {
         super::prim::register(&mut r);
         super::scalar::register(&mut r);
         super::pointwise::register(&mut r);
+        super::shape::register(&mut r);
+        super::index::register(&mut r);
+        super::create::register(&mut r);
         r
     }
 

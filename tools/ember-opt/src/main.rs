@@ -52,6 +52,11 @@ fn flag(name: &'static str, help: &'static str) -> Arg {
 fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, String> {
     let mut ordered: Vec<(usize, &'static passes::PassInfo)> = Vec::new();
     for pass in PASSES {
+        // A count flag always has a value (0 by default); only flags given on the command line
+        // name a pass.
+        if m.value_source(pass.name) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
         if let Some(indices) = m.indices_of(pass.name) {
             ordered.extend(indices.map(|i| (i, pass)));
         }
