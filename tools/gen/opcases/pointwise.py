@@ -696,6 +696,12 @@ def ternary_cases(c):
     f = script("x, m, v: int", "return torch.masked_fill(x, m, v)")
     for d in [torch.bool, torch.uint8, torch.int64, torch.float32]:
         c.add(f"masked_fill_int_{SHORT[d]}", f, tensor(d, (2, 3)), mask, 300)
+    # Values the dtype cannot hold are refused (Scalar::to<T> is checked); infinities pass
+    # into floating dtypes.
+    f = script("x, m, v: float", "return torch.masked_fill(x, m, v)")
+    for v, tag in [(-1e9, "m1e9"), (1e39, "1e39"), (float("-inf"), "minf")]:
+        for d in [torch.float16, torch.bfloat16, torch.float32, torch.int32, torch.int64]:
+            c.add(f"masked_fill_range_{tag}_{SHORT[d]}", f, tensor(d, (3,)), mask, v)
     f = script("x, m, v", "return torch.masked_fill(x, m, v)")
     c.add("masked_fill_tensor_value", f, tensor(torch.int32, (2, 3)), mask, torch.tensor(2.5))
     c.add("masked_fill_tensor_value_1d", f, tensor(torch.int32, (2, 3)), mask, torch.tensor([2, 2]))

@@ -365,7 +365,7 @@ pub(crate) fn checked_scalar(s: Scalar, dtype: DType) -> Result<f64, String> {
         DType::U8 => (0.0, 255.0, "uint8_t"),
         DType::I8 => (-128.0, 127.0, "int8_t"),
         DType::I16 => (-32768.0, 32767.0, "int16_t"),
-        DType::I32 => (-2147483648.0, 2147483647.0, "int32_t"),
+        DType::I32 => (-2147483648.0, 2147483647.0, "int"),
         DType::I64 => (-9.223372036854776e18, 9.223372036854776e18, "int64_t"),
         DType::F16 => (-65504.0, 65504.0, "c10::Half"),
         DType::BF16 => (
