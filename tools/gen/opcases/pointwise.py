@@ -205,7 +205,6 @@ def unary_cases(c):
         c.add(f"{op}_inplace_f32", g, tensor(torch.float32, (2, 3), kind))
         c.add(f"{op}_inplace_i32", g, tensor(torch.int32, (2, 3), kind))
         c.add(f"{op}_inplace_b", g, tensor(torch.bool, (2, 3), kind))
-        c.add(f"{op}_inplace_f16", g, tensor(torch.float16, (2, 3), kind))
         g = script("x", f"y = x.t()\ny.{op}_()\nreturn x")
         c.add(f"{op}_inplace_view", g, tensor(torch.float32, (2, 3), kind))
 
@@ -318,8 +317,6 @@ MIXED = [
     (torch.bool, torch.int64),
     (torch.float16, torch.bfloat16),
     (torch.int64, torch.float16),
-    (torch.float32, torch.float64),
-    (torch.bool, torch.float32),
 ]
 
 
@@ -335,7 +332,6 @@ def binary_cases(c):
         c.add(f"{op}_i32_0dim_f64", f, tensor(torch.int32, (2, 2)), other_tensor(torch.float64, (), kind))
         c.add(f"{op}_u8_0dim_i64", f, tensor(torch.uint8, (2, 2)), other_tensor(torch.int64, (), kind))
         c.add(f"{op}_f16_0dim_f64", f, tensor(torch.float16, (2, 2)), other_tensor(torch.float64, (), kind))
-        c.add(f"{op}_0dim_0dim", f, tensor(torch.int32, ()), other_tensor(torch.int64, (), kind))
         # Specials against specials.
         c.add(
             f"{op}_special_f32",
@@ -358,8 +354,9 @@ def binary_cases(c):
         )
         g = script("x, y", f"return torch.{op}(x.t(), y)")
         c.add(f"{op}_layouts_i32", g, tensor(torch.int32, (4, 3)), other_tensor(torch.int32, (3, 4), kind))
-        # Shapes that do not broadcast.
-        c.add(f"{op}_broadcast_error", f, tensor(torch.float32, (2, 3)), tensor(torch.float32, (2,)))
+        # Shapes that do not broadcast (one shared path: a few ops suffice).
+        if op in ("add", "div", "pow", "eq", "bitwise_and", "logical_or", "maximum"):
+            c.add(f"{op}_broadcast_error", f, tensor(torch.float32, (2, 3)), tensor(torch.float32, (2,)))
         # Python scalars.
         for s in scalars:
             ty = type(s).__name__
@@ -369,14 +366,14 @@ def binary_cases(c):
                 g = script("x, unused: int", f"return torch.{op}(x, {s})")
             else:
                 g = script(f"x, s: {ty}", f"return torch.{op}(x, s)")
-            for d in [torch.bool, torch.uint8, torch.int32, torch.float16, torch.float32]:
+            for d in [torch.bool, torch.int32, torch.float16, torch.float32]:
                 c.add(f"{op}_scalar_{ty}_{s}_{SHORT[d]}".replace(".", "p").replace("-", "m"), g, tensor(d, (2, 3)), int(s) if isinstance(s, bool) else s)
             if scalar_self:
                 if isinstance(s, bool):
                     g = script("x, unused: int", f"return torch.{op}({s}, x)")
                 else:
                     g = script(f"x, s: {ty}", f"return torch.{op}(s, x)")
-                for d in [torch.uint8, torch.int32, torch.float32]:
+                for d in [torch.int32, torch.float32]:
                     c.add(
                         f"{op}_scalar_self_{ty}_{s}_{SHORT[d]}".replace(".", "p").replace("-", "m"),
                         g,
@@ -411,7 +408,7 @@ def binary_cases(c):
             continue
         # In place: mutated input checked; through a view; refused casts and growth.
         g = script("x, y", f"return x.{op}_(y)")
-        for d in [torch.bool, torch.uint8, torch.int32, torch.float16, torch.float32]:
+        for d in [torch.bool, torch.int32, torch.float16, torch.float32]:
             c.add(f"{op}_inplace_{SHORT[d]}", g, tensor(d, (2, 3)), other_tensor(d, (3,), kind))
         c.add(f"{op}_inplace_i32_f32", g, tensor(torch.int32, (2, 3)), other_tensor(torch.float32, (3,), kind))
         c.add(f"{op}_inplace_f32_i64", g, tensor(torch.float32, (2, 3)), other_tensor(torch.int64, (3,), kind))
@@ -444,7 +441,7 @@ def binary_cases(c):
     # Shifts at and past the width, negative amounts.
     f = script("x, s: int", "return x << s, x >> s")
     for d in [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]:
-        for s in [-1, 0, 5, 7, 8, 31, 63, 64, 100]:
+        for s in [-1, 7, 8, 31, 64]:
             c.add(f"shift_{SHORT[d]}_{s}".replace("-", "m"), f, tensor(d, (2, 4)), s)
 
     # Destinations that partly overlap an input are refused; the input itself or a disjoint
