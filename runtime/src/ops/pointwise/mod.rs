@@ -24,9 +24,9 @@ use super::registry::{has_tensor_input, Registry};
 use super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
-use crate::tensor::{broadcast_shapes, contiguous_strides, DType, Element, Storage, Tensor};
+use crate::tensor::{broadcast_shapes, contiguous_strides, DType, Storage, Tensor};
 
-pub use fast::PARALLEL_THRESHOLD;
+pub use fast::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
 
 pub fn register(r: &mut Registry) {
     unary::register(r);
@@ -615,17 +615,6 @@ pub(crate) fn has_zero(a: &Arg) -> bool {
 /// The number of elements the operands broadcast to.
 pub(crate) fn broadcast_numel(args: &[Arg]) -> Result<usize, String> {
     Ok(broadcast_all(args)?.iter().map(|&s| s as usize).product())
-}
-
-/// A tensor operand's values as `T`.
-#[allow(dead_code)]
-pub(crate) fn values<T: Element>(a: &Arg) -> Vec<T> {
-    match a {
-        Arg::Tensor(t) => t.to_vec::<T>(),
-        Arg::Int(i) => vec![T::from_i64(*i)],
-        Arg::Bool(b) => vec![T::from_bool(*b)],
-        Arg::Float(f) => vec![T::from_f64(*f)],
-    }
 }
 
 #[cfg(test)]
