@@ -29,7 +29,7 @@ impl Registry {
             by_kind: HashMap::new(),
         };
         super::prim::register(&mut r);
-        super::scalar::register(&mut r);
+        super::builtins::register(&mut r);
         super::pointwise::register(&mut r);
         super::shape::register(&mut r);
         super::index::register(&mut r);
