@@ -1,6 +1,12 @@
-//! Typed fast paths for the hottest float32 ops on contiguous tensors: no f64 detour, no
-//! per-element dispatch, and both cores (rayon) above [`PARALLEL_THRESHOLD`] elements.
-//! Results equal the engine's within float32 rounding (the engine rounds once from f64).
+//! Typed fast paths for contiguous operands: float32 loops for add, sub, mul, div, relu,
+//! exp, tanh, sigmoid, silu and gelu (AVX2 copies when the CPU has it), and a one-pass
+//! path for any other float32/float64 computation of the engine ([`general`]). Outputs are
+//! written without a zeroing pass, and both cores work (rayon) above [`PARALLEL_THRESHOLD`]
+//! elements ([`HEAVY_PARALLEL_THRESHOLD`] for compute-bound kernels).
+//!
+//! `+ - * /` and relu are exact; exp, tanh and erf are branch-free float32 polynomials
+//! (about 1 ulp; erf within 5e-7 absolute, the formula PyTorch's vectorized erf uses), well
+//! inside the suite's float32 tolerance.
 
 use rayon::prelude::*;
 
