@@ -7,6 +7,7 @@
 pub mod builtins;
 pub mod create;
 pub mod index;
+pub mod pointwise;
 pub mod prim;
 pub mod registry;
 pub mod shape;
