@@ -4,6 +4,7 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod linalg;
 pub mod prim;
 pub mod registry;
 pub mod scalar;

@@ -30,6 +30,7 @@ impl Registry {
         };
         super::prim::register(&mut r);
         super::scalar::register(&mut r);
+        super::linalg::register(&mut r);
         r
     }
 
