@@ -5,6 +5,7 @@
 //! node would run.
 
 pub mod linalg;
+pub mod nn;
 pub mod prim;
 pub mod registry;
 pub mod scalar;

@@ -31,6 +31,7 @@ impl Registry {
         super::prim::register(&mut r);
         super::scalar::register(&mut r);
         super::linalg::register(&mut r);
+        super::nn::register(&mut r);
         r
     }
 

@@ -47,17 +47,18 @@ fn matrix_product(
     Ok(out)
 }
 
-fn check_mm_shapes(a: &Tensor, b: &Tensor) -> TensorResult<()> {
+/// The checks of `mm` and `addmm`; `op` prefixes the messages as PyTorch's do.
+fn check_mm_shapes(op: &str, a: &Tensor, b: &Tensor) -> TensorResult<()> {
     if a.dim() != 2 {
-        bail!("mm: self must be a matrix, got {}-D tensor", a.dim());
+        bail!("{op}: self must be a matrix, got {}-D tensor", a.dim());
     }
     if b.dim() != 2 {
-        bail!("mm: mat2 must be a matrix, got {}-D tensor", b.dim());
+        bail!("{op}: mat2 must be a matrix, got {}-D tensor", b.dim());
     }
     let (sa, sb) = (a.sizes(), b.sizes());
     if sa[1] != sb[0] {
         bail!(
-            "mm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            "{op}: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
             sa[0],
             sa[1],
             sb[0],
@@ -75,7 +76,7 @@ fn check_mm_shapes(a: &Tensor, b: &Tensor) -> TensorResult<()> {
 
 /// `torch.mm(self, mat2)`.
 pub fn mm(a: &Tensor, b: &Tensor) -> TensorResult<Tensor> {
-    check_mm_shapes(a, b)?;
+    check_mm_shapes("mm", a, b)?;
     matrix_product("addmm_impl_cpu_", None, a, b, 0.0, 1.0)
 }
 
@@ -87,7 +88,6 @@ pub fn addmm(
     beta: f64,
     alpha: f64,
 ) -> TensorResult<Tensor> {
-    check_mm_shapes(a, b)?;
     same_dtype_or(input, b, || {
         format!(
             "self and mat2 must have the same dtype, but got {} and {}",
@@ -95,6 +95,7 @@ pub fn addmm(
             scalar_name(b.dtype())
         )
     })?;
+    check_mm_shapes("addmm", a, b)?;
     matrix_product("addmm_impl_cpu_", Some(input), a, b, beta, alpha)
 }
 
@@ -299,6 +300,9 @@ pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> TensorR
         );
     }
     let wt = weight.t()?;
+    if let (2, Some(b)) = (input.dim(), bias) {
+        return addmm(b, input, &wt, 1.0, 1.0);
+    }
     if input.dim() == 1 || weight.dim() == 1 {
         let out = super::matmul::matmul(input, &wt)?;
         return match bias {
@@ -306,51 +310,22 @@ pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> TensorR
             Some(b) => add_into_new(&out, b),
         };
     }
+    if input.dim() == 2 {
+        return mm(input, &wt);
+    }
+    // N-d inputs fold their leading dims into the rows of one product, as PyTorch does.
     let sizes = input.sizes();
     let k = sizes[sizes.len() - 1];
     let rows: i64 = sizes[..sizes.len() - 1].iter().product();
     let flat = input.reshape(&[rows, k])?;
-    if input.dim() == 2 {
-        return match bias {
-            Some(b) => addmm(b, &flat, &wt, 1.0, 1.0),
-            None => mm(&flat, &wt),
-        };
-    }
     let mut out_shape = sizes[..sizes.len() - 1].to_vec();
     out_shape.push(wt.sizes()[1]);
-    check_mm_shapes(&flat, &wt).map_err(|e| {
-        // PyTorch reports the unflattened input shape for N-d inputs.
-        if e.message.starts_with("mm: mat1 and mat2 shapes") {
-            TensorError::new(format!(
-                "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
-                rows,
-                k,
-                wt.sizes()[0],
-                wt.sizes()[1]
-            ))
-        } else {
-            e
-        }
-    })?;
     let out = match bias {
-        Some(b) => {
-            if b.dtype() != input.dtype() {
-                return add_into_new(&mm(&flat, &wt)?.view(&out_shape)?, b);
-            }
-            let full = b.expand(&out_shape)?.clone_contiguous()?;
-            bgemm(
-                "addmm_impl_cpu_",
-                &flat.unsqueeze(0)?,
-                &wt.unsqueeze(0)?,
-                &full.view(&[1, rows, wt.sizes()[1]])?,
-                1.0,
-                1.0,
-            )?;
-            full
-        }
-        None => mm(&flat, &wt)?.view(&out_shape)?,
+        Some(b) if b.dtype() == input.dtype() => addmm(b, &flat, &wt, 1.0, 1.0)?,
+        Some(b) => return add_into_new(&mm(&flat, &wt)?.view(&out_shape)?, b),
+        None => mm(&flat, &wt)?,
     };
-    Ok(out)
+    out.view(&out_shape)
 }
 
 /// `out + bias` with broadcasting and promotion into a fresh tensor.
