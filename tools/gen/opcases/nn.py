@@ -103,5 +103,103 @@ def conv_cases(c):
     c.add("_convolution", _convolution, r(1, 2, 5, 5), r(3, 2, 3, 3), r(3))
 
 
+def pool_cases(c):
+    def max_pool2d(x, k: List[int], s: List[int], p: List[int], d: List[int], ceil: bool):
+        return torch.max_pool2d(x, k, s, p, d, ceil)
+
+    def max_pool2d_indices(x, k: List[int], s: List[int], p: List[int], d: List[int], ceil: bool):
+        return torch.ops.aten.max_pool2d_with_indices(x, k, s, p, d, ceil)
+
+    x = r(1, 2, 5, 5)
+    c.add("max_pool2d", max_pool2d, r(2, 2, 4, 4), [2], [], [0], [1], False)
+    c.add("max_pool2d_stride_pad", max_pool2d, x, [3, 2], [2, 1], [1, 1], [1], False)
+    c.add("max_pool2d_ceil", max_pool2d, x, [2], [2], [0], [1], True)
+    c.add("max_pool2d_ceil_pad", max_pool2d, r(1, 1, 6, 6), [3], [2], [1], [1], True)
+    c.add("max_pool2d_dilation", max_pool2d, r(1, 1, 7, 7), [3], [1], [1], [2], False)
+    c.add("max_pool2d_unbatched", max_pool2d, r(2, 4, 4), [2], [], [0], [1], False)
+    c.add("max_pool2d_noncontig", max_pool2d, r(1, 4, 4, 2).permute(0, 3, 1, 2), [2], [1], [0], [1], False)
+    nan = r(1, 1, 4, 4)
+    nan[0, 0, 1, 1] = float("nan")
+    c.add("max_pool2d_nan", max_pool2d_indices, nan, [2], [], [0], [1], False)
+    c.add("max_pool2d_indices", max_pool2d_indices, x, [3], [2], [1], [1], True)
+    c.add("max_pool2d_int64", max_pool2d, r(1, 1, 4, 4, dtype=torch.int64), [2], [], [0], [1], False)
+    c.add("max_pool2d_float64", max_pool2d_indices, r(1, 1, 4, 4, dtype=torch.float64), [2], [1], [0], [1], False)
+    c.add("max_pool2d_zero_batch", max_pool2d, r(0, 1, 4, 4), [2], [], [0], [1], False)
+    c.add("max_pool2d_pad_error", max_pool2d, x, [3], [1], [2], [1], False)
+    c.add("max_pool2d_small_error", max_pool2d, r(1, 2, 2), [3], [], [0], [1], False)
+    c.add("max_pool2d_stride_error", max_pool2d, x, [2], [0], [0], [1], False)
+    c.add("max_pool2d_kernel_error", max_pool2d, x, [2, 2, 2], [], [0], [1], False)
+    c.add("max_pool2d_dim_error", max_pool2d, r(5, 5), [2], [], [0], [1], False)
+    c.add("max_pool2d_empty_error", max_pool2d, r(1, 0, 4, 4), [2], [], [0], [1], False)
+    c.add("max_pool2d_bool_error", max_pool2d, r(1, 1, 4, 4) > 0, [2], [], [0], [1], False)
+
+    def avg_pool2d(x, k: List[int], s: List[int], p: List[int], ceil: bool, include: bool, div: Optional[int]):
+        return F.avg_pool2d(x, k, s, p, ceil, include, div)
+
+    c.add("avg_pool2d", avg_pool2d, r(2, 2, 4, 4), [2], [], [0], False, True, None)
+    c.add("avg_pool2d_pad", avg_pool2d, x, [3], [2], [1], False, True, None)
+    c.add("avg_pool2d_pad_exclude", avg_pool2d, x, [3], [2], [1], False, False, None)
+    c.add("avg_pool2d_ceil", avg_pool2d, x, [2], [2], [0], True, True, None)
+    c.add("avg_pool2d_ceil_pad", avg_pool2d, r(1, 1, 6, 6), [3], [2], [1], True, True, None)
+    c.add("avg_pool2d_ceil_exclude", avg_pool2d, r(1, 1, 6, 6), [3], [2], [1], True, False, None)
+    c.add("avg_pool2d_divisor", avg_pool2d, x, [2, 3], [1, 2], [1, 1], False, True, 5)
+    c.add("avg_pool2d_unbatched", avg_pool2d, r(2, 4, 4), [2], [], [0], False, True, None)
+    c.add("avg_pool2d_int64", avg_pool2d, r(1, 1, 4, 4, dtype=torch.int64) * 3, [2], [], [0], False, True, None)
+    c.add("avg_pool2d_float64", avg_pool2d, r(1, 1, 4, 4, dtype=torch.float64), [3], [1], [1], False, False, None)
+    c.add("avg_pool2d_divisor_error", avg_pool2d, x, [2], [], [0], False, True, 0)
+    c.add("avg_pool2d_small_error", avg_pool2d, r(1, 2, 2), [3], [], [0], False, True, None)
+    c.add("avg_pool2d_dim_error", avg_pool2d, r(5, 5), [2], [], [0], False, True, None)
+    c.add("avg_pool2d_pad_error", avg_pool2d, x, [3], [1], [2], False, True, None)
+
+    def adaptive_avg(x, o: List[int]):
+        return torch._C._nn.adaptive_avg_pool2d(x, o)
+
+    def adaptive_max(x, o: List[int]):
+        return torch._C._nn.adaptive_max_pool2d(x, o)
+
+    c.add("adaptive_avg_pool2d", adaptive_avg, r(1, 2, 5, 7), [3, 2])
+    c.add("adaptive_avg_pool2d_global", adaptive_avg, r(2, 3, 4, 4), [1, 1])
+    c.add("adaptive_avg_pool2d_upsample", adaptive_avg, r(1, 1, 2, 3), [4, 5])
+    c.add("adaptive_avg_pool2d_unbatched", adaptive_avg, r(2, 5, 5), [2, 2])
+    c.add("adaptive_avg_pool2d_float64", adaptive_avg, r(1, 1, 5, 5, dtype=torch.float64), [3, 3])
+    c.add("adaptive_avg_pool2d_zero_out", adaptive_avg, r(1, 1, 4, 4), [0, 2])
+    c.add("adaptive_avg_pool2d_dim_error", adaptive_avg, r(4, 4), [2, 2])
+    c.add("adaptive_avg_pool2d_empty_error", adaptive_avg, r(1, 1, 0, 4), [2, 2])
+    c.add("adaptive_max_pool2d", adaptive_max, r(1, 2, 5, 7), [3, 2])
+    c.add("adaptive_max_pool2d_unbatched", adaptive_max, r(2, 4, 4), [2, 2])
+    c.add("adaptive_max_pool2d_dim_error", adaptive_max, r(4, 4), [2, 2])
+    c.add("adaptive_max_pool2d_int_error", adaptive_max, r(1, 1, 4, 4, dtype=torch.int64), [2, 2])
+
+    def max_pool1d(x, k: int, s: int, p: int, d: int, ceil: bool):
+        return torch.max_pool1d(x, k, s, p, d, ceil)
+
+    def max_pool1d_indices(x, k: int, s: int):
+        return torch.max_pool1d_with_indices(x, k, s)
+
+    def avg_pool1d(x, k: int, s: int, p: int, ceil: bool, include: bool):
+        return F.avg_pool1d(x, k, s, p, ceil, include)
+
+    c.add("max_pool1d", max_pool1d, r(2, 3, 7), 3, 2, 1, 1, False)
+    c.add("max_pool1d_ceil_dilation", max_pool1d, r(1, 2, 8), 2, 2, 0, 2, True)
+    c.add("max_pool1d_unbatched", max_pool1d, r(2, 6), 2, 2, 0, 1, False)
+    c.add("max_pool1d_indices", max_pool1d_indices, r(1, 2, 7), 3, 2)
+    c.add("max_pool1d_size_error", max_pool1d, r(1, 4), 5, 5, 0, 1, False)
+    c.add("max_pool1d_dim_error", max_pool1d, r(1, 1, 1, 4), 2, 2, 0, 1, False)
+    c.add("avg_pool1d", avg_pool1d, r(2, 3, 7), 3, 2, 1, False, True)
+    c.add("avg_pool1d_exclude_ceil", avg_pool1d, r(1, 2, 8), 3, 2, 1, True, False)
+    c.add("avg_pool1d_size_error", avg_pool1d, r(1, 4), 5, 5, 0, False, True)
+    c.add("avg_pool1d_dim_error", avg_pool1d, r(1, 1, 1, 4), 2, 2, 0, False, True)
+
+    def adaptive_avg1d(x, o: int):
+        return torch.adaptive_avg_pool1d(x, [o])
+
+    def adaptive_max1d(x, o: int):
+        return torch.adaptive_max_pool1d(x, [o])
+
+    c.add("adaptive_avg_pool1d", adaptive_avg1d, r(1, 2, 7), 3)
+    c.add("adaptive_max_pool1d", adaptive_max1d, r(1, 2, 7), 3)
+
+
 def cases(c):
     conv_cases(c)
+    pool_cases(c)
