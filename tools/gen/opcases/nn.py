@@ -200,6 +200,104 @@ def pool_cases(c):
     c.add("adaptive_max_pool1d", adaptive_max1d, r(1, 2, 7), 3)
 
 
+def norm_cases(c):
+    def batch_norm(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor], rm: Optional[torch.Tensor], rv: Optional[torch.Tensor], training: bool, momentum: float, eps: float):
+        return torch.batch_norm(x, w, b, rm, rv, training, momentum, eps, False)
+
+    def stats(ch):
+        return r(ch), torch.rand(ch) + 0.5
+
+    m, v = stats(3)
+    c.add("batch_norm_eval", batch_norm, r(2, 3, 2, 2), r(3), r(3), m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_eval_no_affine", batch_norm, r(2, 3, 4), None, None, m, v, False, 0.1, 1e-3)
+    c.add("batch_norm_eval_2d", batch_norm, r(4, 3), r(3), r(3), m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_eval_noncontig", batch_norm, r(2, 2, 2, 3).permute(0, 3, 1, 2), r(3), None, m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_train", batch_norm, r(4, 3, 2, 2), r(3), r(3), m, v, True, 0.1, 1e-5)
+    c.add("batch_norm_train_momentum", batch_norm, r(3, 3, 5), None, None, m, v, True, 0.3, 1e-5)
+    c.add("batch_norm_train_no_stats", batch_norm, r(4, 3, 2), r(3), r(3), None, None, True, 0.1, 1e-5)
+    m64, v64 = stats(3)
+    c.add("batch_norm_float64", batch_norm, r(2, 3, 2, dtype=torch.float64), r(3, dtype=torch.float64), r(3, dtype=torch.float64), m64.double(), v64.double(), True, 0.1, 1e-5)
+    c.add("batch_norm_zero_batch", batch_norm, r(0, 3, 2), r(3), r(3), m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_stats_error", batch_norm, r(2, 3), None, None, r(4), r(4), False, 0.1, 1e-5)
+    c.add("batch_norm_weight_error", batch_norm, r(2, 3), r(4), None, m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_eval_undefined_error", batch_norm, r(2, 3), None, None, None, None, False, 0.1, 1e-5)
+    c.add("batch_norm_int_error", batch_norm, r(2, 3, dtype=torch.int64), None, None, m, v, False, 0.1, 1e-5)
+    c.add("batch_norm_mixed_error", batch_norm, r(2, 3, dtype=torch.float64), None, None, m, v, False, 0.1, 1e-5)
+
+    def native_batch_norm(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor], rm: Optional[torch.Tensor], rv: Optional[torch.Tensor], training: bool):
+        return torch.native_batch_norm(x, w, b, rm, rv, training, 0.1, 1e-5)
+
+    c.add("native_batch_norm_eval", native_batch_norm, r(2, 3, 2), r(3), r(3), m, v, False)
+    c.add("native_batch_norm_train", native_batch_norm, r(2, 3, 2), r(3), r(3), m, v, True)
+
+    def bn_no_training(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor], rm, rv):
+        return torch._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.1, 1e-5)
+
+    c.add("native_batch_norm_legit_no_training", bn_no_training, r(2, 3, 2), r(3), r(3), m, v)
+
+    def layer_norm(x, shape: List[int], w: Optional[torch.Tensor], b: Optional[torch.Tensor], eps: float):
+        return torch.layer_norm(x, shape, w, b, eps, False)
+
+    c.add("layer_norm", layer_norm, r(2, 3, 4), [4], r(4), r(4), 1e-5)
+    c.add("layer_norm_two_dims", layer_norm, r(2, 3, 4), [3, 4], r(3, 4), None, 1e-5)
+    c.add("layer_norm_no_affine", layer_norm, r(3, 5), [5], None, None, 1e-3)
+    c.add("layer_norm_noncontig", layer_norm, r(4, 3).t(), [4], r(4), r(4), 1e-5)
+    c.add("layer_norm_float64", layer_norm, r(2, 4, dtype=torch.float64), [4], r(4, dtype=torch.float64), r(4, dtype=torch.float64), 1e-5)
+    c.add("layer_norm_bfloat16", layer_norm, r(2, 4, dtype=torch.bfloat16), [4], r(4, dtype=torch.bfloat16), r(4, dtype=torch.bfloat16), 1e-5)
+    c.add("layer_norm_zero_rows", layer_norm, r(0, 4), [4], r(4), r(4), 1e-5)
+    c.add("layer_norm_shape_error", layer_norm, r(2, 3), [4], None, None, 1e-5)
+    c.add("layer_norm_weight_error", layer_norm, r(2, 3), [3], r(4), None, 1e-5)
+    c.add("layer_norm_int_error", layer_norm, r(2, 3, dtype=torch.int64), [3], None, None, 1e-5)
+
+    def native_layer_norm(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor]):
+        return torch.native_layer_norm(x, [2, 3], w, b, 1e-5)
+
+    c.add("native_layer_norm", native_layer_norm, r(2, 2, 3), r(2, 3), r(2, 3))
+
+    def group_norm(x, groups: int, w: Optional[torch.Tensor], b: Optional[torch.Tensor]):
+        return torch.group_norm(x, groups, w, b, 1e-5, False)
+
+    c.add("group_norm", group_norm, r(2, 6, 2, 2), 3, r(6), r(6))
+    c.add("group_norm_one_group", group_norm, r(2, 4, 3), 1, None, None)
+    c.add("group_norm_per_channel", group_norm, r(2, 4, 3), 4, r(4), None)
+    c.add("group_norm_2d", group_norm, r(3, 4), 2, r(4), r(4))
+    c.add("group_norm_groups_error", group_norm, r(2, 6, 2), 4, None, None)
+    c.add("group_norm_weight_error", group_norm, r(2, 6, 2), 3, r(4), None)
+    c.add("group_norm_dim_error", group_norm, r(6), 3, None, None)
+
+    def native_group_norm(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor]):
+        return torch.native_group_norm(x, w, b, 2, 4, 3, 2, 1e-5)
+
+    c.add("native_group_norm", native_group_norm, r(2, 4, 3), r(4), r(4))
+
+    def instance_norm(x, w: Optional[torch.Tensor], b: Optional[torch.Tensor], rm: Optional[torch.Tensor], rv: Optional[torch.Tensor], use_input_stats: bool):
+        return torch.instance_norm(x, w, b, rm, rv, use_input_stats, 0.1, 1e-5, False)
+
+    c.add("instance_norm", instance_norm, r(2, 3, 2, 2), r(3), r(3), None, None, True)
+    c.add("instance_norm_running", instance_norm, r(2, 3, 4), None, None, m, v, True)
+    c.add("instance_norm_eval", instance_norm, r(2, 3, 4), r(3), r(3), m, v, False)
+
+
+def embedding_cases(c):
+    def embedding(w, idx, padding_idx: int):
+        return torch.embedding(w, idx, padding_idx, False, False)
+
+    w = r(5, 3)
+    c.add("embedding", embedding, w, torch.tensor([[0, 2], [4, 1]]), -1)
+    c.add("embedding_padding_idx", embedding, w, torch.tensor([1, 0, 1]), 0)
+    c.add("embedding_int32", embedding, w, torch.tensor([3, 3], dtype=torch.int32), -1)
+    c.add("embedding_scalar_index", embedding, w, torch.tensor(2), -1)
+    c.add("embedding_empty", embedding, w, torch.zeros(0, dtype=torch.int64), -1)
+    c.add("embedding_float64", embedding, r(3, 2, dtype=torch.float64), torch.tensor([2, 0]), -1)
+    c.add("embedding_noncontig", embedding, r(3, 5).t(), torch.tensor([4, 0, 2]), -1)
+    c.add("embedding_range_error", embedding, w, torch.tensor([5]), -1)
+    c.add("embedding_negative_error", embedding, w, torch.tensor([-1]), -1)
+    c.add("embedding_dtype_error", embedding, w, torch.tensor([1.0]), -1)
+    c.add("embedding_weight_error", embedding, r(5), torch.tensor([1]), -1)
+
+
 def cases(c):
     conv_cases(c)
     pool_cases(c)
+    norm_cases(c)
+    embedding_cases(c)
