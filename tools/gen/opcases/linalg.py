@@ -126,6 +126,19 @@ def cases(c):
 
     c.add("addmm_out", addmm_out, r(4), r(2, 3), r(3, 4), torch.zeros(2, 4))
 
+    c.add("mm_out_dtype_error", mm_out, r(2, 3), r(3, 4), torch.zeros(2, 4, dtype=torch.float64))
+
+    def dot_out(a, b, out):
+        return torch.dot(a, b, out=out)
+
+    c.add("dot_out", dot_out, r(3), r(3), torch.zeros(()))
+    c.add("dot_out_dtype_error", dot_out, r(3), r(3), torch.zeros((), dtype=torch.int64))
+
+    def addmm_bad_(s, a, b):
+        return s.addmm_(a, b)
+
+    c.add("addmm_inplace_shape_error", addmm_bad_, r(4), r(2, 3), r(3, 4))
+
     def mv(a, b):
         return torch.mv(a, b)
 

@@ -9,7 +9,9 @@ pub mod products;
 
 use ember_dialects::{Graph, Node};
 
-use self::args::{err, number, op_n, opt_tensor, sizes_str, tensor, tensor_list, write_out};
+use self::args::{
+    err, number, op_n, opt_tensor, scalar_name, sizes_str, tensor, tensor_list, write_out,
+};
 use super::registry::Registry;
 use super::Operation;
 use crate::ivalue::IValue;
@@ -19,8 +21,8 @@ pub fn register(r: &mut Registry) {
     r.add("aten::mm", |g, n| binary(g, n, products::mm));
     r.add("aten::bmm", |g, n| binary(g, n, products::bmm));
     r.add("aten::mv", |g, n| binary(g, n, products::mv));
-    r.add("aten::dot", |g, n| binary(g, n, products::dot));
-    r.add("aten::vdot", |g, n| binary(g, n, products::dot));
+    r.add("aten::dot", |g, n| product(g, n, products::dot, true));
+    r.add("aten::vdot", |g, n| product(g, n, products::dot, true));
     r.add("aten::outer", |g, n| binary(g, n, products::outer));
     r.add("aten::ger", |g, n| binary(g, n, products::outer));
     r.add("aten::matmul", |g, n| binary(g, n, matmul::matmul));
@@ -48,9 +50,29 @@ fn binary(
     n: Node,
     f: fn(&Tensor, &Tensor) -> TensorResult<Tensor>,
 ) -> Result<Operation, String> {
+    product(g, n, f, false)
+}
+
+/// `binary`; with `is_dot` the `out=` dtype is checked with `dot`'s own message.
+fn product(
+    g: &Graph,
+    n: Node,
+    f: fn(&Tensor, &Tensor) -> TensorResult<Tensor>,
+    is_dot: bool,
+) -> Result<Operation, String> {
     let count = inputs(g, n);
     Ok(op_n(count, move |a| {
         let r = f(&tensor(&a[0])?, &tensor(&a[1])?).map_err(err)?;
+        if let (true, Some(o)) = (is_dot, a.get(2)) {
+            let o = tensor(o)?;
+            if o.dtype() != r.dtype() {
+                return Err(format!(
+                    "result dtype {} does not match input dtype {}",
+                    scalar_name(o.dtype()),
+                    scalar_name(r.dtype())
+                ));
+            }
+        }
         finish(r, a.get(2))
     }))
 }
@@ -71,7 +93,7 @@ fn scaled(
         if in_place {
             if input.sizes() != r.sizes() {
                 return Err(format!(
-                    "output with shape {} doesn't match the broadcast shape {}",
+                    "Bad in-place call: input tensor size {} and output tensor size {} should match",
                     sizes_str(&input.sizes()),
                     sizes_str(&r.sizes())
                 ));

@@ -321,8 +321,7 @@ pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> TensorR
     let mut out_shape = sizes[..sizes.len() - 1].to_vec();
     out_shape.push(wt.sizes()[1]);
     let out = match bias {
-        Some(b) if b.dtype() == input.dtype() => addmm(b, &flat, &wt, 1.0, 1.0)?,
-        Some(b) => return add_into_new(&mm(&flat, &wt)?.view(&out_shape)?, b),
+        Some(b) => addmm(b, &flat, &wt, 1.0, 1.0)?,
         None => mm(&flat, &wt)?,
     };
     out.view(&out_shape)

@@ -134,12 +134,16 @@ fn einsum_contractions() {
     let r = einsum("ij,jk", &[a.clone(), b.clone()]).unwrap();
     assert_eq!(r.to_vec::<f64>(), naive(&a, &b));
     let sq = seq(&[3, 3]);
-    let diag = einsum("ii->i", std::slice::from_ref(&sq)).unwrap().to_vec::<f64>();
+    let diag = einsum("ii->i", std::slice::from_ref(&sq))
+        .unwrap()
+        .to_vec::<f64>();
     let v = sq.to_vec::<f64>();
     assert_eq!(diag, vec![v[0], v[4], v[8]]);
     let trace = einsum("ii", std::slice::from_ref(&sq)).unwrap();
     assert_eq!(trace.to_vec::<f64>(), vec![v[0] + v[4] + v[8]]);
-    let col_sums = einsum("ij->j", std::slice::from_ref(&a)).unwrap().to_vec::<f64>();
+    let col_sums = einsum("ij->j", std::slice::from_ref(&a))
+        .unwrap()
+        .to_vec::<f64>();
     let x = a.to_vec::<f64>();
     assert_eq!(col_sums, vec![x[0] + x[3], x[1] + x[4], x[2] + x[5]]);
     let tr = einsum("ij->ji", std::slice::from_ref(&a)).unwrap();
@@ -148,7 +152,9 @@ fn einsum_contractions() {
     assert_eq!(batched.sizes().as_slice(), &[5, 2, 4]);
     let three = einsum("i,j,k->ijk", &[seq(&[2]), seq(&[3]), seq(&[4])]).unwrap();
     assert_eq!(three.sizes().as_slice(), &[2, 3, 4]);
-    let e = einsum("ij,jk->ik", std::slice::from_ref(&a)).unwrap_err().message;
+    let e = einsum("ij,jk->ik", std::slice::from_ref(&a))
+        .unwrap_err()
+        .message;
     assert_eq!(
         e,
         "einsum(): fewer operands were provided than specified in the equation"
