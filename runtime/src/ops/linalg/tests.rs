@@ -176,3 +176,16 @@ fn linear_with_and_without_bias() {
         assert_eq!(with[i], plain[i] + (i % 4 + 1) as f64);
     }
 }
+
+#[test]
+fn batched_products_take_the_parallel_path_correctly() {
+    // Many small products (parallel over the batch) and one large one.
+    let a = seq(&[64, 16, 16]);
+    let b = seq(&[64, 16, 16]);
+    let r = bmm(&a, &b).unwrap();
+    for i in [0i64, 31, 63] {
+        let got = r.select(0, i).unwrap().to_vec::<f64>();
+        let want = naive(&a.select(0, i).unwrap(), &b.select(0, i).unwrap());
+        assert_eq!(got, want);
+    }
+}

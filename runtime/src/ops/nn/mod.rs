@@ -395,3 +395,6 @@ fn embedding_op(g: &Graph, n: Node) -> Result<Operation, String> {
         Ok(IValue::Tensor(r))
     }))
 }
+
+#[cfg(test)]
+mod tests;
