@@ -39,6 +39,18 @@ fn main() {
         let gflops = 2.0 * (n * n * n) as f64 / t / 1e9;
         println!("matmul {n}^3: {:.3} ms, {gflops:.1} GFLOP/s", t * 1e3);
     }
+    // The GEMM inside the first convolution below (weights @ im2col columns).
+    for (m, k, n) in [(64i64, 576i64, 3136i64), (3136, 576, 64)] {
+        let (a, b) = (filled(&[m, k]), filled(&[k, n]));
+        let t = best(20, || {
+            mm(&a, &b).unwrap();
+        });
+        let gflops = 2.0 * (m * n * k) as f64 / t / 1e9;
+        println!(
+            "matmul {m}x{k} @ {k}x{n}: {:.3} ms, {gflops:.1} GFLOP/s",
+            t * 1e3
+        );
+    }
     // ResNet-18 layer shapes: (channels, spatial size, stride).
     for (c, hw, stride) in [
         (64i64, 56i64, 1i64),

@@ -449,7 +449,8 @@ fn forward_conv<T: Work>(
         return Ok(out);
     }
     let a = w.view(&[g.groups, og, cg * kk])?;
-    let col = Tensor::zeros(&[g.groups, cg * kk, plane], T::DTYPE)?;
+    // Every element is written by im2col, so a reused buffer needs no clearing.
+    let col = scratch(&[g.groups, cg * kk, plane], T::DTYPE)?;
     for s in 0..g.n {
         let xs = x.select(0, s)?;
         let os = out.select(0, s)?.view(&[g.groups, og, plane])?;
@@ -462,6 +463,30 @@ fn forward_conv<T: Work>(
         }
     }
     Ok(out)
+}
+
+thread_local! {
+    /// The column buffer of the last convolution on this thread: fresh multi-megabyte
+    /// allocations cost page faults on every call, more than im2col itself.
+    static SCRATCH: std::cell::RefCell<Option<Tensor>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A contiguous tensor of `sizes` and `dtype` with unspecified contents, reusing this
+/// thread's buffer when it is large enough and no longer shared.
+fn scratch(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
+    let numel = crate::tensor::checked_numel(sizes)?;
+    SCRATCH.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if let Some(t) = slot.as_ref() {
+            let reusable = t.dtype() == dtype && t.numel() >= numel && t.storage().ref_count() == 1;
+            if reusable {
+                return t.as_strided(sizes, &crate::tensor::contiguous_strides(sizes), 0);
+            }
+        }
+        let fresh = Tensor::zeros(&[numel as i64], dtype)?;
+        *slot = Some(fresh.clone());
+        fresh.as_strided(sizes, &crate::tensor::contiguous_strides(sizes), 0)
+    })
 }
 
 /// Lays out the patches of one sample `[c, h, w]` as rows `(channel, ki, kj)` of `col`
@@ -484,25 +509,20 @@ fn im2col<T: Work>(x: &Tensor, col: &Tensor, g: Geometry) {
                 continue;
             }
             let src_row = &src[(ih * g.w) as usize..((ih + 1) * g.w) as usize];
-            if g.sw == 1 {
-                // Contiguous run with zeros at the edges.
-                let start = -g.pw + kj * g.dw;
-                for (ow, v) in line.iter_mut().enumerate() {
-                    let iw = start + ow as i64;
-                    *v = if iw >= 0 && iw < g.w {
-                        src_row[iw as usize]
-                    } else {
-                        T::zero()
-                    };
-                }
-            } else {
-                for (ow, v) in line.iter_mut().enumerate() {
-                    let iw = ow as i64 * g.sw - g.pw + kj * g.dw;
-                    *v = if iw >= 0 && iw < g.w {
-                        src_row[iw as usize]
-                    } else {
-                        T::zero()
-                    };
+            // Output columns whose input column lies inside the row; zeros outside.
+            let off = -g.pw + kj * g.dw;
+            let (lo, hi) = valid_range(off, g.sw, g.w, g.wo);
+            line[..lo].fill(T::zero());
+            line[hi.max(lo)..].fill(T::zero());
+            if hi > lo {
+                let first = (lo as i64 * g.sw + off) as usize;
+                if g.sw == 1 {
+                    line[lo..hi].copy_from_slice(&src_row[first..first + (hi - lo)]);
+                } else {
+                    let step = g.sw as usize;
+                    for (k, v) in line[lo..hi].iter_mut().enumerate() {
+                        *v = src_row[first + k * step];
+                    }
                 }
             }
         }
@@ -516,6 +536,20 @@ fn im2col<T: Work>(x: &Tensor, col: &Tensor, g: Geometry) {
             .enumerate()
             .for_each(|(row, dst)| fill(row, dst));
     }
+}
+
+/// The output positions `[lo, hi)` (of `out` in all) whose input position
+/// `o * stride + off` lies in `[0, size)`.
+fn valid_range(off: i64, stride: i64, size: i64, out: i64) -> (usize, usize) {
+    // lo = ceil(-off / stride) clamped at 0; hi = floor((size - 1 - off) / stride) + 1.
+    let lo = if off >= 0 {
+        0
+    } else {
+        (-off + stride - 1) / stride
+    };
+    let last = size - 1 - off;
+    let hi = if last < 0 { 0 } else { last / stride + 1 };
+    (lo.clamp(0, out) as usize, hi.clamp(0, out) as usize)
 }
 
 /// One input channel per group: each output plane is a direct sum over the kernel.
@@ -580,7 +614,8 @@ fn transposed_conv<T: Work>(
     let in_plane = g.h * g.w;
     // Weight [C_in, O/g, kh, kw] as [g, O/g*kk, C_in/g].
     let a = w.view(&[g.groups, cin_g, og * kk])?.transpose(1, 2)?;
-    let cols = Tensor::zeros(&[g.groups, og * kk, in_plane], T::DTYPE)?;
+    // The GEMM overwrites the columns (beta 0), so a reused buffer needs no clearing.
+    let cols = scratch(&[g.groups, og * kk, in_plane], T::DTYPE)?;
     for s in 0..g.n {
         let b = x.select(0, s)?.view(&[g.groups, cin_g, in_plane])?;
         bgemm("slow_conv_transpose2d_out_cpu", &a, &b, &cols, 1.0, 0.0)?;
