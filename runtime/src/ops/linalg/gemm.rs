@@ -229,3 +229,61 @@ fn int_gemm<T: Element>(sh: Shape3, a: View, b: View, o: View, alpha: i64, beta:
         }
     }
 }
+
+/// `dst (+)= a @ b` on the calling thread, for float32/float64 row-major blocks: `a` is
+/// `m x k` with row stride `lda`, `b` is `k x n` with row stride `ldb`, `dst` is `m x n` with
+/// row stride `ldd`; with `accumulate` the product is added to `dst`, otherwise it
+/// replaces it. For kernels that tile their own work across threads (convolution).
+///
+/// # Safety
+/// The three blocks must be valid for those shapes and strides, `dst` must not overlap the
+/// operands, and `T` must be `f32` or `f64`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_serial<T: Element>(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: *mut T,
+    ldd: usize,
+    accumulate: bool,
+    a: *const T,
+    lda: usize,
+    b: *const T,
+    ldb: usize,
+) {
+    debug_assert!(matches!(T::DTYPE, DType::F32 | DType::F64));
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            for r in 0..m {
+                for c in 0..n {
+                    *dst.add(r * ldd + c) = T::from_f64(0.0);
+                }
+            }
+        }
+        return;
+    }
+    gemm::gemm::<T>(
+        m,
+        n,
+        k,
+        dst,
+        1,
+        ldd as isize,
+        accumulate,
+        a,
+        1,
+        lda as isize,
+        b,
+        1,
+        ldb as isize,
+        T::from_f64(1.0),
+        T::from_f64(1.0),
+        false,
+        false,
+        false,
+        gemm::Parallelism::None,
+    )
+}

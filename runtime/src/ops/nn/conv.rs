@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
 use crate::ops::linalg::args::{scalar_name, sizes_str};
-use crate::ops::linalg::gemm::bgemm;
+use crate::ops::linalg::gemm::{bgemm, gemm_serial};
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Work above this many elements is spread over the cores.
@@ -448,6 +448,10 @@ fn forward_conv<T: Work>(
         )?;
         return Ok(out);
     }
+    if T::DTYPE.is_floating() && !pointwise {
+        forward_tiled::<T>(x, w, &out, g, bias.is_some());
+        return Ok(out);
+    }
     let a = w.view(&[g.groups, og, cg * kk])?;
     // Every element is written by im2col, so a reused buffer needs no clearing.
     let col = scratch(&[g.groups, cg * kk, plane], T::DTYPE)?;
@@ -463,6 +467,113 @@ fn forward_conv<T: Work>(
         }
     }
     Ok(out)
+}
+
+/// Target size (elements) of one column tile: with its share of the weights it stays in a
+/// core's L2 cache between im2col and the GEMM that reads it.
+const TILE_ELEMS: usize = 1 << 16;
+
+/// The floating-point forward convolution in tiles of output pixels: each task lays out the
+/// patches of one tile (sample, group, pixel range) and multiplies them at once, so the
+/// columns never leave the cache and both im2col and GEMM spread over the cores.
+fn forward_tiled<T: Work>(x: &Tensor, w: &Tensor, out: &Tensor, g: Geometry, accumulate: bool) {
+    let cg = (g.c / g.groups) as usize;
+    let og = (g.o / g.groups) as usize;
+    let kk = (g.kh * g.kw) as usize;
+    let rows = cg * kk;
+    let plane = (g.ho * g.wo) as usize;
+    let tile = (TILE_ELEMS / rows.max(1)).max(32).div_ceil(16) * 16;
+    let tile = tile.min(plane);
+    let tiles = plane.div_ceil(tile);
+    let groups = g.groups as usize;
+    let tasks = g.n as usize * groups * tiles;
+    // SAFETY: contiguous T tensors; `out` is fresh and tasks write disjoint blocks of it.
+    let (xv, wv) = unsafe { (slice::<T>(x), slice::<T>(w)) };
+    let out_addr = out.data_ptr() as usize;
+    let in_plane = (g.h * g.w) as usize;
+    let run = |buf: &mut Vec<T>, task: usize| {
+        let s = task / (groups * tiles);
+        let grp = (task / tiles) % groups;
+        let p0 = (task % tiles) * tile;
+        let p1 = (p0 + tile).min(plane);
+        let width = p1 - p0;
+        for r in 0..rows {
+            let c = grp * cg + r / kk;
+            let (ki, kj) = (((r % kk) as i64) / g.kw, ((r % kk) as i64) % g.kw);
+            let base = (s * g.c as usize + c) * in_plane;
+            let src = &xv[base..base + in_plane];
+            fill_pixels(src, &mut buf[r * width..(r + 1) * width], p0, p1, ki, kj, g);
+        }
+        let dst = (out_addr as *mut T).wrapping_add((s * g.o as usize + grp * og) * plane + p0);
+        // SAFETY: `dst` addresses this task's `og x width` block of `out` (row stride
+        // `plane`); the weights of group `grp` are `og x rows`; `buf` holds `rows x width`.
+        unsafe {
+            gemm_serial(
+                og,
+                width,
+                rows,
+                dst,
+                plane,
+                accumulate,
+                wv.as_ptr().add(grp * og * rows),
+                rows,
+                buf.as_ptr(),
+                width,
+            )
+        };
+    };
+    let flops = tasks * og * tile * rows;
+    if tasks > 1 && flops >= (1 << 18) {
+        (0..tasks)
+            .into_par_iter()
+            .for_each_init(|| vec![T::zero(); rows * tile], |buf, t| run(buf, t));
+    } else {
+        let mut buf = vec![T::zero(); rows * tile];
+        (0..tasks).for_each(|t| run(&mut buf, t));
+    }
+}
+
+/// The patch row `(ki, kj)` of one input channel `src` (`[h, w]`) for output pixels
+/// `[p0, p1)` (row-major over `ho x wo`), zeros where the kernel reads padding.
+fn fill_pixels<T: Work>(
+    src: &[T],
+    dst: &mut [T],
+    p0: usize,
+    p1: usize,
+    ki: i64,
+    kj: i64,
+    g: Geometry,
+) {
+    let wo = g.wo as usize;
+    let off = -g.pw + kj * g.dw;
+    let (lo, hi) = valid_range(off, g.sw, g.w, g.wo);
+    let mut p = p0;
+    while p < p1 {
+        let oh = p / wo;
+        let (a, b) = (p - oh * wo, (p1 - oh * wo).min(wo));
+        let line = &mut dst[p - p0..p - p0 + (b - a)];
+        let ih = oh as i64 * g.sh - g.ph + ki * g.dh;
+        if ih < 0 || ih >= g.h {
+            line.fill(T::zero());
+        } else {
+            let row = &src[(ih * g.w) as usize..((ih + 1) * g.w) as usize];
+            let (va, vb) = (lo.clamp(a, b), hi.clamp(a, b));
+            line[..va - a].fill(T::zero());
+            line[vb.max(va) - a..].fill(T::zero());
+            if vb > va {
+                let first = (va as i64 * g.sw + off) as usize;
+                if g.sw == 1 {
+                    line[va - a..vb - a].copy_from_slice(&row[first..first + (vb - va)]);
+                } else {
+                    let step = g.sw as usize;
+                    for (k, v) in line[va - a..vb - a].iter_mut().enumerate() {
+                        *v = row[first + k * step];
+                    }
+                }
+            }
+        }
+        p = oh * wo + b;
+    }
 }
 
 thread_local! {

@@ -123,6 +123,27 @@ fn convolutions_match_the_definition() {
                 groups: 1,
             },
         ),
+        // Several column tiles per sample, tiles ending mid-row.
+        (
+            [1, 16, 40, 40],
+            [8, 16, 3, 3],
+            Geo {
+                stride: [1, 1],
+                pad: [1, 1],
+                dil: [1, 1],
+                groups: 1,
+            },
+        ),
+        (
+            [2, 8, 61, 59],
+            [4, 4, 3, 3],
+            Geo {
+                stride: [2, 3],
+                pad: [1, 2],
+                dil: [2, 1],
+                groups: 2,
+            },
+        ),
     ];
     for (xs, ws, g) in cases {
         let (x, w) = (seq(&xs), seq(&ws));
