@@ -4,6 +4,6 @@ pub mod interpreter;
 pub mod ivalue;
 pub mod kernel_abi;
 pub mod npy;
-pub mod repr;
 pub mod ops;
+pub mod repr;
 pub mod tensor;

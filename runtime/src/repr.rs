@@ -23,12 +23,22 @@ pub fn repr(v: &IValue) -> String {
         IValue::Tensor(t) => repr_tensor(t),
         IValue::Device(d) => format!("device(type='{d}')"),
         IValue::ScalarType(d) => d.to_string(),
-        IValue::List(l) => format!("[{}]", l.to_vec().iter().map(repr).collect::<Vec<_>>().join(", ")),
+        IValue::List(l) => format!(
+            "[{}]",
+            l.to_vec().iter().map(repr).collect::<Vec<_>>().join(", ")
+        ),
         IValue::Tuple(items) if items.len() == 1 => format!("({},)", repr(&items[0])),
-        IValue::Tuple(items) => format!("({})", items.iter().map(repr).collect::<Vec<_>>().join(", ")),
+        IValue::Tuple(items) => format!(
+            "({})",
+            items.iter().map(repr).collect::<Vec<_>>().join(", ")
+        ),
         IValue::Dict(d) => format!(
             "{{{}}}",
-            d.items().iter().map(|(k, v)| format!("{}: {}", repr(&k.to_ivalue()), repr(v))).collect::<Vec<_>>().join(", ")
+            d.items()
+                .iter()
+                .map(|(k, v)| format!("{}: {}", repr(&k.to_ivalue()), repr(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         other => format!("{other:?}"),
     }
@@ -36,7 +46,11 @@ pub fn repr(v: &IValue) -> String {
 
 /// Python's repr of a str: single quotes unless the text has a single quote and no double.
 pub fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for ch in s.chars() {
@@ -49,7 +63,9 @@ pub fn repr_str(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -98,7 +114,13 @@ pub fn repr_tensor(t: &Tensor) -> String {
 fn python_tuple(v: &[i64]) -> String {
     match v.len() {
         1 => format!("({},)", v[0]),
-        _ => format!("({})", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")),
+        _ => format!(
+            "({})",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -126,7 +148,10 @@ impl Values {
         } else {
             t.to_vec::<i64>().into_iter().map(Elem::Int).collect()
         };
-        Values { sizes: t.sizes().to_vec(), elems }
+        Values {
+            sizes: t.sizes().to_vec(),
+            elems,
+        }
     }
 
     /// The element at a multi-index.
@@ -150,7 +175,12 @@ struct Formatter {
 
 impl Formatter {
     fn new(shown: &[Elem], floating: bool) -> Formatter {
-        let mut f = Formatter { floating, int_mode: true, sci_mode: false, max_width: 1 };
+        let mut f = Formatter {
+            floating,
+            int_mode: true,
+            sci_mode: false,
+            max_width: 1,
+        };
         if !floating {
             for e in shown {
                 f.max_width = f.max_width.max(plain(*e).len());
@@ -175,13 +205,21 @@ impl Formatter {
                 f.sci_mode = true;
                 f.max_width = finite.iter().map(|x| sci(*x).len()).max().unwrap_or(1);
             } else {
-                f.max_width = finite.iter().map(|x| format!("{x:.0}").len() + 1).max().unwrap_or(1);
+                f.max_width = finite
+                    .iter()
+                    .map(|x| format!("{x:.0}").len() + 1)
+                    .max()
+                    .unwrap_or(1);
             }
         } else if max / min > 1000.0 || max > 1.0e8 || min < 1.0e-4 {
             f.sci_mode = true;
             f.max_width = finite.iter().map(|x| sci(*x).len()).max().unwrap_or(1);
         } else {
-            f.max_width = finite.iter().map(|x| format!("{x:.PRECISION$}").len()).max().unwrap_or(1);
+            f.max_width = finite
+                .iter()
+                .map(|x| format!("{x:.PRECISION$}").len())
+                .max()
+                .unwrap_or(1);
         }
         f.max_width = f.max_width.max(1);
         f
@@ -234,7 +272,11 @@ fn sci(x: f64) -> String {
     let s = format!("{x:.PRECISION$e}");
     let (mantissa, exp) = s.split_once('e').unwrap();
     let exp: i32 = exp.parse().unwrap();
-    format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    format!(
+        "{mantissa}e{}{:02}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    )
 }
 
 fn tensor_str(t: &Tensor, indent: usize) -> String {
@@ -272,7 +314,13 @@ fn collect_shown(values: &Values, index: &mut Vec<usize>, summarize: bool, out: 
     }
 }
 
-fn format_dims(values: &Values, index: &mut Vec<usize>, indent: usize, summarize: bool, f: &Formatter) -> String {
+fn format_dims(
+    values: &Values,
+    index: &mut Vec<usize>,
+    indent: usize,
+    summarize: bool,
+    f: &Formatter,
+) -> String {
     let d = index.len();
     let dims_left = values.sizes.len() - d;
     if dims_left == 0 {
@@ -293,7 +341,10 @@ fn format_dims(values: &Values, index: &mut Vec<usize>, indent: usize, summarize
             index.pop();
         }
         let lines: Vec<String> = data.chunks(per_line).map(|c| c.join(", ")).collect();
-        return format!("[{}]", lines.join(&format!(",\n{}", " ".repeat(indent + 1))));
+        return format!(
+            "[{}]",
+            lines.join(&format!(",\n{}", " ".repeat(indent + 1)))
+        );
     }
     let mut slices = Vec::new();
     for (k, &i) in shown.iter().enumerate() {

@@ -5,7 +5,7 @@
 
 use rayon::prelude::*;
 
-use super::work::to_contiguous;
+use super::work::{slice, slice_mut, to_contiguous, Work};
 use crate::bail;
 use crate::ops::linalg::args::{scalar_name, sizes_str};
 use crate::tensor::{DType, Tensor, TensorResult};
@@ -161,9 +161,22 @@ pub fn batch_norm(x: &Tensor, p: &BatchNorm) -> TensorResult<(Tensor, Tensor, Te
     check_mixed(x, &[p.weight, p.bias, p.running_mean, p.running_var])?;
     let (n, cu) = (sizes[0] as usize, c as usize);
     let s = x.numel() / (n * cu);
-    let xv = values(x);
     let w = param(p.weight, cu, 1.0);
     let b = param(p.bias, cu, 0.0);
+    if !p.training && matches!(dtype, DType::F32 | DType::F64) {
+        // Evaluation in the input's own type: one scale and shift per channel, as PyTorch's
+        // CPU kernel applies them.
+        let rm = values(p.running_mean.unwrap());
+        let rv = values(p.running_var.unwrap());
+        let scale: Vec<f64> = (0..cu).map(|i| w[i] / (rv[i] + p.eps).sqrt()).collect();
+        let shift: Vec<f64> = (0..cu).map(|i| b[i] - rm[i] * scale[i]).collect();
+        let xc = x.contiguous()?;
+        let out = Tensor::zeros(&sizes, dtype)?;
+        crate::dispatch_work!(dtype, T => scale_planes::<T>(&xc, &out, s, &scale, &shift));
+        let empty = Tensor::zeros(&[0], sd)?;
+        return Ok((out, empty.clone(), empty));
+    }
+    let xv = values(x);
     let (mean, invstd): (Vec<f64>, Vec<f64>) = if p.training {
         let m = channel_moments(&xv, n, cu, s);
         let count = (n * s) as f64;
@@ -214,6 +227,28 @@ pub fn batch_norm(x: &Tensor, p: &BatchNorm) -> TensorResult<(Tensor, Tensor, Te
         return Ok((y, empty.clone(), empty));
     }
     Ok((y, tensor_of(mean, &[c], sd)?, tensor_of(invstd, &[c], sd)?))
+}
+
+/// `out[plane] = x[plane] * scale[c] + shift[c]` for contiguous `[n, c, s]` tensors of a
+/// floating work type, planes spread over the cores when large.
+fn scale_planes<T: Work>(x: &Tensor, out: &Tensor, s: usize, scale: &[f64], shift: &[f64]) {
+    if s == 0 {
+        return;
+    }
+    let c = scale.len();
+    // SAFETY: `x` is contiguous of T; `out` is fresh and each plane is written by one task.
+    let (xv, ov) = unsafe { (slice::<T>(x), slice_mut::<T>(out)) };
+    let run = |(plane, dst): (usize, &mut [T])| {
+        let (a, b) = (T::from_f64(scale[plane % c]), T::from_f64(shift[plane % c]));
+        for (o, &v) in dst.iter_mut().zip(&xv[plane * s..(plane + 1) * s]) {
+            *o = v.wmul(a).wadd(b);
+        }
+    };
+    if ov.len() >= PARALLEL_ELEMS {
+        ov.par_chunks_mut(s).enumerate().for_each(run);
+    } else {
+        ov.chunks_mut(s).enumerate().for_each(run);
+    }
 }
 
 /// Normalizes each run of `len` values with its own statistics, then applies the per-element
