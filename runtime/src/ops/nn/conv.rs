@@ -593,7 +593,8 @@ fn scratch(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
     SCRATCH.with(|cell| {
         let mut slot = cell.borrow_mut();
         if let Some(t) = slot.as_ref() {
-            let reusable = t.dtype() == dtype && t.numel() >= numel && t.storage().ref_count() == 1;
+            let reusable =
+                t.dtype() == dtype && t.numel() >= numel && t.meta().storage.ref_count() == 1;
             if reusable {
                 return t.as_strided(sizes, &crate::tensor::contiguous_strides(sizes), 0);
             }

@@ -260,3 +260,35 @@ fn batch_norm_training_updates_running_stats() {
         assert!((rms[ch] - 0.5 * means[ch]).abs() < 1e-12);
     }
 }
+
+#[test]
+fn integer_convolutions_reuse_their_column_buffer() {
+    // Two integer convolutions in a row (the im2col path with the thread's buffer) give the
+    // same answer, and the second runs while the first result is alive.
+    let x = Tensor::from_vec(
+        (0..2 * 3 * 6 * 6).map(|i| i % 5 - 2).collect::<Vec<i64>>(),
+        &[2, 3, 6, 6],
+    )
+    .unwrap();
+    let w = Tensor::from_vec(
+        (0..4 * 3 * 3 * 3).map(|i| i % 3 - 1).collect::<Vec<i64>>(),
+        &[4, 3, 3, 3],
+    )
+    .unwrap();
+    let p = ConvParams::new(vec![1], vec![1], vec![1], 1);
+    let a = convolution(&x, &w, None, &p).unwrap();
+    let b = convolution(&x, &w, None, &p).unwrap();
+    assert_eq!(a.to_vec::<i64>(), b.to_vec::<i64>());
+    let (want, _) = naive_conv(
+        &x,
+        &w,
+        &Geo {
+            stride: [1, 1],
+            pad: [1, 1],
+            dil: [1, 1],
+            groups: 1,
+        },
+    );
+    let got: Vec<f64> = a.to_vec::<f64>();
+    assert_eq!(got, want);
+}
