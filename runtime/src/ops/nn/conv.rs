@@ -486,10 +486,16 @@ fn forward_tiled<T: Work>(x: &Tensor, w: &Tensor, out: &Tensor, g: Geometry, acc
     let kk = (g.kh * g.kw) as usize;
     let rows = cg * kk;
     let plane = (g.ho * g.wo) as usize;
-    let tile = (TILE_ELEMS / rows.max(1)).max(MIN_TILE).div_ceil(16) * 16;
-    let tile = tile.min(plane);
-    let tiles = plane.div_ceil(tile);
     let groups = g.groups as usize;
+    let want = (TILE_ELEMS / rows.max(1)).max(MIN_TILE).min(plane).max(1);
+    let mut tiles = plane.div_ceil(want);
+    if g.n == 1 && groups == 1 {
+        // One sample: as many equal tiles per core, so no core idles on a short last tile.
+        let threads = rayon::current_num_threads().max(1);
+        tiles = tiles.div_ceil(threads) * threads;
+    }
+    let tile = plane.div_ceil(tiles).max(1);
+    let tiles = plane.div_ceil(tile);
     let tasks = g.n as usize * groups * tiles;
     // SAFETY: contiguous T tensors; `out` is fresh and tasks write disjoint blocks of it.
     let (xv, wv) = unsafe { (slice::<T>(x), slice::<T>(w)) };
