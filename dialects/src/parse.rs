@@ -572,7 +572,9 @@ impl<'a> Parser<'a> {
         {
             return false;
         }
-        if first == Some('(') {
+        // `[(int, str)]` is a tuple type; `[(1, 2)]` and `[(True, 1)]` are constants.
+        let rest = rest.strip_prefix('(').unwrap_or(rest);
+        if first == Some('(') && !rest.starts_with(|ch: char| ch.is_ascii_alphabetic()) {
             return false;
         }
         !["True", "False", "None", "torch.device(", "object("]

@@ -4,11 +4,14 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod builtins;
+pub mod create;
+pub mod index;
 pub mod linalg;
 pub mod nn;
 pub mod prim;
 pub mod registry;
-pub mod scalar;
+pub mod shape;
 
 use std::sync::Arc;
 
