@@ -10,7 +10,17 @@ use ember_dialects::parse::parse_graph;
 fn graphs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in ["test/corpus/graphs", "dialects/tests/data/graphs"] {
+    // Scalar programs and the text-format samples; the model folders take minutes in a
+    // debug build (run them with EMBER_CORPUS_ALL=1).
+    let mut dirs: Vec<&str> = ["arith", "calls", "containers", "control", "exceptions"]
+        .iter()
+        .chain(&["optional", "strings", "../../../dialects/tests/data/graphs"])
+        .copied()
+        .collect();
+    if std::env::var("EMBER_CORPUS_ALL").is_ok() {
+        dirs = vec![".", "../../../dialects/tests/data/graphs"];
+    }
+    for dir in dirs.iter().map(|d| format!("test/corpus/graphs/{d}")) {
         for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
             let entry = entry.expect("readable corpus");
             if entry.path().extension().is_some_and(|x| x == "ir") {
@@ -53,7 +63,7 @@ fn passes_keep_every_corpus_graph_printable() {
             }
         }
     }
-    assert!(parsed > 500, "only {parsed} corpus graphs parsed");
-    // The corpus has foldable code (inlined modules with None arguments, `not (a > b)`).
-    assert!(changed[0] > 50 && changed[1] > 20, "changed: {changed:?}");
+    assert!(parsed > 100, "only {parsed} corpus graphs parsed");
+    // The corpus has foldable code (constant conditions, `not (a > b)`, `x & True`).
+    assert!(changed[0] > 10 && changed[1] > 5, "changed: {changed:?}");
 }

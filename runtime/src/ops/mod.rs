@@ -9,6 +9,7 @@ pub mod create;
 pub mod index;
 pub mod linalg;
 pub mod nn;
+pub mod pointwise;
 pub mod prim;
 pub mod registry;
 pub mod shape;

@@ -30,6 +30,7 @@ impl Registry {
         };
         super::prim::register(&mut r);
         super::builtins::register(&mut r);
+        super::pointwise::register(&mut r);
         super::shape::register(&mut r);
         super::index::register(&mut r);
         super::create::register(&mut r);
