@@ -319,20 +319,34 @@ pub fn layer_norm(
     check_mixed(x, &[weight, bias])?;
     let len: usize = normalized.iter().product::<i64>() as usize;
     let rows = x.numel().checked_div(len).unwrap_or(0);
-    let mut xv = values(x);
-    let stats = moments(&xv, rows, len);
     let w = weight.map(values);
     let b = bias.map(values);
+    let dtype = x.dtype();
+    let sd = stat_dtype(dtype);
+    let mut stat_shape = sizes[..nd - k].to_vec();
+    stat_shape.extend(std::iter::repeat_n(1, k));
+    if matches!(dtype, DType::F32 | DType::F64) && len > 0 {
+        // Rows read and written in the input's type, statistics in float64.
+        let xc = x.contiguous()?;
+        let out = Tensor::zeros(&sizes, dtype)?;
+        let stats = crate::dispatch_work!(dtype, T => {
+            layer_norm_rows::<T>(&xc, &out, len, eps, w.as_deref(), b.as_deref())
+        });
+        let (mean, rstd): (Vec<f64>, Vec<f64>) = stats.into_iter().unzip();
+        return Ok((
+            out,
+            tensor_of(mean, &stat_shape, sd)?,
+            tensor_of(rstd, &stat_shape, sd)?,
+        ));
+    }
+    let mut xv = values(x);
+    let stats = moments(&xv, rows, len);
     normalize_runs(&mut xv, &stats, len, eps, |_, j| {
         (
             w.as_ref().map_or(1.0, |w| w[j]),
             b.as_ref().map_or(0.0, |b| b[j]),
         )
     });
-    let dtype = x.dtype();
-    let sd = stat_dtype(dtype);
-    let mut stat_shape = sizes[..nd - k].to_vec();
-    stat_shape.extend(std::iter::repeat_n(1, k));
     let (mean, rstd): (Vec<f64>, Vec<f64>) = stats
         .iter()
         .map(|&(m, v)| (m, 1.0 / (v + eps).sqrt()))
@@ -342,6 +356,44 @@ pub fn layer_norm(
         tensor_of(mean, &stat_shape, sd)?,
         tensor_of(rstd, &stat_shape, sd)?,
     ))
+}
+
+/// Layer norm of each run of `len` values of contiguous `x` into `out`; returns each row's
+/// (mean, rstd).
+fn layer_norm_rows<T: Work>(
+    x: &Tensor,
+    out: &Tensor,
+    len: usize,
+    eps: f64,
+    w: Option<&[f64]>,
+    b: Option<&[f64]>,
+) -> Vec<(f64, f64)> {
+    // SAFETY: `x` is contiguous of T; `out` is fresh and each row is written by one task.
+    let (xv, ov) = unsafe { (slice::<T>(x), slice_mut::<T>(out)) };
+    let row = |(r, dst): (usize, &mut [T])| {
+        let src = &xv[r * len..(r + 1) * len];
+        let mean = src.iter().map(|v| v.to_f64()).sum::<f64>() / len as f64;
+        let var = src
+            .iter()
+            .map(|v| {
+                let d = v.to_f64() - mean;
+                d * d
+            })
+            .sum::<f64>()
+            / len as f64;
+        let rstd = 1.0 / (var + eps).sqrt();
+        for (j, (o, v)) in dst.iter_mut().zip(src).enumerate() {
+            let y = (v.to_f64() - mean) * rstd;
+            let y = y * w.map_or(1.0, |w| w[j]) + b.map_or(0.0, |b| b[j]);
+            *o = T::from_f64(y);
+        }
+        (mean, rstd)
+    };
+    if ov.len() >= PARALLEL_ELEMS {
+        ov.par_chunks_mut(len).enumerate().map(row).collect()
+    } else {
+        ov.chunks_mut(len).enumerate().map(row).collect()
+    }
 }
 
 /// `native_group_norm`: (output, mean `[N, G]`, rstd `[N, G]`).

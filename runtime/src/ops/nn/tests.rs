@@ -292,3 +292,25 @@ fn integer_convolutions_reuse_their_column_buffer() {
     let got: Vec<f64> = a.to_vec::<f64>();
     assert_eq!(got, want);
 }
+
+#[test]
+fn layer_norm_of_large_float32_rows() {
+    let v: Vec<f32> = (0..64 * 1024)
+        .map(|i| ((i * 31) % 97) as f32 * 0.1 - 3.0)
+        .collect();
+    let x = Tensor::from_vec(v, &[64, 1024]).unwrap();
+    let b = Tensor::from_vec(vec![0.5f32; 1024], &[1024]).unwrap();
+    let (y, mean, rstd) = super::norm::layer_norm(&x, &[1024], None, Some(&b), 1e-5).unwrap();
+    assert_eq!(mean.sizes().as_slice(), &[64, 1]);
+    assert_eq!(rstd.sizes().as_slice(), &[64, 1]);
+    let yv = y.to_vec::<f64>();
+    for r in 0..64 {
+        let row = &yv[r * 1024..(r + 1) * 1024];
+        let m = row.iter().sum::<f64>() / 1024.0;
+        let var = row.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / 1024.0;
+        assert!(
+            (m - 0.5).abs() < 1e-5 && (var - 1.0).abs() < 1e-3,
+            "{m} {var}"
+        );
+    }
+}
