@@ -7,6 +7,8 @@
 pub mod builtins;
 pub mod create;
 pub mod index;
+pub mod linalg;
+pub mod nn;
 pub mod pointwise;
 pub mod prim;
 pub mod registry;

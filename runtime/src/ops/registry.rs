@@ -34,6 +34,8 @@ impl Registry {
         super::shape::register(&mut r);
         super::index::register(&mut r);
         super::create::register(&mut r);
+        super::linalg::register(&mut r);
+        super::nn::register(&mut r);
         r
     }
 
