@@ -56,7 +56,10 @@ pub fn parse_graph_located(text: &str) -> Result<Located, Diagnostic> {
             .c
             .error(format!("unexpected {} after the graph", p.c.describe())));
     }
-    Ok(Located { graph: g, node_positions: p.positions })
+    Ok(Located {
+        graph: g,
+        node_positions: p.positions,
+    })
 }
 
 struct Parser<'a> {

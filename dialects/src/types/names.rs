@@ -101,7 +101,6 @@ fn simple_name(t: &Type) -> Option<&'static str> {
     })
 }
 
-
 fn wrap(open: &str, e: &Type, close: &str, out: &mut String, f: fn(&Type, &mut String)) {
     out.push_str(open);
     f(e, out);
