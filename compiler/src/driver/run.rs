@@ -58,22 +58,18 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
 
 fn load(opts: &RunOptions) -> Result<Graph, String> {
     let path = Path::new(&opts.model);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("ir") => {}
-        Some("py") => return Err(format!(
-            "{}: TorchScript source (.py) is not supported yet: the source frontend is not built",
-            opts.model
-        )),
-        Some("pt") => return Err(format!(
-            "{}: TorchScript archives (.pt) are not supported yet: the archive loader is not built",
-            opts.model
-        )),
-        _ => {
-            return Err(format!(
-                "{}: unknown model kind: expected .ir, .py or .pt",
-                opts.model
-            ))
+    let unsupported = match path.extension().and_then(|e| e.to_str()) {
+        Some("ir") => None,
+        Some("py") => {
+            Some("TorchScript source (.py) is not supported yet: the source frontend is not built")
         }
+        Some("pt") => Some(
+            "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
+        ),
+        _ => Some("unknown model kind: expected .ir, .py or .pt"),
+    };
+    if let Some(why) = unsupported {
+        return Err(format!("{}: {why}", opts.model));
     }
     if opts.method.is_some() || opts.entry.is_some() {
         return Err(format!("{}: --method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph", opts.model));
