@@ -5,6 +5,7 @@
 //! node would run.
 
 pub mod prim;
+pub mod reduce;
 pub mod registry;
 pub mod scalar;
 

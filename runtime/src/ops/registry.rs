@@ -30,6 +30,7 @@ impl Registry {
         };
         super::prim::register(&mut r);
         super::scalar::register(&mut r);
+        super::reduce::register(&mut r);
         r
     }
 

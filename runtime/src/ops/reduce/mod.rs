@@ -1,0 +1,19 @@
+//! Reductions, scans, sorting and softmax: `sum`/`mean`/`prod`, `max`/`min`/`argmax`,
+//! `any`/`all`, `var`/`std`/`norm`/`logsumexp`, `cumsum`/`cummax`, `sort`/`topk`/`median`,
+//! `softmax`/`log_softmax`, every overload of each (dim lists, keepdim, `dtype=`, `out=`).
+
+mod args;
+mod minmax;
+mod output;
+mod plan;
+mod sum_mean;
+
+use super::registry::Registry;
+
+pub fn register(r: &mut Registry) {
+    sum_mean::register(r);
+    minmax::register(r);
+}
+
+#[cfg(test)]
+mod tests;
