@@ -3,9 +3,13 @@
 //! `softmax`/`log_softmax`, every overload of each (dim lists, keepdim, `dtype=`, `out=`).
 
 mod args;
+mod logical;
 mod minmax;
 mod output;
 mod plan;
+mod scan;
+mod stats;
+mod stdsort;
 mod sum_mean;
 
 use super::registry::Registry;
@@ -13,6 +17,9 @@ use super::registry::Registry;
 pub fn register(r: &mut Registry) {
     sum_mean::register(r);
     minmax::register(r);
+    logical::register(r);
+    stats::register(r);
+    scan::register(r);
 }
 
 #[cfg(test)]

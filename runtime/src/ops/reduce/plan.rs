@@ -150,6 +150,8 @@ pub trait Val: Copy + Send + Sync + Default + 'static {
     fn is_nan(self) -> bool {
         false
     }
+    /// The value stored as an element of type `T`.
+    fn store<T: Element>(self) -> T;
 }
 
 impl Val for f64 {
@@ -171,6 +173,10 @@ impl Val for f64 {
     fn is_nan(self) -> bool {
         f64::is_nan(self)
     }
+    #[inline]
+    fn store<T: Element>(self) -> T {
+        T::from_f64(self)
+    }
 }
 
 impl Val for i64 {
@@ -181,6 +187,10 @@ impl Val for i64 {
         } else {
             x.to_i64()
         }
+    }
+    #[inline]
+    fn store<T: Element>(self) -> T {
+        T::from_i64(self)
     }
 }
 
@@ -224,6 +234,18 @@ pub fn fold<V: Val, A: Send>(
     fold: impl Fn(&[V], usize) -> A + Sync,
     combine: impl Fn(A, A) -> A + Sync,
 ) -> Vec<A> {
+    fold_indexed(t, plan, cast, |_, c, s| fold(c, s), combine)
+}
+
+/// [`fold`] whose chunk function also gets the group's index (for passes that use a
+/// per-group result of an earlier pass, like the mean in a variance).
+pub fn fold_indexed<V: Val, A: Send>(
+    t: &Tensor,
+    plan: &Plan,
+    cast: Option<DType>,
+    fold: impl Fn(usize, &[V], usize) -> A + Sync,
+    combine: impl Fn(A, A) -> A + Sync,
+) -> Vec<A> {
     let base = t.data_ptr() as usize;
     let groups = plan.groups();
     let len = plan.group_len;
@@ -233,7 +255,7 @@ pub fn fold<V: Val, A: Send>(
             let (s, e) = (c * CHUNK, ((c + 1) * CHUNK).min(len));
             // SAFETY: the plan was made for `t`; offsets lie in its storage.
             unsafe { gather::<T, V>(base as *const T, plan, g, s, e, cast, buf) };
-            fold(buf, s)
+            fold(g, buf, s)
         };
         let fold_group = |g: usize, buf: &mut Vec<V>| {
             let mut acc = fold_chunk(g, 0, buf);
@@ -275,6 +297,7 @@ pub fn fold<V: Val, A: Send>(
 pub fn map_groups<V: Val, A: Send>(
     t: &Tensor,
     plan: &Plan,
+    cast: Option<DType>,
     f: impl Fn(&[V]) -> A + Sync,
 ) -> Vec<A> {
     let base = t.data_ptr() as usize;
@@ -283,7 +306,7 @@ pub fn map_groups<V: Val, A: Send>(
     crate::dispatch_dtype!(t.dtype(), T => {
         let one = |g: usize, buf: &mut Vec<V>| {
             // SAFETY: the plan was made for `t`; offsets lie in its storage.
-            unsafe { gather::<T, V>(base as *const T, plan, g, 0, len, None, buf) };
+            unsafe { gather::<T, V>(base as *const T, plan, g, 0, len, cast, buf) };
             f(buf)
         };
         if groups.saturating_mul(len) >= PAR_THRESHOLD && groups > 1 {
@@ -297,6 +320,21 @@ pub fn map_groups<V: Val, A: Send>(
             (0..groups).map(|g| one(g, &mut buf)).collect()
         }
     })
+}
+
+/// Writes per-group lines of values into `out` (a tensor `plan` was made for, so that
+/// `lines[g][i]` lands on element i of group g).
+pub fn scatter<V: Val>(out: &Tensor, plan: &Plan, lines: &[Vec<V>]) {
+    let base = out.data_ptr();
+    crate::dispatch_dtype!(out.dtype(), T => {
+        let p = base as *mut T;
+        for (g, line) in lines.iter().enumerate().take(plan.groups()) {
+            for (i, &v) in line.iter().enumerate().take(plan.group_len) {
+                // SAFETY: the plan's offsets address `out`'s elements.
+                unsafe { *p.offset(plan.offset(g, i)) = v.store::<T>() };
+            }
+        }
+    });
 }
 
 /// A contiguous tensor of `dtype` and shape `sizes` from values in the f64 domain.
