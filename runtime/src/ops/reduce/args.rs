@@ -35,15 +35,6 @@ pub fn build(g: &Graph, n: Node, f: OpFn) -> Result<Operation, String> {
 }
 
 impl Args {
-    /// Arguments for `schema` from values given in order (tests and direct callers).
-    pub fn new(schema: &'static FunctionSchema, vals: Vec<IValue>) -> Args {
-        Args { schema, vals }
-    }
-
-    pub fn overload(&self) -> &str {
-        &self.schema.overload_name
-    }
-
     fn get(&self, name: &str) -> Option<&IValue> {
         let at = self.schema.arguments.iter().position(|a| a.name == name)?;
         self.vals.get(at)

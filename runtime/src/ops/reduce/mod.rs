@@ -8,6 +8,8 @@ mod minmax;
 mod output;
 mod plan;
 mod scan;
+mod softmax;
+mod sort;
 mod stats;
 mod stdsort;
 mod sum_mean;
@@ -20,6 +22,8 @@ pub fn register(r: &mut Registry) {
     logical::register(r);
     stats::register(r);
     scan::register(r);
+    sort::register(r);
+    softmax::register(r);
 }
 
 #[cfg(test)]
