@@ -2,5 +2,6 @@
 //! through MLIR and LLVM.
 
 pub mod codegen;
+pub mod driver;
 pub mod passes;
 pub mod rewrite;

@@ -99,6 +99,22 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Skips whitespace and whole comment lines (`# ...` or `// ...`): at a statement boundary
+    /// a comment can only be a comment, as in PyTorch's lexer. Lit tests put `RUN:` and
+    /// `CHECK:` lines there.
+    pub fn skip_ws_and_comment_lines(&mut self) {
+        loop {
+            self.skip_ws();
+            if self.starts_with("#") || self.starts_with("//") {
+                while !matches!(self.peek_byte(), None | Some(b'\n')) {
+                    self.pos += 1;
+                }
+            } else {
+                return;
+            }
+        }
+    }
+
     /// Consumes the longest run of bytes satisfying `f` and returns it.
     pub fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
         let start = self.pos;

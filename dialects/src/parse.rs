@@ -21,7 +21,7 @@ use hashbrown::HashMap;
 use crate::attr::{AttrValue, ConstValue, Scalar, TensorLiteral};
 use crate::cursor::Cursor;
 use crate::ir::{Block, Graph, Node, Value};
-use crate::source::{Diagnostic, SourceRange};
+use crate::source::{Diagnostic, Pos, SourceRange};
 use crate::symbol::{sym, Symbol};
 use crate::types::{parse_type_at, ScalarType, Type};
 
@@ -30,24 +30,42 @@ const MAX_DEPTH: usize = 48;
 
 /// Parses one graph as PyTorch prints it (or in the 2018 brace format).
 pub fn parse_graph(text: &str) -> Result<Graph, Diagnostic> {
+    parse_graph_located(text).map(|located| located.graph)
+}
+
+/// A parsed graph with the text position of each of its top-level graph's nodes, so that
+/// tools can report errors about nodes (the verifier's) at their line in the input.
+pub struct Located {
+    pub graph: Graph,
+    pub node_positions: HashMap<Node, Pos>,
+}
+
+/// Like [`parse_graph`], also keeping where each node of the graph was written.
+pub fn parse_graph_located(text: &str) -> Result<Located, Diagnostic> {
     let mut p = Parser {
         c: Cursor::new(text),
         depth: 0,
+        graphs: 0,
+        positions: HashMap::new(),
     };
-    p.c.skip_ws();
+    p.c.skip_ws_and_comment_lines();
     let g = p.graph()?;
-    p.c.skip_ws();
+    p.c.skip_ws_and_comment_lines();
     if !p.c.at_end() {
         return Err(p
             .c
             .error(format!("unexpected {} after the graph", p.c.describe())));
     }
-    Ok(g)
+    Ok(Located { graph: g, node_positions: p.positions })
 }
 
 struct Parser<'a> {
     c: Cursor<'a>,
     depth: usize,
+    /// How many graphs are being read (1 in the top graph, more inside `with` sections).
+    graphs: usize,
+    /// Where each node of the top graph starts.
+    positions: HashMap<Node, Pos>,
 }
 
 /// Per-graph state: the names defined so far and the subgraph nodes awaiting `with` sections.
@@ -84,6 +102,7 @@ impl<'a> Parser<'a> {
     /// `graph(params):` body `return (...)` and the `with` sections of its subgraphs.
     fn graph(&mut self) -> Result<Graph, Diagnostic> {
         self.enter()?;
+        self.graphs += 1;
         let mut g = Graph::new();
         let mut scope = Scope {
             values: HashMap::new(),
@@ -124,6 +143,7 @@ impl<'a> Parser<'a> {
         for (i, &v) in scope.named.iter().enumerate() {
             g.set_unique(v, first_free + i as u64);
         }
+        self.graphs -= 1;
         self.subgraphs(&mut g, &scope)?;
         self.depth -= 1;
         Ok(g)
@@ -137,7 +157,7 @@ impl<'a> Parser<'a> {
         let mut i = 0;
         loop {
             let save = self.c.offset();
-            self.c.skip_ws();
+            self.c.skip_ws_and_comment_lines();
             if !self.c.eat("with ") {
                 self.c.set_offset(save);
                 return Ok(());
@@ -287,7 +307,7 @@ impl<'a> Parser<'a> {
 
     /// Skips blank lines and the indentation of the next one.
     fn next_line(&mut self) {
-        self.c.skip_ws();
+        self.c.skip_ws_and_comment_lines();
     }
 
     /// Node lines of block `b` until `return`, `->` or `}`.
@@ -346,6 +366,7 @@ impl<'a> Parser<'a> {
 
     /// One node line: outputs, kind, attributes, inputs, scope and source comment.
     fn node(&mut self, g: &mut Graph, scope: &mut Scope) -> Result<Node, Diagnostic> {
+        let start = self.c.pos();
         let mut outs = Vec::new();
         if self.c.starts_with("%") {
             loop {
@@ -400,6 +421,9 @@ impl<'a> Parser<'a> {
         self.c.expect("(")?;
         for v in self.refs(scope, ")")? {
             g.add_node_input(n, v);
+        }
+        if self.graphs == 1 {
+            self.positions.insert(n, start);
         }
         for (name, pos, ty) in outs {
             let v = g.add_node_output(n, ty);

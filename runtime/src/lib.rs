@@ -3,5 +3,6 @@
 pub mod interpreter;
 pub mod ivalue;
 pub mod kernel_abi;
+pub mod npy;
 pub mod ops;
 pub mod tensor;

@@ -14,6 +14,8 @@ use crate::symbol::{sym, Symbol};
 use crate::types::Type;
 
 mod copy;
+#[cfg(test)]
+mod test_hooks;
 
 /// A node (an operation) of a graph.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -952,6 +954,17 @@ impl Graph {
     /// Number of node slots ever created (ids are below this).
     pub fn node_capacity(&self) -> usize {
         self.nodes.len()
+    }
+
+    /// The first node of `b`'s list (`None` when empty); with [`Graph::last_node`], lets the
+    /// verifier check the links [`Graph::block_nodes`] follows.
+    pub fn first_node(&self, b: Block) -> Option<Node> {
+        self.blocks[b].first
+    }
+
+    /// The last node of `b`'s list (`None` when empty).
+    pub fn last_node(&self, b: Block) -> Option<Node> {
+        self.blocks[b].last
     }
 }
 

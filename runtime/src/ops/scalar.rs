@@ -1,6 +1,7 @@
-//! Builtins on Python scalars (int, float, bool) with Python's semantics: floor division and
-//! modulo round toward negative infinity, true division gives a float, int arithmetic wraps
-//! like PyTorch's int64, division by zero raises `ZeroDivisionError`.
+//! Builtins on Python scalars (int, float, bool) with TorchScript's semantics: floor division
+//! and modulo round toward negative infinity, true division gives a float, int arithmetic
+//! wraps like PyTorch's int64. Integer `//` and `%` by zero raise; float division by zero
+//! gives IEEE infinities and NaN, as TorchScript does (unlike Python).
 
 use std::sync::Arc;
 
@@ -112,40 +113,19 @@ fn as_f64(n: Num) -> f64 {
 
 fn floordiv(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
-        (Some(Num::Int(_)), Some(Num::Int(0))) => {
-            Err("ZeroDivisionError: integer division or modulo by zero".into())
-        }
+        (Some(Num::Int(_)), Some(Num::Int(0))) => Err("division by 0".into()),
         (Some(Num::Int(x)), Some(Num::Int(y))) => Ok(IValue::Int(
             x.wrapping_div(y) - (((x.wrapping_rem(y)) != 0 && ((x < 0) != (y < 0))) as i64),
         )),
-        (Some(x), Some(y)) => {
-            let (x, y) = (as_f64(x), as_f64(y));
-            if y == 0.0 {
-                return Err("ZeroDivisionError: float divmod()".into());
-            }
-            Ok(IValue::Double(python_float_floordiv(x, y)))
-        }
+        (Some(x), Some(y)) => Ok(IValue::Double(float_floordiv(as_f64(x), as_f64(y)))),
         _ => Err(unsupported("//", a, b)),
     }
 }
 
-/// Python's float floor division: floor of the exact quotient, computed like CPython's
-/// `float_floor_div` via `fmod` so that results agree bit for bit.
-fn python_float_floordiv(x: f64, y: f64) -> f64 {
-    let m = x % y;
-    let mut div = (x - m) / y;
-    if m != 0.0 && ((y < 0.0) != (m < 0.0)) {
-        div -= 1.0;
-    }
-    if div == 0.0 {
-        return 0.0f64.copysign(x / y);
-    }
-    let floor = div.floor();
-    if div - floor > 0.5 {
-        floor + 1.0
-    } else {
-        floor
-    }
+/// Float floor division as TorchScript's `aten::floordiv.float`: the floor of the IEEE
+/// quotient (so `1.0 // 0.1` is 10.0, where Python says 9.0, and `x // 0.0` is inf or NaN).
+fn float_floordiv(x: f64, y: f64) -> f64 {
+    (x / y).floor()
 }
 
 fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
@@ -163,9 +143,7 @@ fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
         }
         (Some(x), Some(y)) => {
             let (x, y) = (as_f64(x), as_f64(y));
-            if y == 0.0 {
-                return Err("ZeroDivisionError: float modulo".into());
-            }
+            // By zero, fmod gives NaN, as TorchScript returns.
             let mut r = x % y;
             if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
                 r += y;
@@ -180,13 +158,7 @@ fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
 
 fn true_div(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
-        (Some(x), Some(y)) => {
-            let (x, y) = (as_f64(x), as_f64(y));
-            if y == 0.0 {
-                return Err("ZeroDivisionError: float division by zero".into());
-            }
-            Ok(IValue::Double(x / y))
-        }
+        (Some(x), Some(y)) => Ok(IValue::Double(as_f64(x) / as_f64(y))),
         _ => Err(unsupported("/", a, b)),
     }
 }
@@ -271,13 +243,27 @@ mod tests {
         assert_eq!((fd(7, 2), fd(-7, 2), fd(7, -2), fd(-7, -2)), (3, -4, -4, 3));
         assert_eq!((md(7, 2), md(-7, 2), md(7, -2), md(-7, -2)), (1, 1, -1, -1));
         assert_eq!(fd(i64::MIN, -1), i64::MIN);
-        assert!(floordiv(&i(1), &i(0))
+        assert_eq!(floordiv(&i(1), &i(0)).unwrap_err(), "division by 0");
+        assert!(remainder(&i(1), &i(0))
             .unwrap_err()
             .starts_with("ZeroDivisionError"));
+        assert_eq!(
+            floordiv(&f(-1.0), &f(0.0)).unwrap().as_double(),
+            Some(f64::NEG_INFINITY)
+        );
+        assert!(remainder(&f(1.0), &f(0.0))
+            .unwrap()
+            .as_double()
+            .unwrap()
+            .is_nan());
+        assert_eq!(
+            true_div(&i(1), &i(0)).unwrap().as_double(),
+            Some(f64::INFINITY)
+        );
         let ff = |a, b| floordiv(&f(a), &f(b)).unwrap().as_double().unwrap();
         assert_eq!(
             (ff(7.5, 2.0), ff(-7.5, 2.0), ff(1.0, 0.1)),
-            (3.0, -4.0, 9.0)
+            (3.0, -4.0, 10.0)
         );
         let fm = |a, b| remainder(&f(a), &f(b)).unwrap().as_double().unwrap();
         assert_eq!((fm(-7.5, 2.0), fm(7.5, -2.0)), (0.5, -0.5));

@@ -1,1 +1,118 @@
-fn main() {}
+//! `ember-opt`: runs passes over TorchScript graphs, like `opt` and `mlir-opt`.
+//! It registers the passes as flags and calls the driver; it holds no logic of its own.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, Command};
+use ember_compiler::driver::opt::{run, Emit, OptOptions};
+use ember_compiler::passes::{self, PassConfig, PASSES};
+
+fn command() -> Command {
+    let mut cmd = Command::new("ember-opt")
+        .about("Runs passes over TorchScript graphs (.ir graph text) and prints the result")
+        .arg(Arg::new("input").value_name("INPUT").default_value("-").help("input file, or - for stdin"))
+        .arg(Arg::new("output").short('o').value_name("OUT").help("output file (default: stdout)"))
+        .arg(
+            Arg::new("pass-pipeline")
+                .long("pass-pipeline")
+                .value_name("PASS,PASS,...")
+                .action(ArgAction::Append)
+                .help("passes to run, in order, separated by commas"),
+        )
+        .arg(flag("split-input-file", "process chunks separated by `// -----` or `# -----` independently"))
+        .arg(flag("verify-diagnostics", "check errors against expected-error comments"))
+        .arg(flag("print-ir-after-all", "print the graph to stderr after every pass"))
+        .arg(flag("no-verify", "do not run the verifier after parsing and after every pass"))
+        .arg(
+            Arg::new("emit")
+                .long("emit")
+                .value_name("KIND")
+                .default_value("ir")
+                .value_parser(["ir", "code", "dot", "mlir", "llvm", "ptx"])
+                .help("what to print"),
+        );
+    for pass in PASSES {
+        cmd = cmd.arg(
+            Arg::new(pass.name)
+                .long(pass.name)
+                .action(ArgAction::Count)
+                .help(pass.description),
+        );
+    }
+    cmd
+}
+
+fn flag(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).action(ArgAction::SetTrue).help(help)
+}
+
+/// The passes in command-line order: individual flags and pipeline entries interleave by
+/// their positions.
+fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, String> {
+    let mut ordered: Vec<(usize, &'static passes::PassInfo)> = Vec::new();
+    for pass in PASSES {
+        if let Some(indices) = m.indices_of(pass.name) {
+            ordered.extend(indices.map(|i| (i, pass)));
+        }
+    }
+    if let (Some(values), Some(indices)) = (m.get_many::<String>("pass-pipeline"), m.indices_of("pass-pipeline")) {
+        for (pipeline, index) in values.zip(indices) {
+            for name in pipeline.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                let pass = passes::lookup(name).ok_or_else(|| format!("unknown pass '{name}' in --pass-pipeline"))?;
+                // Entries of one pipeline share its position; the stable sort keeps their order.
+                ordered.push((index, pass));
+            }
+        }
+    }
+    ordered.sort_by_key(|(i, _)| *i);
+    Ok(ordered.into_iter().map(|(_, p)| p).collect())
+}
+
+fn main() -> ExitCode {
+    let m = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+        }
+    };
+    match real_main(&m) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("ember-opt: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
+    let input = m.get_one::<String>("input").unwrap().clone();
+    let text = if input == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading stdin: {e}"))?;
+        s
+    } else {
+        let bytes = std::fs::read(&input).map_err(|e| format!("cannot read '{input}': {e}"))?;
+        String::from_utf8(bytes).map_err(|e| format!("{input}: input is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?
+    };
+    let options = OptOptions {
+        input_name: input,
+        passes: pass_order(m)?,
+        split_input_file: m.get_flag("split-input-file"),
+        verify_diagnostics: m.get_flag("verify-diagnostics"),
+        print_ir_after_all: m.get_flag("print-ir-after-all"),
+        verify_each: !m.get_flag("no-verify"),
+        emit: Emit::parse(m.get_one::<String>("emit").unwrap()).unwrap(),
+        config: PassConfig::from_env()?,
+    };
+    let result = run(&options, &text);
+    eprint!("{}", result.errors);
+    match m.get_one::<String>("output") {
+        Some(path) if path != "-" => {
+            std::fs::write(path, &result.output).map_err(|e| format!("cannot write '{path}': {e}"))?
+        }
+        _ => print!("{}", result.output),
+    }
+    Ok(if result.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}

@@ -1,0 +1,4 @@
+//! The main loops of Ember's tools. The binaries in tools/ only parse their flags and call in.
+
+pub mod opt;
+pub mod split;

@@ -1,0 +1,224 @@
+//! The main loop of `ember-opt`: read the input, split it, parse each chunk, verify, run the
+//! passes in order (verifying after each), and emit the result — or check the diagnostics
+//! against `expected-error` annotations.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ember_dialects::parse::{parse_graph_located, Located};
+use ember_dialects::source::Pos;
+use ember_dialects::Graph;
+
+use super::split::{expected_errors, split_input, Chunk};
+use crate::passes::{LogLevel, PassConfig, PassInfo};
+
+/// What `--emit` asks for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Emit {
+    Ir,
+    Code,
+    Dot,
+    Mlir,
+    Llvm,
+    Ptx,
+}
+
+impl Emit {
+    pub fn parse(s: &str) -> Option<Emit> {
+        Some(match s {
+            "ir" => Emit::Ir,
+            "code" => Emit::Code,
+            "dot" => Emit::Dot,
+            "mlir" => Emit::Mlir,
+            "llvm" => Emit::Llvm,
+            "ptx" => Emit::Ptx,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything `ember-opt` was asked to do.
+pub struct OptOptions {
+    /// The input's name as it appears in diagnostics (`-` for stdin).
+    pub input_name: String,
+    pub passes: Vec<&'static PassInfo>,
+    pub split_input_file: bool,
+    pub verify_diagnostics: bool,
+    pub print_ir_after_all: bool,
+    pub verify_each: bool,
+    pub emit: Emit,
+    pub config: PassConfig,
+}
+
+/// The outcome of a run: text for the output, and whether it failed. Error text has already
+/// been written to `errors`.
+pub struct OptResult {
+    pub output: String,
+    pub errors: String,
+    pub failed: bool,
+}
+
+/// A diagnostic located in one chunk (1-based line and column within the chunk).
+struct ChunkDiag {
+    pos: Pos,
+    message: String,
+}
+
+/// Runs `ember-opt` over `text`.
+pub fn run(options: &OptOptions, text: &str) -> OptResult {
+    let kind = input_kind(&options.input_name);
+    let mut result = OptResult { output: String::new(), errors: String::new(), failed: false };
+    if let Err(message) = kind {
+        let _ = writeln!(result.errors, "{}:1:1: error: {message}", options.input_name);
+        result.failed = true;
+        return result;
+    }
+    let chunks = if options.split_input_file {
+        split_input(text)
+    } else {
+        vec![Chunk { text, first_line: 0 }]
+    };
+    let marker = if text.contains("\n// -----") { "// -----" } else { "# -----" };
+    for (i, chunk) in chunks.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(result.output, "{marker}");
+        }
+        let (output, diags) = process_chunk(options, chunk.text, &mut result.errors);
+        if options.verify_diagnostics {
+            if !check_expected(options, chunk, &diags, &mut result.errors) {
+                result.failed = true;
+            }
+        } else if !diags.is_empty() {
+            for d in &diags {
+                let line = d.pos.line + chunk.first_line;
+                let _ = writeln!(
+                    result.errors,
+                    "{}:{}:{}: error: {}",
+                    options.input_name, line, d.pos.col, d.message
+                );
+            }
+            result.failed = true;
+        }
+        result.output.push_str(&output);
+    }
+    result
+}
+
+/// `Ok(())` for inputs this build reads; the message otherwise.
+fn input_kind(name: &str) -> Result<(), String> {
+    match Path::new(name).extension().and_then(|e| e.to_str()) {
+        None if name == "-" => Ok(()),
+        Some("ir") => Ok(()),
+        Some("py") => Err("TorchScript source input (.py) is not supported yet: the source frontend is not built".into()),
+        Some("pt") => Err("TorchScript archives (.pt) are not supported yet: the archive loader is not built".into()),
+        Some(other) => Err(format!("unknown input kind '.{other}': expected .ir, .py or .pt")),
+        None => Err("input has no extension: expected .ir, .py or .pt".into()),
+    }
+}
+
+/// Parses, verifies, transforms and emits one chunk. Returns the emitted text and the
+/// diagnostics (which stop the chunk at the first failing stage).
+fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
+    let Located { mut graph, node_positions } = match parse_graph_located(text) {
+        Ok(parsed) => parsed,
+        Err(d) => return (String::new(), vec![ChunkDiag { pos: d.pos, message: d.message }]),
+    };
+    let locate = |n| node_positions.get(&n).copied().unwrap_or(Pos { line: 1, col: 1 });
+    if options.verify_each {
+        if let Err(diags) = verify(&graph, &locate) {
+            return (String::new(), diags);
+        }
+    }
+    for pass in &options.passes {
+        let mut cx = options.config.context_for(pass.name);
+        cx.log(LogLevel::Dump, || format!("before {}:\n{graph}", pass.name));
+        if let Err(message) = (pass.run)(&mut graph, &mut cx) {
+            let message = format!("pass '{}' failed: {message}", pass.name);
+            return (String::new(), vec![ChunkDiag { pos: Pos { line: 1, col: 1 }, message }]);
+        }
+        cx.log(LogLevel::Dump, || format!("after {}:\n{graph}", pass.name));
+        if options.print_ir_after_all {
+            let _ = write!(log, "// -----// IR Dump After {} //----- //\n{graph}", pass.name);
+        }
+        if options.verify_each {
+            if let Err(mut diags) = verify(&graph, &locate) {
+                for d in &mut diags {
+                    d.message = format!("after pass '{}': {}", pass.name, d.message);
+                }
+                return (String::new(), diags);
+            }
+        }
+    }
+    match emit(options.emit, &graph) {
+        Ok(text) => (text, Vec::new()),
+        Err(message) => (String::new(), vec![ChunkDiag { pos: Pos { line: 1, col: 1 }, message }]),
+    }
+}
+
+fn verify(graph: &Graph, locate: &dyn Fn(ember_dialects::Node) -> Pos) -> Result<(), Vec<ChunkDiag>> {
+    ember_dialects::verify::verify(graph).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| ChunkDiag {
+                pos: locate(e.node),
+                message: e.message,
+            })
+            .collect()
+    })
+}
+
+fn emit(emit: Emit, graph: &Graph) -> Result<String, String> {
+    match emit {
+        Emit::Ir => Ok(graph.to_string()),
+        Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
+        Emit::Code => Err("--emit=code needs the Python printer, which is not built yet".into()),
+        Emit::Mlir | Emit::Llvm | Emit::Ptx => Err("--emit=mlir|llvm|ptx: the code generator is wired in with emberc's".into()),
+    }
+}
+
+/// Compares the chunk's diagnostics with its `expected-error` annotations; reports every
+/// mismatch to `errors` and returns whether all matched.
+fn check_expected(options: &OptOptions, chunk: &Chunk<'_>, diags: &[ChunkDiag], errors: &mut String) -> bool {
+    let name = &options.input_name;
+    let at = |line: u32| line + chunk.first_line;
+    let expected = match expected_errors(chunk.text) {
+        Ok(e) => e,
+        Err((line, message)) => {
+            let _ = writeln!(errors, "{name}:{}:1: error: {message}", at(line));
+            return false;
+        }
+    };
+    let mut seen = vec![false; expected.len()];
+    let mut ok = true;
+    for d in diags {
+        let hit = expected
+            .iter()
+            .enumerate()
+            .find(|(i, e)| !seen[*i] && e.line == d.pos.line && d.message.contains(&e.message));
+        match hit {
+            Some((i, _)) => seen[i] = true,
+            None => {
+                ok = false;
+                let _ = writeln!(
+                    errors,
+                    "{name}:{}:{}: error: unexpected error: {}",
+                    at(d.pos.line),
+                    d.pos.col,
+                    d.message
+                );
+            }
+        }
+    }
+    for (e, seen) in expected.iter().zip(seen) {
+        if !seen {
+            ok = false;
+            let _ = writeln!(
+                errors,
+                "{name}:{}:1: error: expected error \"{}\" was not produced",
+                at(e.annotation_line),
+                e.message
+            );
+        }
+    }
+    ok
+}
