@@ -148,19 +148,34 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
         }
         Some(s) => s.to_f64().unwrap_or(2.0),
     };
+    let is_norm = a.op_name() == "norm";
     if !x.dtype().is_floating() {
-        return Err(format!(
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
-            st_name(x.dtype())
-        ));
+        return Err(if is_norm {
+            format!(
+                "norm(): input dtype should be either floating point or complex. Got {} instead.",
+                st_name(x.dtype())
+            )
+        } else {
+            format!(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+                st_name(x.dtype())
+            )
+        });
     }
     let dtype = match a.dtype("dtype")? {
         None => x.dtype(),
         Some(d) if !d.is_floating() => {
-            return Err(format!(
-                "linalg.vector_norm: dtype should be floating point or complex, but got {}",
-                st_name(d)
-            ))
+            return Err(if is_norm {
+                format!(
+                    "norm(): the desired output dtype should be either floating point or complex. Got {} instead.",
+                    st_name(d)
+                )
+            } else {
+                format!(
+                    "linalg.vector_norm: dtype should be floating point or complex, but got {}",
+                    st_name(d)
+                )
+            })
         }
         Some(d) => {
             if promote_types(x.dtype(), d) != d {
