@@ -2,9 +2,11 @@
 //! Integral and bool inputs sum and multiply into int64 unless a dtype is given; floating
 //! sums use pairwise summation in f64, as accurate as PyTorch's cascade sum.
 
+use rayon::prelude::*;
+
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
-use super::plan::{fold, from_f64, from_i64, pairwise_sum, reduce_mask, Plan};
+use super::plan::{fold, from_f64, from_i64, pairwise_sum, reduce_mask, Plan, PAR_THRESHOLD};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::can_cast;
@@ -52,7 +54,7 @@ fn accumulate(
     let plan = Plan::new(x, &mask, keepdim).map_err(|e| e.message)?;
     let t = if dtype.is_floating() {
         let vals = match kind {
-            Kind::Sum => fold(x, &plan, Some(dtype), |c, _| pairwise_sum(c), |a, b| a + b),
+            Kind::Sum => float_sums(x, &mask, &plan, dtype),
             Kind::NanSum => fold(
                 x,
                 &plan,
@@ -157,8 +159,60 @@ fn mean(a: &Args) -> Result<Vec<IValue>, String> {
     let mask = reduce_mask(dims.as_deref(), x.dim()).map_err(|e| e.message)?;
     let plan = Plan::new(&x, &mask, a.bool("keepdim", false)).map_err(|e| e.message)?;
     let n = plan.group_len as f64;
-    let sums = fold(&x, &plan, Some(dtype), |c, _| pairwise_sum(c), |a, b| a + b);
+    let sums = float_sums(&x, &mask, &plan, dtype);
     let means: Vec<f64> = sums.iter().map(|s| s / n).collect();
     let r = from_f64(&means, &plan.out_sizes, dtype).map_err(|e| e.message)?;
     finish(r, &outs)
+}
+
+/// Floating sums of every group (after casting to `dtype`).
+fn float_sums(x: &Tensor, mask: &[bool], plan: &Plan, dtype: DType) -> Vec<f64> {
+    leading_sums(x, mask, dtype)
+        .unwrap_or_else(|| fold(x, plan, Some(dtype), |c, _| pairwise_sum(c), |a, b| a + b))
+}
+
+/// Sums over the leading dims of a contiguous float32/float64 tensor (a column sum), done
+/// row by row into f64 accumulators so the reads stay sequential; columns are split over
+/// the cores. `None` when the reduction has another shape.
+fn leading_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
+    let k = mask.iter().take_while(|&&m| m).count();
+    if k == 0 || k == mask.len() || mask[k..].iter().any(|&m| m) || dtype != x.dtype() {
+        return None;
+    }
+    if !matches!(dtype, DType::F32 | DType::F64) || !x.is_contiguous() {
+        return None;
+    }
+    let sizes = x.sizes();
+    let rows: usize = sizes[..k].iter().map(|&s| s as usize).product();
+    let cols: usize = sizes[k..].iter().map(|&s| s as usize).product();
+    let mut acc = vec![0f64; cols];
+    if rows == 0 || cols == 0 {
+        return Some(acc);
+    }
+    let block = if rows * cols >= PAR_THRESHOLD {
+        cols.div_ceil(4 * rayon::current_num_threads()).max(256)
+    } else {
+        cols
+    };
+    crate::dispatch_dtype!(dtype, T => {
+        // SAFETY: a contiguous tensor of rows * cols elements of T.
+        let src = unsafe {
+            std::slice::from_raw_parts(x.data_ptr() as *const T, rows * cols)
+        };
+        let add = |(b, a): (usize, &mut [f64])| {
+            let start = b * block;
+            for r in 0..rows {
+                let row = &src[r * cols + start..r * cols + start + a.len()];
+                for (s, &v) in a.iter_mut().zip(row) {
+                    *s += crate::tensor::Element::to_f64(v);
+                }
+            }
+        };
+        if block < cols {
+            acc.par_chunks_mut(block).enumerate().for_each(add);
+        } else {
+            add((0, &mut acc));
+        }
+    });
+    Some(acc)
 }

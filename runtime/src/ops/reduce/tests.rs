@@ -58,3 +58,58 @@ fn empty_max_is_refused_with_pytorch_message() {
     let e = exec(g, vec![t(Vec::<f32>::new(), &[0, 3])]).unwrap_err();
     assert_eq!(e, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.");
 }
+
+/// A float32 matrix with varied values.
+fn matrix(rows: usize, cols: usize) -> Tensor {
+    let v: Vec<f32> = (0..rows * cols)
+        .map(|i| ((i * 7919) % 1013) as f32 * 0.01 - 5.0)
+        .collect();
+    Tensor::from_vec(v, &[rows as i64, cols as i64]).unwrap()
+}
+
+#[test]
+fn column_sums_match_a_naive_loop_on_every_path() {
+    let g = r#"graph(%x : Tensor):
+  %d : int[] = prim::Constant[value=[0]]()
+  %k : bool = prim::Constant[value=0]()
+  %n : NoneType = prim::Constant()
+  %r : Tensor = aten::sum(%x, %d, %k, %n)
+  return (%r)"#;
+    // Small (one thread) and large (columns split over threads).
+    for (rows, cols) in [(3, 5), (300, 700)] {
+        let x = matrix(rows, cols);
+        let v = x.to_vec::<f32>();
+        let want: Vec<f64> = (0..cols)
+            .map(|j| (0..rows).map(|i| v[i * cols + j] as f64).sum())
+            .collect();
+        let r = exec(g, vec![IValue::Tensor(x)]).unwrap();
+        let (s, d, got) = out(&r[0]);
+        assert_eq!((s, d), (vec![cols as i64], DType::F32));
+        for (a, b) in got.iter().zip(&want) {
+            assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "{a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn softmax_fast_path_agrees_with_the_general_one() {
+    let g = |dim: i64| {
+        format!(
+            r#"graph(%x : Tensor):
+  %d : int = prim::Constant[value={dim}]()
+  %n : NoneType = prim::Constant()
+  %r : Tensor = aten::log_softmax(%x, %d, %n)
+  return (%r)"#
+        )
+    };
+    let x = matrix(200, 300);
+    // Last dim of a contiguous float32 tensor: the fast path.
+    let fast = out(&exec(&g(1), vec![IValue::Tensor(x.clone())]).unwrap()[0]).2;
+    // The same rows as columns of the transpose: the general path.
+    let xt = x.t().unwrap().contiguous().unwrap();
+    let slow = exec(&g(0), vec![IValue::Tensor(xt)]).unwrap();
+    let slow_t = slow[0].as_tensor().unwrap().t().unwrap();
+    for (a, b) in fast.iter().zip(slow_t.to_vec::<f64>()) {
+        assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
+    }
+}
