@@ -1,7 +1,9 @@
 //! Ember's compiler: passes over TorchScript graphs, e-graph rewrites, and code generation
 //! through MLIR and LLVM.
 
+pub mod analysis;
 pub mod codegen;
 pub mod driver;
+pub mod fold;
 pub mod passes;
 pub mod rewrite;

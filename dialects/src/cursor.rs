@@ -7,11 +7,18 @@ use crate::source::{Diagnostic, Pos};
 pub struct Cursor<'a> {
     text: &'a str,
     pos: usize,
+    /// Byte offsets where lines start, built on the first position lookup so that turning an
+    /// offset into a line and column costs a binary search, not a scan of the text.
+    line_starts: std::cell::OnceCell<Vec<usize>>,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(text: &'a str) -> Cursor<'a> {
-        Cursor { text, pos: 0 }
+        Cursor {
+            text,
+            pos: 0,
+            line_starts: std::cell::OnceCell::new(),
+        }
     }
 
     pub fn text(&self) -> &'a str {
@@ -157,12 +164,15 @@ impl<'a> Cursor<'a> {
     /// The 1-based line and column of byte offset `offset`.
     pub fn pos_at(&self, offset: usize) -> Pos {
         let offset = offset.min(self.text.len());
-        let before = &self.text.as_bytes()[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
+                .collect()
+        });
+        // The last line start at or before `offset`.
+        let line_index = starts.partition_point(|&s| s <= offset) - 1;
+        let line = line_index as u32 + 1;
+        let line_start = starts[line_index];
         let mut start = line_start;
         while !self.text.is_char_boundary(start) {
             start += 1;

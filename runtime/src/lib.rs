@@ -5,4 +5,5 @@ pub mod ivalue;
 pub mod kernel_abi;
 pub mod npy;
 pub mod ops;
+pub mod repr;
 pub mod tensor;

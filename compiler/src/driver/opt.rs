@@ -172,8 +172,21 @@ fn emit(emit: Emit, graph: &Graph) -> Result<String, String> {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
         Emit::Code => Err("--emit=code needs the Python printer, which is not built yet".into()),
-        Emit::Mlir | Emit::Llvm | Emit::Ptx => Err("--emit=mlir|llvm|ptx: the code generator is wired in with emberc's".into()),
+        Emit::Mlir | Emit::Llvm | Emit::Ptx => emit_lowered(emit, graph),
     }
+}
+
+/// The fusion groups (or the whole elementwise graph) lowered as `emberc` lowers them, with
+/// kernels named `graph...`: MLIR and LLVM IR for x86-64, PTX for sm_80.
+fn emit_lowered(emit: Emit, graph: &Graph) -> Result<String, String> {
+    use crate::codegen::{compile_graph, CompileOptions, EmitKind, TargetArch};
+    let opts = match emit {
+        Emit::Mlir => CompileOptions::new(TargetArch::X86_64, EmitKind::Mlir),
+        Emit::Llvm => CompileOptions::new(TargetArch::X86_64, EmitKind::Llvm),
+        _ => CompileOptions::new(TargetArch::Nvptx64, EmitKind::Ptx),
+    };
+    let bytes = compile_graph(graph, "graph", &Default::default(), &opts).map_err(|e| e.message)?;
+    String::from_utf8(bytes).map_err(|_| "the lowered text is not UTF-8".to_string())
 }
 
 /// Compares the chunk's diagnostics with its `expected-error` annotations; reports every

@@ -4,7 +4,18 @@
 //! never changes what the program computes: tensor ops that may alias or mutate are left alone
 //! until alias analysis exists.
 
+pub mod canonicalize;
+pub mod constant_pooling;
+pub mod constant_propagation;
 pub mod context;
+pub mod cse;
+pub mod dce;
+pub mod inline;
+pub mod lower_tuples;
+#[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
+pub(crate) mod testing_fold;
 
 pub use context::{LogLevel, PassConfig, PassContext};
 
@@ -21,7 +32,43 @@ pub struct PassInfo {
 }
 
 /// Every pass, in the order `--help` lists them.
-pub static PASSES: &[PassInfo] = &[];
+pub static PASSES: &[PassInfo] = &[
+    PassInfo {
+        name: "canonicalize",
+        description: "Simplify scalar arithmetic and comparisons with egg rewrite rules",
+        run: canonicalize::run,
+    },
+    PassInfo {
+        name: "constant-pooling",
+        description: "Merge equal immutable constants and hoist them to the top of the graph",
+        run: constant_pooling::run,
+    },
+    PassInfo {
+        name: "constant-propagation",
+        description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
+        run: constant_propagation::run,
+    },
+    PassInfo {
+        name: "cse",
+        description: "Eliminate common subexpressions within dominance scopes",
+        run: cse::run,
+    },
+    PassInfo {
+        name: "dce",
+        description: "Remove nodes whose results are unused and that have no side effects",
+        run: dce::run,
+    },
+    PassInfo {
+        name: "inline",
+        description: "Inline calls to known functions and subgraph nodes into their parent",
+        run: inline::run,
+    },
+    PassInfo {
+        name: "lower-tuples",
+        description: "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
+        run: lower_tuples::run,
+    },
+];
 
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {

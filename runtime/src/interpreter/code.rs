@@ -66,6 +66,7 @@ pub enum Instr {
 /// What an error of operation `n` reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
+    pub node: Node,
     pub kind: Symbol,
     pub source: Option<SourceRange>,
 }
@@ -84,6 +85,8 @@ pub struct Code {
 /// A node the interpreter cannot run, found while building code.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildError {
+    /// The node that cannot run (in the graph given to `Code::new`).
+    pub node: Node,
     pub kind: Symbol,
     pub source: Option<SourceRange>,
     pub message: String,
@@ -329,6 +332,7 @@ impl Builder<'_> {
         self.push_uses(n, &inputs, 0);
         self.code.operations.push(operation);
         self.code.sites.push(OpSite {
+            node: n,
             kind,
             source: g.source_range(n).cloned(),
         });
@@ -471,6 +475,7 @@ impl Builder<'_> {
 
     fn error(&self, n: Node, message: String) -> BuildError {
         BuildError {
+            node: n,
             kind: self.g.kind(n),
             source: self.g.source_range(n).cloned(),
             message,

@@ -3,12 +3,14 @@
 
 use std::fmt;
 
-use ember_dialects::{SourceRange, Symbol};
+use ember_dialects::{Node, SourceRange, Symbol};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError {
     pub message: String,
-    /// The node that failed, when the failure is an operation's.
+    /// The node that failed (in the graph the code was built from), when the failure is an
+    /// operation's.
+    pub node: Option<Node>,
     pub kind: Option<Symbol>,
     pub source: Option<SourceRange>,
 }
@@ -17,6 +19,7 @@ impl RuntimeError {
     pub fn new(message: impl Into<String>) -> RuntimeError {
         RuntimeError {
             message: message.into(),
+            node: None,
             kind: None,
             source: None,
         }

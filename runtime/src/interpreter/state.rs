@@ -36,6 +36,7 @@ pub fn run(code: &Code, inputs: Vec<IValue>) -> Result<Vec<IValue>, RuntimeError
                     let site = &code.sites[k as usize];
                     return Err(RuntimeError {
                         message,
+                        node: Some(site.node),
                         kind: Some(site.kind),
                         source: site.source.clone(),
                     });

@@ -4,10 +4,13 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod create;
+pub mod index;
 pub mod prim;
 pub mod reduce;
 pub mod registry;
 pub mod scalar;
+pub mod shape;
 
 use std::sync::Arc;
 

@@ -30,6 +30,9 @@ impl Registry {
         };
         super::prim::register(&mut r);
         super::scalar::register(&mut r);
+        super::shape::register(&mut r);
+        super::index::register(&mut r);
+        super::create::register(&mut r);
         super::reduce::register(&mut r);
         r
     }

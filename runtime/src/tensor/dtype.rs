@@ -85,6 +85,38 @@ impl DType {
         }
     }
 
+    /// The legacy tensor type name PyTorch's messages use (`torch.FloatTensor`).
+    pub fn legacy_tensor_name(self) -> &'static str {
+        match self {
+            DType::Bool => "torch.BoolTensor",
+            DType::U8 => "torch.ByteTensor",
+            DType::I8 => "torch.CharTensor",
+            DType::I16 => "torch.ShortTensor",
+            DType::I32 => "torch.IntTensor",
+            DType::I64 => "torch.LongTensor",
+            DType::F16 => "torch.HalfTensor",
+            DType::BF16 => "torch.BFloat16Tensor",
+            DType::F32 => "torch.FloatTensor",
+            DType::F64 => "torch.DoubleTensor",
+        }
+    }
+
+    /// PyTorch's C++ name of the dtype in messages (`Float`, `Long`).
+    pub fn cpp_name(self) -> &'static str {
+        match self {
+            DType::Bool => "Bool",
+            DType::U8 => "Byte",
+            DType::I8 => "Char",
+            DType::I16 => "Short",
+            DType::I32 => "Int",
+            DType::I64 => "Long",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+        }
+    }
+
     /// The dtype named like numpy's `dtype.name` / PyTorch's short names.
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)

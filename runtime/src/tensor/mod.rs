@@ -11,13 +11,15 @@ mod shape;
 mod storage;
 mod view;
 
+pub use view::ceil_div;
+
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 pub use dtype::{Category, DType, Element};
 pub use error::{TensorError, TensorResult};
 pub use promote::{promote_types, result_type, Operand, ScalarKind};
 pub use shape::{broadcast_shapes, checked_numel, contiguous_strides, wrap_dim, Shape};
-pub use storage::{set_allocation_limit, Storage};
+pub use storage::{allocation_limit, set_allocation_limit, Storage};
 
 use crate::bail;
 
@@ -65,9 +67,11 @@ impl Tensor {
     /// A zero-filled contiguous tensor.
     pub fn zeros(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
         let n = checked_numel(sizes)?;
-        let nbytes = n
-            .checked_mul(dtype.size())
-            .ok_or_else(|| TensorError::new(format!("tensor of sizes {sizes:?} is too large")))?;
+        let nbytes = n.checked_mul(dtype.size()).ok_or_else(|| {
+            TensorError::new(format!(
+                "Storage size calculation overflowed with sizes={sizes:?}"
+            ))
+        })?;
         let storage = Storage::zeroed(nbytes)?;
         Tensor::from_meta(Meta {
             storage,
@@ -144,6 +148,9 @@ impl Tensor {
 
     pub fn size(&self, dim: i64) -> TensorResult<i64> {
         let m = self.meta();
+        if m.sizes.is_empty() {
+            bail!("Dimension specified as {dim} but tensor has no dimensions");
+        }
         Ok(m.sizes[wrap_dim(dim, m.sizes.len())?])
     }
 
@@ -238,18 +245,8 @@ impl Tensor {
     pub fn clone_contiguous(&self) -> TensorResult<Tensor> {
         let dtype = self.dtype();
         let out = Tensor::zeros(&self.sizes(), dtype)?;
-        let (src, dst) = (self.data_ptr(), out.data_ptr());
-        let size = dtype.size();
-        for (i, o) in self.element_offsets().into_iter().enumerate() {
-            // SAFETY: source offsets are in bounds; the destination holds numel elements.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    src.offset(o as isize * size as isize),
-                    dst.add(i * size),
-                    size,
-                )
-            };
-        }
+        // A fresh storage never overlaps `self`.
+        out.copy_same_dtype(self);
         Ok(out)
     }
 
@@ -258,6 +255,10 @@ impl Tensor {
     pub fn copy_from(&self, src: &Tensor) -> TensorResult<()> {
         let sizes = self.sizes();
         let src = src.expand(&sizes)?;
+        if src.dtype() == self.dtype() && !src.shares_storage(self) {
+            self.copy_same_dtype(&src);
+            return Ok(());
+        }
         let values: Vec<f64> = src.to_vec::<f64>();
         let exact_ints = src.dtype().is_integral() || src.dtype() == DType::Bool;
         let ints: Vec<i64> = if exact_ints {
@@ -274,6 +275,70 @@ impl Tensor {
             }
         });
         Ok(())
+    }
+
+    /// Copies the elements of `src` (same dtype and shape, another storage) without
+    /// converting them: one memcpy when both are contiguous.
+    fn copy_same_dtype(&self, src: &Tensor) {
+        let n = self.numel();
+        let size = self.dtype().size();
+        let (s, d) = (src.data_ptr(), self.data_ptr());
+        if n == 0 {
+            return;
+        }
+        if self.is_contiguous() && src.is_contiguous() {
+            // SAFETY: both hold n contiguous elements from their data pointers, in different
+            // storages.
+            unsafe { std::ptr::copy_nonoverlapping(s, d, n * size) };
+            return;
+        }
+        // Copy the largest trailing block that is contiguous in both tensors at a time.
+        let sizes = self.sizes();
+        let (ss, ds) = (src.strides(), self.strides());
+        let (mut block, mut outer) = (1i64, sizes.len());
+        while outer > 0 {
+            let d = outer - 1;
+            if sizes[d] != 1 && (ss[d] != block || ds[d] != block) {
+                break;
+            }
+            block *= sizes[d];
+            outer -= 1;
+        }
+        if block >= 16 {
+            let mut so = Vec::new();
+            for_each_offset(&sizes[..outer], &ss[..outer], |o| so.push(o));
+            let mut dof = Vec::new();
+            for_each_offset(&sizes[..outer], &ds[..outer], |o| dof.push(o));
+            let bytes = block as usize * size;
+            for (&a, &b) in so.iter().zip(&dof) {
+                // SAFETY: each block of `block` elements starts at an in-bounds offset and is
+                // contiguous in both tensors, which live in different storages.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        s.offset(a as isize * size as isize),
+                        d.offset(b as isize * size as isize),
+                        bytes,
+                    )
+                };
+            }
+            return;
+        }
+        let (so, dof) = (src.element_offsets(), self.element_offsets());
+        macro_rules! copy_as {
+            ($t:ty) => {{
+                let (s, d) = (s as *const $t, d as *mut $t);
+                for (&a, &b) in so.iter().zip(&dof) {
+                    // SAFETY: in-bounds element offsets of each tensor.
+                    unsafe { *d.offset(b as isize) = *s.offset(a as isize) };
+                }
+            }};
+        }
+        match size {
+            1 => copy_as!(u8),
+            2 => copy_as!(u16),
+            4 => copy_as!(u32),
+            _ => copy_as!(u64),
+        }
     }
 
     /// The value of a one-element tensor (`.item()`), as f64.
@@ -371,14 +436,25 @@ fn check_in_bounds(meta: &Meta) -> TensorResult<()> {
     }
     let (mut lo, mut hi) = (meta.offset as i128, meta.offset as i128);
     for (&s, &st) in meta.sizes.iter().zip(&meta.strides) {
-        let span = (s as i128 - 1) * st as i128;
+        let span = (s as i128 - 1).saturating_mul(st as i128);
         if span < 0 {
-            lo += span;
+            lo = lo.saturating_add(span);
         } else {
-            hi += span;
+            hi = hi.saturating_add(span);
         }
     }
     let capacity = (meta.storage.nbytes() / meta.dtype.size()) as i128;
+    if lo >= 0 && hi >= capacity {
+        bail!(
+            "setStorage: sizes {:?}, strides {:?}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
+            meta.sizes,
+            meta.strides,
+            meta.offset,
+            meta.dtype.size(),
+            hi.saturating_add(1).saturating_mul(meta.dtype.size() as i128),
+            meta.storage.nbytes()
+        );
+    }
     if lo < 0 || hi >= capacity {
         bail!(
             "setStorage: sizes {:?}, strides {:?}, storage offset {} and itemsize {} require elements {}..={} but the storage holds {}",

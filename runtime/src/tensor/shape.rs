@@ -17,7 +17,9 @@ pub fn checked_numel(sizes: &[i64]) -> TensorResult<usize> {
             bail!("Trying to create tensor with negative dimension {s}: {sizes:?}");
         }
         n = n.checked_mul(s as usize).ok_or_else(|| {
-            TensorError::new(format!("tensor of sizes {sizes:?} has too many elements"))
+            TensorError::new(format!(
+                "Storage size calculation overflowed with sizes={sizes:?}"
+            ))
         })?;
     }
     Ok(n)

@@ -16,6 +16,11 @@ const ALIGN: usize = 64;
 static ALLOCATION_LIMIT: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(16 << 30);
 
+/// The per-storage allocation cap (bytes).
+pub fn allocation_limit() -> usize {
+    ALLOCATION_LIMIT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Changes the per-storage allocation cap (bytes).
 pub fn set_allocation_limit(bytes: usize) {
     ALLOCATION_LIMIT.store(bytes, std::sync::atomic::Ordering::Relaxed);

@@ -17,6 +17,12 @@ impl Tensor {
         Tensor::from_meta(meta)
     }
 
+    /// A view with any layout over the same storage (negative strides included, as `flip`
+    /// needs), checked against the storage.
+    pub fn with_layout(&self, sizes: &[i64], strides: &[i64], offset: i64) -> TensorResult<Tensor> {
+        self.restride(sizes.into(), strides.into(), offset)
+    }
+
     /// `as_strided(sizes, strides, offset)`, checked against the storage.
     pub fn as_strided(&self, sizes: &[i64], strides: &[i64], offset: i64) -> TensorResult<Tensor> {
         if offset < 0 {
@@ -99,12 +105,12 @@ impl Tensor {
         };
         let start = clamp(start.unwrap_or(0));
         let end = clamp(end.unwrap_or(i64::MAX)).max(start);
-        let len = (end - start + step - 1) / step;
+        let len = ceil_div(end - start, step);
         let mut sizes = m.sizes.clone();
         let mut strides = m.strides.clone();
         let offset = m.offset + start * strides[d];
         sizes[d] = len;
-        strides[d] *= step;
+        strides[d] = strides[d].saturating_mul(step);
         drop(m);
         self.restride(sizes, strides, offset)
     }
@@ -127,7 +133,7 @@ impl Tensor {
             );
         }
         let start = if start < 0 { start + size } else { start };
-        if start + length > size {
+        if start.checked_add(length).is_none_or(|e| e > size) {
             bail!("start ({start}) + length ({length}) exceeds dimension size ({size}).");
         }
         self.slice(d as i64, Some(start), Some(start + length), 1)
@@ -176,7 +182,7 @@ impl Tensor {
         let m = self.meta();
         let n = m.sizes.len();
         if sizes.len() < n {
-            bail!("expand(torch.FloatTensor{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({n})", m.sizes.as_slice(), join(sizes), sizes.len());
+            bail!("expand({}{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({n})", m.dtype.legacy_tensor_name(), m.sizes.as_slice(), join(sizes), sizes.len());
         }
         let lead = sizes.len() - n;
         let mut out_sizes: Shape = SmallVec::with_capacity(sizes.len());
@@ -250,12 +256,17 @@ impl Tensor {
             bail!("diagonal dimensions cannot be identical {dim1}, {dim2}");
         }
         let (sa, sb) = (m.sizes[a], m.sizes[b]);
-        let (len, start) = if offset >= 0 {
-            ((sa.min(sb - offset)).max(0), offset * m.strides[b])
+        let len = if offset >= 0 {
+            sa.min(sb.saturating_sub(offset)).max(0)
         } else {
-            ((sa + offset).min(sb).max(0), -offset * m.strides[a])
+            sa.saturating_add(offset).min(sb).max(0)
         };
-        let start = if len == 0 { 0 } else { start };
+        // The offset is within the dims whenever the diagonal is not empty.
+        let start = match (len, offset >= 0) {
+            (0, _) => 0,
+            (_, true) => offset * m.strides[b],
+            (_, false) => -offset * m.strides[a],
+        };
         let (mut sizes, mut strides): (Shape, Shape) = (SmallVec::new(), SmallVec::new());
         for i in 0..n {
             if i != a && i != b {
@@ -316,6 +327,9 @@ pub fn infer_size(sizes: &[i64], numel: usize) -> TensorResult<Shape> {
         ))
     };
     match infer {
+        Some(_) if known == 0 && numel == 0 => {
+            bail!("cannot reshape tensor of 0 elements into shape [{}] because the unspecified dimension size -1 can be any value and is ambiguous", join(sizes));
+        }
         Some(i) => {
             if known == 0 || numel % known != 0 {
                 return Err(invalid());
@@ -377,4 +391,9 @@ fn compute_view_strides(
         return None;
     }
     Some(new_strides)
+}
+
+/// `ceil(a / b)` for `a >= 0`, `b > 0`, without the overflow of `(a + b - 1) / b`.
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    a / b + (a % b != 0) as i64
 }

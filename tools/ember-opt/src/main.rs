@@ -1,7 +1,7 @@
 //! `ember-opt`: runs passes over TorchScript graphs, like `opt` and `mlir-opt`.
 //! It registers the passes as flags and calls the driver; it holds no logic of its own.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
@@ -52,6 +52,11 @@ fn flag(name: &'static str, help: &'static str) -> Arg {
 fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, String> {
     let mut ordered: Vec<(usize, &'static passes::PassInfo)> = Vec::new();
     for pass in PASSES {
+        // A count flag always has a value (0 by default); only flags given on the command line
+        // name a pass.
+        if m.value_source(pass.name) != Some(clap::parser::ValueSource::CommandLine) {
+            continue;
+        }
         if let Some(indices) = m.indices_of(pass.name) {
             ordered.extend(indices.map(|i| (i, pass)));
         }
@@ -80,7 +85,7 @@ fn main() -> ExitCode {
     match real_main(&m) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("ember-opt: error: {message}");
+            let _ = writeln!(std::io::stderr(), "ember-opt: error: {message}");
             ExitCode::FAILURE
         }
     }
@@ -107,12 +112,15 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         config: PassConfig::from_env()?,
     };
     let result = run(&options, &text);
-    eprint!("{}", result.errors);
+    let _ = std::io::stderr().write_all(result.errors.as_bytes());
     match m.get_one::<String>("output") {
         Some(path) if path != "-" => {
             std::fs::write(path, &result.output).map_err(|e| format!("cannot write '{path}': {e}"))?
         }
-        _ => print!("{}", result.output),
+        // A closed pipe (`| head`) is not an error worth a panic.
+        _ => {
+            let _ = std::io::stdout().write_all(result.output.as_bytes());
+        }
     }
     Ok(if result.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

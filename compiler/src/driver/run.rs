@@ -1,0 +1,201 @@
+//! The main loop of `ember-run`: load a model, read its ARGs, run it in the interpreter, print
+//! the result the way Python prints it, and optionally write it to a directory as result.json
+//! plus one `.npy` per tensor, or time it.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ember_dialects::{catalogue, Graph, Node};
+use ember_runtime::interpreter::{run as interpret, Code};
+use ember_runtime::ivalue::IValue;
+use ember_runtime::npy::write_npy;
+use ember_runtime::repr::repr;
+
+use super::run_args::{parse_arg, to_ivalue};
+
+/// What `ember-run` was asked to do.
+pub struct RunOptions {
+    pub model: String,
+    pub method: Option<String>,
+    pub entry: Option<String>,
+    pub args: Vec<String>,
+    pub out: Option<PathBuf>,
+    pub bench: Option<usize>,
+}
+
+/// What a successful run prints: the result on stdout, timings on stderr.
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs the model; `Err` is the one message to print before exiting with code 1.
+pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
+    let graph = load(opts)?;
+    let code = Code::new(&graph).map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
+    let inputs = read_args(&graph, &opts.args)?;
+    let mut stderr = String::new();
+    if let Some(n) = opts.bench {
+        stderr = bench(&code, &inputs, n).map_err(|e| node_error(&graph, &opts.model, e.0, &e.1))?;
+    }
+    let outputs =
+        interpret(&code, inputs).map_err(|e| node_error(&graph, &opts.model, e.node, &e.message))?;
+    let result = match outputs.len() {
+        1 => outputs.into_iter().next().unwrap(),
+        _ => IValue::tuple(outputs),
+    };
+    if let Some(dir) = &opts.out {
+        write_out(dir, &result)?;
+    }
+    Ok(RunOutput { stdout: format!("{}\n", repr(&result)), stderr })
+}
+
+fn load(opts: &RunOptions) -> Result<Graph, String> {
+    let path = Path::new(&opts.model);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("ir") => {}
+        Some("py") => {
+            return Err(format!("{}: TorchScript source (.py) is not supported yet: the source frontend is not built", opts.model))
+        }
+        Some("pt") => {
+            return Err(format!("{}: TorchScript archives (.pt) are not supported yet: the archive loader is not built", opts.model))
+        }
+        _ => return Err(format!("{}: unknown model kind: expected .ir, .py or .pt", opts.model)),
+    }
+    if opts.method.is_some() || opts.entry.is_some() {
+        return Err(format!("{}: --method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph", opts.model));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let graph = ember_dialects::parse::parse_graph(&text).map_err(|d| d.render(&opts.model))?;
+    if let Err(errors) = ember_dialects::verify::verify(&graph) {
+        let first = &errors[0];
+        return Err(format!("{}: invalid graph: {}", opts.model, first.message));
+    }
+    Ok(graph)
+}
+
+/// Reads the ARGs and matches them to the graph's inputs.
+fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
+    let inputs = graph.inputs();
+    let signature = || {
+        inputs.iter().map(|&v| format!("{}: {}", graph.value_name(v), graph.ty(v))).collect::<Vec<_>>().join(", ")
+    };
+    if args.len() != inputs.len() {
+        return Err(format!("expected {} arguments ({}), got {}", inputs.len(), signature(), args.len()));
+    }
+    args.iter()
+        .zip(inputs)
+        .enumerate()
+        .map(|(i, (text, &v))| {
+            let what = format!("argument {} ({}: {})", i + 1, graph.value_name(v), graph.ty(v));
+            let arg = parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?;
+            to_ivalue(&arg, graph.ty(v)).map_err(|e| format!("{what}: {e}"))
+        })
+        .collect()
+}
+
+/// The message for an error at `node`: the message, the node with its source location, and
+/// the schema it was resolved to.
+fn node_error(graph: &Graph, model: &str, node: Option<Node>, message: &str) -> String {
+    let mut out = format!("{model}: {message}");
+    if let Some(n) = node.filter(|&n| (n.as_u32() as usize) < graph.node_capacity()) {
+        let _ = write!(out, "\n  in {}", graph.kind(n));
+        if let Some(r) = graph.source_range(n) {
+            let _ = write!(out, " at {r}");
+        }
+        if let Ok(schema) = catalogue::resolve_node(graph, n) {
+            let _ = write!(out, "\n  schema: {schema}");
+        }
+    }
+    out
+}
+
+/// Runs the code `n` times and reports the time per call.
+fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, (Option<Node>, String)> {
+    if n == 0 {
+        return Err((None, "--bench needs at least one call".into()));
+    }
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        interpret(code, inputs.to_vec()).map_err(|e| (e.node, e.message))?;
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let total: Duration = times.iter().sum();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    Ok(format!(
+        "bench: {n} calls, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
+        us(total) / n as f64,
+        us(times[n / 2]),
+        us(times[0])
+    ))
+}
+
+/// Writes `dir/result.json` and one `.npy` per tensor, numbered depth-first.
+fn write_out(dir: &Path, result: &IValue) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    let mut count = 0usize;
+    let json = to_json(result, dir, &mut count)?;
+    let path = dir.join("result.json");
+    std::fs::write(&path, format!("{json}\n")).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+}
+
+fn to_json(v: &IValue, dir: &Path, count: &mut usize) -> Result<String, String> {
+    let items = |xs: &[IValue], count: &mut usize| -> Result<String, String> {
+        Ok(xs.iter().map(|x| to_json(x, dir, count)).collect::<Result<Vec<_>, _>>()?.join(","))
+    };
+    Ok(match v {
+        IValue::Tensor(t) => {
+            let file = format!("{count}.npy");
+            *count += 1;
+            let bytes = write_npy(t)?;
+            std::fs::write(dir.join(&file), bytes).map_err(|e| format!("cannot write '{file}': {e}"))?;
+            let shape = t.sizes().iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",");
+            format!("{{\"type\":\"tensor\",\"file\":\"{file}\",\"dtype\":\"{}\",\"shape\":[{shape}]}}", t.dtype().name())
+        }
+        IValue::Int(i) => format!("{{\"type\":\"int\",\"value\":{i}}}"),
+        IValue::Double(d) => format!("{{\"type\":\"float\",\"value\":{}}}", json_float(*d)),
+        IValue::Bool(b) => format!("{{\"type\":\"bool\",\"value\":{b}}}"),
+        IValue::Str(s) => format!("{{\"type\":\"str\",\"value\":{}}}", json_string(s)),
+        IValue::None => "{\"type\":\"none\"}".into(),
+        IValue::Tuple(xs) => format!("{{\"type\":\"tuple\",\"items\":[{}]}}", items(xs, count)?),
+        IValue::List(l) => format!("{{\"type\":\"list\",\"items\":[{}]}}", items(&l.to_vec(), count)?),
+        IValue::Dict(d) => {
+            let mut entries = Vec::new();
+            for (k, v) in d.items() {
+                entries.push(format!("[{},{}]", to_json(&k.to_ivalue(), dir, count)?, to_json(&v, dir, count)?));
+            }
+            format!("{{\"type\":\"dict\",\"items\":[{}]}}", entries.join(","))
+        }
+        other => return Err(format!("a result of type {} cannot be written to result.json", other.kind_name())),
+    })
+}
+
+/// JSON has no NaN or infinities; they are written as Python's json module writes and reads
+/// them by default (`NaN`, `Infinity`, `-Infinity`).
+fn json_float(d: f64) -> String {
+    if d.is_nan() {
+        "NaN".into()
+    } else if d.is_infinite() {
+        if d > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        ember_runtime::ivalue::format_float(d)
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,67 @@
+//! `ember-run`: runs a TorchScript model on the given arguments and prints the result the way
+//! Python would. It parses its flags and calls the driver; it holds no logic of its own.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Arg, ArgAction, Command};
+use ember_compiler::driver::run::{run, RunOptions};
+
+fn command() -> Command {
+    Command::new("ember-run")
+        .about("Runs a TorchScript model (.ir graph text) on the given arguments")
+        .arg(Arg::new("model").value_name("MODEL").required(true).help("the model: .ir (.py and .pt to come)"))
+        .arg(
+            Arg::new("args")
+                .value_name("ARG")
+                .num_args(0..)
+                .allow_negative_numbers(true)
+                .help("x.npy (tensor), 3, -2 (int), 2.5 (float), true/false, none, [a, b], (a, b), \"text\""),
+        )
+        .arg(Arg::new("method").long("method").value_name("NAME").help("the module method to run (default: forward)"))
+        .arg(Arg::new("entry").long("entry").value_name("FUNC").help("the function of a .py file to run (default: the last def)"))
+        .arg(Arg::new("out").long("out").value_name("DIR").help("also write DIR/result.json and one .npy per tensor"))
+        .arg(
+            Arg::new("no-jit")
+                .long("no-jit")
+                .action(ArgAction::SetTrue)
+                .help("run every node in the interpreter (today the only mode: fusion is not yet wired into the interpreter)"),
+        )
+        .arg(
+            Arg::new("bench")
+                .long("bench")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("time N calls and report the time per call on stderr"),
+        )
+}
+
+fn main() -> ExitCode {
+    let m = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+        }
+    };
+    let options = RunOptions {
+        model: m.get_one::<String>("model").unwrap().clone(),
+        method: m.get_one::<String>("method").cloned(),
+        entry: m.get_one::<String>("entry").cloned(),
+        args: m.get_many::<String>("args").map(|v| v.cloned().collect()).unwrap_or_default(),
+        out: m.get_one::<String>("out").map(Into::into),
+        bench: m.get_one::<usize>("bench").copied(),
+    };
+    match run(&options) {
+        Ok(output) => {
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let _ = std::io::stdout().write_all(output.stdout.as_bytes());
+            let _ = std::io::stderr().write_all(output.stderr.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            let _ = writeln!(std::io::stderr(), "ember-run: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
