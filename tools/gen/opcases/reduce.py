@@ -53,6 +53,7 @@ def cases(c):
     sorting(c)
     selection(c)
     softmax(c)
+    more_outs(c)
 
 
 def sum_mean(c):
@@ -157,9 +158,9 @@ def sum_mean(c):
     c.add("sum_dtype_f32_to_f16", sum_all_dtype, x, CODE[torch.float16])
     c.add("sum_int8_overflow", sum_all, t([120, 120, 120], torch.int8))
     c.add("sum_out_empty", sum_out, x, [1], torch.empty(0))
-    c.add("sum_out_f64", sum_out, x, [1], torch.empty(3, dtype=torch.float64))
+    c.add("sum_out_f64", sum_out, x, [1], torch.zeros(3, dtype=torch.float64))
     c.add("sum_out_i64_from_float", sum_out, x * 2.5, [0], torch.empty(0, dtype=torch.int64))
-    c.add("sum_out_int_to_f32", sum_out, rand((3, 4), torch.int32), [0], torch.empty(4))
+    c.add("sum_out_int_to_f32", sum_out, rand((3, 4), torch.int32), [0], torch.zeros(4))
     c.add("sum_out_resize", sum_out, x, [1], torch.zeros(2, 2))
     c.add("sum_out_dtype_mismatch", sum_out_dtype, x, [1], CODE[torch.float32],
           torch.empty(0, dtype=torch.float64))
@@ -298,7 +299,7 @@ def minmax(c):
     c.add("min_other_broadcast", min_other, rand((3, 1), torch.int64), rand((4,), torch.int16))
     c.add("max_other_out", max_other_out, t([1.0, 5.0]), t([2.5, 1.0]), torch.empty(0))
     c.add("max_other_out_int_error", max_other_out, t([1.0, 5.0]), t([2.5, 1.0]),
-          torch.empty(2, dtype=torch.int64))
+          torch.zeros(2, dtype=torch.int64))
     c.add("max_t_d0", max_t, rand((3, 4), torch.float32), 0)
     c.add("min_step_d1", min_step, rand((3, 6), torch.int32), 1)
     c.add("max_dim_out", max_dim_out, ties((3, 4), torch.float32), 1, torch.empty(0),
@@ -913,3 +914,78 @@ def softmax(c):
     c.add("softmax_inf", softmax_, t([[-INF, -INF], [INF, 1.0], [-INF, 1.0], [NAN, 1.0]]), 1)
     c.add("log_softmax_inf", log_softmax_, t([[-INF, -INF], [-INF, 1.0], [1000.0, 0.0]]), 1)
     c.add("softmax_range_error", softmax_, rand((3,), torch.float32), 1)
+
+
+def more_outs(c):
+    """The remaining out= overloads."""
+
+    def sum_out_all(x, out):
+        return torch.sum(x, dtype=None, out=out)
+
+    def mean_out_all(x, out):
+        return torch.mean(x, dtype=None, out=out)
+
+    def nansum_out(x, dims: List[int], out):
+        return torch.nansum(x, dims, out=out)
+
+    def any_dims_out(x, dims: List[int], out):
+        return torch.any(x, dims, False, out=out)
+
+    def all_dim_out(x, dim: int, out):
+        return torch.all(x, dim, True, out=out)
+
+    def cummin_out(x, dim: int, v, i):
+        return torch.cummin(x, dim, values=v, indices=i)
+
+    def sort_values_stable(x, v, i):
+        return torch.sort(x, stable=True, dim=1, descending=True, values=v, indices=i)
+
+    def nanmedian_dim_out(x, dim: int, v, i):
+        return torch.nanmedian(x, dim, False, values=v, indices=i)
+
+    def nanmedian_out(x, out):
+        return torch.nanmedian(x, out=out)
+
+    def norm_dtype_out(x, out):
+        return torch.ops.aten.norm(x, 2.0, [1], False, dtype=torch.float64, out=out)
+
+    def norm_scalar_out(x, out):
+        return torch.ops.aten.norm(x, 1.0, out=out)
+
+    def aten_softmax_out(x, out):
+        return torch.ops.aten._softmax(x, 1, False, out=out)
+
+    def aten_log_softmax_out(x, out):
+        return torch.ops.aten._log_softmax(x, 0, False, out=out)
+
+    def var_corr_out(x, out):
+        return torch.var(x, [1], correction=2, keepdim=True, out=out)
+
+    def std_mean_out(x, a, b):
+        return torch.std_mean(x, None, correction=0, keepdim=False, out0=a, out1=b)
+
+    def cumprod_out_dtype(x, out):
+        return torch.cumprod(x, 0, dtype=torch.float64, out=out)
+
+    x = rand((3, 4), torch.float32)
+    c.add("sum_out_all", sum_out_all, x, torch.empty(0))
+    c.add("sum_out_all_int", sum_out_all, rand((3, 4), torch.int8), torch.empty(0, dtype=torch.int64))
+    c.add("mean_out_all", mean_out_all, x, torch.empty(0))
+    c.add("nansum_out", nansum_out, t([[1.0, NAN], [2.0, 3.0]]), [1], torch.empty(0))
+    c.add("any_dims_out", any_dims_out, ties((3, 4), torch.int32), [0], torch.empty(0, dtype=torch.bool))
+    c.add("all_dim_out", all_dim_out, ties((3, 4), torch.int32), 1, torch.empty(0, dtype=torch.bool))
+    c.add("cummin_out", cummin_out, ties((3, 4), torch.int64), 0, torch.empty(0, dtype=torch.int64),
+          torch.empty(0, dtype=torch.int64))
+    c.add("sort_values_stable", sort_values_stable, ties((2, 20), torch.float32), torch.empty(0),
+          torch.empty(0, dtype=torch.int64))
+    c.add("nanmedian_dim_out", nanmedian_dim_out, t([[1.0, NAN, 3.0], [NAN, NAN, 2.0]]), 1,
+          torch.empty(0), torch.empty(0, dtype=torch.int64))
+    c.add("nanmedian_out", nanmedian_out, t([[1.0, NAN, 3.0], [NAN, NAN, 2.0]]), torch.empty(0))
+    c.add("norm_dtype_out", norm_dtype_out, x, torch.empty(0, dtype=torch.float64))
+    c.add("norm_scalar_out", norm_scalar_out, x, torch.empty(0))
+    c.add("aten_softmax_out", aten_softmax_out, x, torch.empty(0))
+    c.add("aten_log_softmax_out", aten_log_softmax_out, x, torch.empty(0))
+    c.add("var_corr_out", var_corr_out, x, torch.zeros(2))
+    c.add("std_mean_out", std_mean_out, x, torch.empty(0), torch.empty(0))
+    c.add("cumprod_out_dtype", cumprod_out_dtype, rand((3, 2), torch.int32),
+          torch.empty(0, dtype=torch.float64))
