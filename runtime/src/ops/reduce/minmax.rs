@@ -4,7 +4,7 @@
 
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, finish2, st_name};
-use super::plan::{fold, from_f64, from_i64, reduce_mask, Plan, Val};
+use super::plan::{fold, fold_runs, from_f64, from_i64, reduce_mask, trailing_runs, Plan, Val};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
@@ -56,6 +56,65 @@ fn extremes<V: Val + PartialOrd>(x: &Tensor, plan: &Plan, is_max: bool) -> Vec<(
         },
         |a, b| if better(b.0, a.0, is_max) { b } else { a },
     )
+}
+
+/// The max (or min) of contiguous float32 runs without their indices, in eight lanes; NaN
+/// anywhere gives NaN. `None` when the layout or dtype does not fit.
+fn run_extremes(x: &Tensor, mask: &[bool], is_max: bool) -> Option<Vec<f64>> {
+    if x.dtype() != DType::F32 {
+        return None;
+    }
+    let (groups, len) = trailing_runs(x, mask)?;
+    if len == 0 {
+        return None;
+    }
+    let fold = |s: &[f32]| {
+        let mut acc = [s[0]; 8];
+        let mut nan = false;
+        let mut chunks = s.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                let v = c[k];
+                nan |= v.is_nan();
+                let take = if is_max { v > acc[k] } else { v < acc[k] };
+                acc[k] = if take { v } else { acc[k] };
+            }
+        }
+        for &v in chunks.remainder() {
+            nan |= v.is_nan();
+            let take = if is_max { v > acc[0] } else { v < acc[0] };
+            acc[0] = if take { v } else { acc[0] };
+        }
+        if nan {
+            return f32::NAN;
+        }
+        acc.iter().copied().fold(acc[0], |m, v| {
+            if (is_max && v > m) || (!is_max && v < m) {
+                v
+            } else {
+                m
+            }
+        })
+    };
+    let combine = |a: f32, b: f32| {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if is_max {
+            a.max(b)
+        } else {
+            a.min(b)
+        }
+    };
+    let r = fold_runs::<f32, f32>(x, groups, len, fold, combine);
+    Some(r.into_iter().map(|v| v as f64).collect())
+}
+
+/// Values only (in `x`'s dtype) of each group's max or min.
+fn values_only(x: &Tensor, mask: &[bool], plan: &Plan, is_max: bool) -> Result<Tensor, String> {
+    if let Some(v) = run_extremes(x, mask, is_max) {
+        return from_f64(&v, &plan.out_sizes, x.dtype()).map_err(|e| e.message);
+    }
+    Ok(values_indices(x, plan, is_max)?.0)
 }
 
 /// Values (in `x`'s dtype) and indices of each group's max or min.
@@ -118,8 +177,7 @@ fn max_min(a: &Args, is_max: bool) -> Result<Vec<IValue>, String> {
             }
             let mask = reduce_mask(None, x.dim()).map_err(|e| e.message)?;
             let plan = Plan::new(&x, &mask, false).map_err(|e| e.message)?;
-            let (values, _) = values_indices(&x, &plan, is_max)?;
-            finish(values, &outs)
+            finish(values_only(&x, &mask, &plan, is_max)?, &outs)
         }
         Some(dim) => {
             let w = wrap_dim(dim, x.dim()).map_err(|e| e.message)? as i64;
@@ -220,8 +278,7 @@ fn amax_amin(a: &Args, is_max: bool) -> Result<Vec<IValue>, String> {
         }
     }
     let plan = Plan::new(&x, &mask, a.bool("keepdim", false)).map_err(|e| e.message)?;
-    let (values, _) = values_indices(&x, &plan, is_max)?;
-    finish(values, &outs)
+    finish(values_only(&x, &mask, &plan, is_max)?, &outs)
 }
 
 fn argmax(a: &Args) -> Result<Vec<IValue>, String> {

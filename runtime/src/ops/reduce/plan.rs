@@ -322,6 +322,57 @@ pub fn map_groups<V: Val, A: Send>(
     })
 }
 
+/// For a contiguous tensor whose reduced dims are all trailing (or all of them): the number
+/// of groups and their length, each group being one contiguous run of elements.
+pub fn trailing_runs(x: &Tensor, mask: &[bool]) -> Option<(usize, usize)> {
+    if !x.is_contiguous() {
+        return None;
+    }
+    let k = mask.iter().position(|&m| m).unwrap_or(mask.len());
+    if mask[k..].iter().any(|&m| !m) {
+        return None;
+    }
+    let sizes = x.sizes();
+    let groups = sizes[..k].iter().map(|&s| s as usize).product();
+    let len = sizes[k..].iter().map(|&s| s as usize).product();
+    Some((groups, len))
+}
+
+/// Folds the contiguous runs [`trailing_runs`] found, straight from the tensor's elements of
+/// type `T` (no conversion buffer): over groups in parallel when there are many, over
+/// pieces of each run when there are few (`combine` joins pieces left to right).
+pub fn fold_runs<T: Element, A: Send>(
+    x: &Tensor,
+    groups: usize,
+    len: usize,
+    fold: impl Fn(&[T]) -> A + Sync,
+    combine: impl Fn(A, A) -> A + Sync,
+) -> Vec<A> {
+    const PIECE: usize = 1 << 16;
+    let total = groups * len;
+    if groups == 0 {
+        return Vec::new();
+    }
+    // SAFETY: a contiguous tensor of `total` elements of T (checked by the caller's dtype).
+    let src = unsafe { std::slice::from_raw_parts(x.data_ptr() as *const T, total) };
+    let run = |g: usize| &src[g * len..(g + 1) * len];
+    let threads = rayon::current_num_threads();
+    if total < PAR_THRESHOLD || threads == 1 {
+        (0..groups).map(|g| fold(run(g))).collect()
+    } else if groups >= 2 * threads || len <= PIECE {
+        (0..groups).into_par_iter().map(|g| fold(run(g))).collect()
+    } else {
+        (0..groups)
+            .map(|g| {
+                let parts: Vec<A> = run(g).par_chunks(PIECE).map(&fold).collect();
+                let mut it = parts.into_iter();
+                let first = it.next().expect("a non-empty run has a piece");
+                it.fold(first, &combine)
+            })
+            .collect()
+    }
+}
+
 /// Writes per-group lines of values into `out` (a tensor `plan` was made for, so that
 /// `lines[g][i]` lands on element i of group g).
 pub fn scatter<V: Val>(out: &Tensor, plan: &Plan, lines: &[Vec<V>]) {

@@ -6,7 +6,8 @@ use rayon::prelude::*;
 
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
-use super::plan::{fold, from_f64, from_i64, pairwise_sum, reduce_mask, Plan, PAR_THRESHOLD};
+use super::plan::{fold, fold_runs, from_f64, from_i64, pairwise_sum, reduce_mask, trailing_runs};
+use super::plan::{Plan, PAR_THRESHOLD};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::can_cast;
@@ -168,7 +169,33 @@ fn mean(a: &Args) -> Result<Vec<IValue>, String> {
 /// Floating sums of every group (after casting to `dtype`).
 fn float_sums(x: &Tensor, mask: &[bool], plan: &Plan, dtype: DType) -> Vec<f64> {
     leading_sums(x, mask, dtype)
+        .or_else(|| trailing_sums(x, mask, dtype))
         .unwrap_or_else(|| fold(x, plan, Some(dtype), |c, _| pairwise_sum(c), |a, b| a + b))
+}
+
+/// Sums of contiguous runs of float32/float64 elements, in eight f64 lanes (vectorized;
+/// f64 accumulation of float32 is more accurate than PyTorch's float32 cascade).
+fn trailing_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
+    if dtype != x.dtype() || !matches!(dtype, DType::F32 | DType::F64) {
+        return None;
+    }
+    let (groups, len) = trailing_runs(x, mask)?;
+    fn lanes<T: crate::tensor::Element>(s: &[T]) -> f64 {
+        let mut acc = [0f64; 8];
+        let mut chunks = s.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                acc[k] += c[k].to_f64();
+            }
+        }
+        let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
+    }
+    Some(if dtype == DType::F32 {
+        fold_runs::<f32, f64>(x, groups, len, lanes, |a, b| a + b)
+    } else {
+        fold_runs::<f64, f64>(x, groups, len, lanes, |a, b| a + b)
+    })
 }
 
 /// Sums over the leading dims of a contiguous float32/float64 tensor (a column sum), done

@@ -113,3 +113,27 @@ fn softmax_fast_path_agrees_with_the_general_one() {
         assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
     }
 }
+
+#[test]
+fn long_runs_split_over_threads_sum_and_propagate_nan() {
+    let n = 200_000usize;
+    let mut v: Vec<f32> = (0..n).map(|i| (i % 100) as f32 * 0.5).collect();
+    let want: f64 = v.iter().map(|&x| x as f64).sum();
+    let sum = r#"graph(%x : Tensor):
+  %n : NoneType = prim::Constant()
+  %r : Tensor = aten::sum(%x, %n)
+  return (%r)"#;
+    let got = out(&exec(sum, vec![t(v.clone(), &[n as i64])]).unwrap()[0]).2[0];
+    assert!((got - want).abs() <= 1e-6 * want);
+    let amax = r#"graph(%x : Tensor):
+  %d : int[] = prim::Constant[value=[0]]()
+  %k : bool = prim::Constant[value=0]()
+  %r : Tensor = aten::amax(%x, %d, %k)
+  return (%r)"#;
+    assert_eq!(
+        out(&exec(amax, vec![t(v.clone(), &[n as i64])]).unwrap()[0]).2,
+        vec![49.5]
+    );
+    v[n - 1] = f32::NAN;
+    assert!(out(&exec(amax, vec![t(v, &[n as i64])]).unwrap()[0]).2[0].is_nan());
+}
