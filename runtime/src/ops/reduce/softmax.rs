@@ -104,16 +104,28 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
     let src = unsafe { std::slice::from_raw_parts(x.data_ptr() as *const f32, numel) };
     let dst = unsafe { std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, numel) };
     let row = |(d, s): (&mut [f32], &[f32])| {
-        let m = s.iter().fold(f32::NEG_INFINITY, |m, &v| {
-            if m.is_nan() || v.is_nan() {
-                f32::NAN
-            } else {
-                m.max(v)
+        // Max in eight lanes (vectorizes); NaN anywhere makes the row NaN.
+        let mut lanes = [f32::NEG_INFINITY; 8];
+        let mut nan = false;
+        let mut chunks = s.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                nan |= c[k].is_nan();
+                lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
             }
-        });
+        }
+        for &v in chunks.remainder() {
+            nan |= v.is_nan();
+            lanes[0] = if v > lanes[0] { v } else { lanes[0] };
+        }
+        let m = if nan {
+            f32::NAN
+        } else {
+            lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max)
+        };
         let mut sum = 0f64;
         for (o, &v) in d.iter_mut().zip(s) {
-            let e = (v - m).exp();
+            let e = exp_nonpositive(v - m);
             *o = e;
             sum += e as f64;
         }
@@ -123,9 +135,9 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
                 *o = v - m - ls;
             }
         } else {
-            let inv = 1.0 / sum;
+            let inv = (1.0 / sum) as f32;
             for o in d.iter_mut() {
-                *o = (*o as f64 * inv) as f32;
+                *o *= inv;
             }
         }
     };
@@ -135,4 +147,52 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
         dst.chunks_mut(n).zip(src.chunks(n)).for_each(row);
     }
     Ok(out)
+}
+
+/// exp(x) in float32 for x <= 0 (and NaN), within a few ulp, written so loops vectorize:
+/// x = n ln2 + r with |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial, times 2^n.
+/// Results below float32's normal range flush to 0 (PyTorch keeps some subnormals; they
+/// are far below every tolerance).
+#[inline]
+fn exp_nonpositive(x: f32) -> f32 {
+    const LN2_HI: f32 = 0.693_145_75;
+    const LN2_LO: f32 = 1.428_606_8e-6;
+    let n = (x * std::f32::consts::LOG2_E).round();
+    let r = (x - n * LN2_HI) - n * LN2_LO;
+    let mut p = 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    // 2^n from its exponent bits; n is a small integer here (NaN saturates to 0).
+    let scale = f32::from_bits((((n as i32).max(-126) + 127) as u32) << 23);
+    if x < -87.0 {
+        0.0
+    } else {
+        p * scale
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::exp_nonpositive;
+
+    #[test]
+    fn exp_is_accurate_on_the_softmax_range() {
+        let mut x = 0.0f32;
+        while x > -87.0 {
+            let (got, want) = (exp_nonpositive(x) as f64, (x as f64).exp());
+            assert!(
+                (got - want).abs() <= 4e-7 * want,
+                "exp({x}) = {got}, want {want}"
+            );
+            x -= 0.0137;
+        }
+        assert_eq!(exp_nonpositive(f32::NEG_INFINITY), 0.0);
+        assert!(exp_nonpositive(f32::NAN).is_nan());
+        assert_eq!(exp_nonpositive(0.0), 1.0);
+    }
 }
