@@ -11,6 +11,7 @@ pub mod linalg;
 pub mod nn;
 pub mod pointwise;
 pub mod prim;
+pub mod reduce;
 pub mod registry;
 pub mod shape;
 

@@ -36,6 +36,7 @@ impl Registry {
         super::create::register(&mut r);
         super::linalg::register(&mut r);
         super::nn::register(&mut r);
+        super::reduce::register(&mut r);
         r
     }
 
