@@ -101,8 +101,8 @@ impl DType {
         }
     }
 
-    /// PyTorch's C++ name of the dtype in messages (`Float`, `Long`).
-    pub fn cpp_name(self) -> &'static str {
+    /// PyTorch's `ScalarType` name of the dtype, as its messages print it (`Float`, `Long`).
+    pub fn scalar_type_name(self) -> &'static str {
         match self {
             DType::Bool => "Bool",
             DType::U8 => "Byte",
@@ -114,6 +114,22 @@ impl DType {
             DType::BF16 => "BFloat16",
             DType::F32 => "Float",
             DType::F64 => "Double",
+        }
+    }
+
+    /// The C++ type name of the dtype, as PyTorch's messages print it (`float`, `long int`).
+    pub fn cpp_type_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::U8 => "unsigned char",
+            DType::I8 => "signed char",
+            DType::I16 => "short int",
+            DType::I32 => "int",
+            DType::I64 => "long int",
+            DType::F16 => "c10::Half",
+            DType::BF16 => "c10::BFloat16",
+            DType::F32 => "float",
+            DType::F64 => "double",
         }
     }
 

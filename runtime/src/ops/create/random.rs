@@ -99,7 +99,10 @@ fn generate(sizes: &[i64], dtype: DType, mut draw: impl FnMut() -> f64) -> Tenso
 
 fn require_float(dtype: DType, kernel: &str) -> TensorResult<()> {
     if !dtype.is_floating() {
-        bail!("\"{kernel}\" not implemented for '{}'", dtype.cpp_name());
+        bail!(
+            "\"{kernel}\" not implemented for '{}'",
+            dtype.scalar_type_name()
+        );
     }
     Ok(())
 }

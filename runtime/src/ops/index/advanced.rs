@@ -239,8 +239,8 @@ pub fn index_put_tensor(
     if values.dtype() != t.dtype() {
         bail!(
             "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
-            t.dtype().cpp_name(),
-            values.dtype().cpp_name()
+            t.dtype().scalar_type_name(),
+            values.dtype().scalar_type_name()
         );
     }
     assert_no_overlap(t, values)?;

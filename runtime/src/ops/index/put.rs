@@ -47,8 +47,8 @@ fn slice_pairs(
     if source.dtype() != t.dtype() {
         bail!(
             "{method}(): self ({}) and source ({}) must have the same scalar type",
-            t.dtype().cpp_name(),
-            source.dtype().cpp_name()
+            t.dtype().scalar_type_name(),
+            source.dtype().scalar_type_name()
         );
     }
     let idx = index.to_vec::<i64>();
@@ -150,14 +150,14 @@ fn masked_scatter_into(t: &Tensor, mask: &Tensor, source: &Tensor) -> TensorResu
     if mask.dtype() != DType::Bool {
         bail!(
             "masked_scatter_ only supports boolean masks, but got mask with dtype {}",
-            mask.dtype().cpp_name()
+            mask.dtype().scalar_type_name()
         );
     }
     if source.dtype() != t.dtype() {
         bail!(
             "masked_scatter_: expected self and source to have same dtypes but got {} and {}",
-            t.dtype().cpp_name(),
-            source.dtype().cpp_name()
+            t.dtype().scalar_type_name(),
+            source.dtype().scalar_type_name()
         );
     }
     let keep = nonzero_mask(&mask.expand(&t.sizes())?)?;

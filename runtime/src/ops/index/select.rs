@@ -177,7 +177,7 @@ fn take(c: &Call) -> TensorResult<IValue> {
     if index.dtype() != DType::I64 {
         bail!(
             "take(): Expected a long tensor for index, but got {}",
-            index.dtype().cpp_name()
+            index.dtype().scalar_type_name()
         );
     }
     check_len(t.numel().max(index.numel()))?;

@@ -120,8 +120,8 @@ pub fn write_out(out: &Tensor, result: &Tensor) -> Result<(), String> {
     if out.dtype() != result.dtype() {
         return Err(format!(
             "Expected out tensor to have dtype {}, but got {} instead",
-            cpp_name(result.dtype()),
-            cpp_name(out.dtype())
+            result.dtype().cpp_type_name(),
+            out.dtype().cpp_type_name()
         ));
     }
     resize(out, &result.sizes())?;
@@ -144,38 +144,6 @@ pub fn resize(out: &Tensor, sizes: &[i64]) -> Result<(), String> {
     out.set_meta(meta).map_err(err)
 }
 
-/// The C++ name of a dtype as PyTorch's messages print it (`float`, `double`, `long int`).
-pub fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I8 => "signed char",
-        DType::I16 => "short int",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
-}
-
-/// The `ScalarType` name PyTorch's messages use (`Float`, `Long`, `BFloat16`).
-pub fn scalar_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::U8 => "Byte",
-        DType::I8 => "Char",
-        DType::I16 => "Short",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 /// Formats sizes as PyTorch prints them in messages: `[2, 3]`.
 pub fn sizes_str(s: &[i64]) -> String {
     let parts: Vec<String> = s.iter().map(|x| x.to_string()).collect();
@@ -187,6 +155,6 @@ pub fn short_name(d: DType) -> &'static str {
     match d {
         DType::I16 => "short",
         DType::I64 => "long",
-        other => cpp_name(other),
+        other => other.cpp_type_name(),
     }
 }

@@ -9,9 +9,7 @@ pub mod products;
 
 use ember_dialects::{Graph, Node};
 
-use self::args::{
-    err, number, op_n, opt_tensor, scalar_name, sizes_str, tensor, tensor_list, write_out,
-};
+use self::args::{err, number, op_n, opt_tensor, sizes_str, tensor, tensor_list, write_out};
 use super::registry::Registry;
 use super::Operation;
 use crate::ivalue::IValue;
@@ -68,8 +66,8 @@ fn product(
             if o.dtype() != r.dtype() {
                 return Err(format!(
                     "result dtype {} does not match input dtype {}",
-                    scalar_name(o.dtype()),
-                    scalar_name(r.dtype())
+                    o.dtype().scalar_type_name(),
+                    r.dtype().scalar_type_name()
                 ));
             }
         }

@@ -5,7 +5,7 @@ use super::gemm::bgemm;
 use crate::tensor::elementwise::{map, promoted_dtype, Arg, Compute, Target};
 use crate::tensor::{Tensor, TensorError, TensorResult};
 
-use super::args::{cpp_name, scalar_name, short_name};
+use super::args::short_name;
 use crate::bail;
 
 fn same_dtype_or(a: &Tensor, b: &Tensor, msg: impl FnOnce() -> String) -> TensorResult<()> {
@@ -68,8 +68,8 @@ fn check_mm_shapes(op: &str, a: &Tensor, b: &Tensor) -> TensorResult<()> {
     same_dtype_or(a, b, || {
         format!(
             "expected m1 and m2 to have the same dtype, but got: {} != {}",
-            cpp_name(a.dtype()),
-            cpp_name(b.dtype())
+            a.dtype().cpp_type_name(),
+            b.dtype().cpp_type_name()
         )
     })
 }
@@ -91,8 +91,8 @@ pub fn addmm(
     same_dtype_or(input, b, || {
         format!(
             "self and mat2 must have the same dtype, but got {} and {}",
-            scalar_name(input.dtype()),
-            scalar_name(b.dtype())
+            input.dtype().scalar_type_name(),
+            b.dtype().scalar_type_name()
         )
     })?;
     check_mm_shapes("addmm", a, b)?;
@@ -125,8 +125,8 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> TensorResult<Tensor> {
     same_dtype_or(a, b, || {
         format!(
             "expected scalar type {} but found {}",
-            scalar_name(a.dtype()),
-            scalar_name(b.dtype())
+            a.dtype().scalar_type_name(),
+            b.dtype().scalar_type_name()
         )
     })?;
     let (sa, sb) = (a.sizes(), b.sizes());
@@ -198,9 +198,9 @@ fn matrix_vector(
     if mat.dtype() != vec.dtype() || input_dtype != mat.dtype() {
         bail!(
             "addmv input tensors must have the same dtype, but got {}, {}, and {}",
-            scalar_name(input_dtype),
-            scalar_name(mat.dtype()),
-            scalar_name(vec.dtype())
+            input_dtype.scalar_type_name(),
+            mat.dtype().scalar_type_name(),
+            vec.dtype().scalar_type_name()
         );
     }
     let out = match input {
@@ -246,8 +246,8 @@ pub fn dot(a: &Tensor, b: &Tensor) -> TensorResult<Tensor> {
     if a.dtype() != b.dtype() {
         bail!(
             "dot : expected both vectors to have same dtype, but found {} and {}",
-            scalar_name(a.dtype()),
-            scalar_name(b.dtype())
+            a.dtype().scalar_type_name(),
+            b.dtype().scalar_type_name()
         );
     }
     let (na, nb) = (a.numel(), b.numel());

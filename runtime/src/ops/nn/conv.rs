@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
-use crate::ops::linalg::args::{scalar_name, sizes_str};
+use crate::ops::linalg::args::sizes_str;
 use crate::ops::linalg::gemm::{bgemm, gemm_serial};
 use crate::tensor::{DType, Tensor, TensorResult};
 
@@ -252,16 +252,16 @@ pub fn convolution(
     if input.dtype() != weight.dtype() {
         bail!(
             "expected scalar type {} but found {}",
-            scalar_name(input.dtype()),
-            scalar_name(weight.dtype())
+            input.dtype().scalar_type_name(),
+            weight.dtype().scalar_type_name()
         );
     }
     if let Some(b) = bias {
         if b.dtype() != input.dtype() {
             bail!(
                 "expected scalar type {} but found {}",
-                scalar_name(input.dtype()),
-                scalar_name(b.dtype())
+                input.dtype().scalar_type_name(),
+                b.dtype().scalar_type_name()
             );
         }
     }

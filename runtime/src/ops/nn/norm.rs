@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::work::{slice, slice_mut, to_contiguous, Work};
 use crate::bail;
-use crate::ops::linalg::args::{scalar_name, sizes_str};
+use crate::ops::linalg::args::sizes_str;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;
@@ -17,7 +17,7 @@ fn check_floating(kernel: &str, t: &Tensor) -> TensorResult<()> {
     if !t.dtype().is_floating() {
         bail!(
             "\"{kernel}\" not implemented for '{}'",
-            scalar_name(t.dtype())
+            t.dtype().scalar_type_name()
         );
     }
     Ok(())

@@ -400,7 +400,7 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
     if !x.dtype().is_floating() {
         bail!(
             "\"adaptive_avg_pool2d\" not implemented for '{}'",
-            crate::ops::linalg::args::scalar_name(x.dtype())
+            x.dtype().scalar_type_name()
         );
     }
     let x = x.contiguous()?;
@@ -435,7 +435,7 @@ pub fn adaptive_max_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<(Tensor, 
     if !x.dtype().is_floating() {
         bail!(
             "\"adaptive_max_pool2d\" not implemented for '{}'",
-            crate::ops::linalg::args::scalar_name(x.dtype())
+            x.dtype().scalar_type_name()
         );
     }
     let x = x.contiguous()?;

@@ -31,22 +31,6 @@ pub fn register(r: &mut Registry) {
     super::add(r, "masked_fill", true, |g, n| build(g, n, masked_fill));
 }
 
-/// The name `Tensor.dtype` prints in some messages (`float`, `long`), C++'s type name.
-pub(crate) fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I8 => "signed char",
-        DType::I16 => "short int",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
-}
-
 fn where_(c: &Call) -> Result<Tensor, String> {
     let cond = c.tensor("condition")?;
     // uint8 conditions are still accepted (deprecated) by PyTorch.
@@ -111,7 +95,7 @@ fn clamp(c: &Call, lo: &str, hi: &str) -> Result<Tensor, String> {
         return Err(format!(
             "result type {} can't be cast to the desired output type {}",
             type_name(common),
-            cpp_name(self_dtype)
+            self_dtype.cpp_type_name()
         ));
     }
     if !common.is_floating() {
@@ -186,8 +170,8 @@ fn lerp(c: &Call) -> Result<Tensor, String> {
     if end.dtype() != dtype {
         return Err(format!(
             "expected dtype {} for `end` but got dtype {}",
-            cpp_name(dtype),
-            cpp_name(end.dtype())
+            dtype.cpp_type_name(),
+            end.dtype().cpp_type_name()
         ));
     }
     let tensor_weight = matches!(weight, Arg::Tensor(_));
@@ -195,8 +179,8 @@ fn lerp(c: &Call) -> Result<Tensor, String> {
         if w.dtype() != dtype {
             return Err(format!(
                 "expected dtype {} for `weight` but got dtype {}",
-                cpp_name(dtype),
-                cpp_name(w.dtype())
+                dtype.cpp_type_name(),
+                w.dtype().cpp_type_name()
             ));
         }
     }
@@ -265,7 +249,7 @@ fn masked_fill(c: &Call) -> Result<Tensor, String> {
     if mask.dtype() != DType::Bool {
         return Err(format!(
             "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-            cpp_name(mask.dtype())
+            mask.dtype().cpp_type_name()
         ));
     }
     let value = match c.value("value") {

@@ -267,7 +267,7 @@ pub(crate) fn unary(c: &Call, u: &Unary) -> Result<Tensor, String> {
                 return Err(match u.name {
                     "isnan" | "isinf" => format!(
                         "Expected out tensor to have dtype bool, but got {} instead",
-                        super::ternary::cpp_name(o.dtype())
+                        o.dtype().cpp_type_name()
                     ),
                     name => format!("{name} does not support non-boolean outputs."),
                 });

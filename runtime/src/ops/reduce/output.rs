@@ -61,22 +61,6 @@ pub fn finish2(a: Tensor, b: Tensor, outs: &[Tensor]) -> Result<Vec<IValue>, Str
     Ok(vec![IValue::Tensor(a), IValue::Tensor(b)])
 }
 
-/// The C++ type name PyTorch prints in "Expected out tensor to have dtype ..." checks.
-pub fn cpp_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::U8 => "unsigned char",
-        DType::I8 => "signed char",
-        DType::I16 => "short int",
-        DType::I32 => "int",
-        DType::I64 => "long int",
-        DType::F16 => "c10::Half",
-        DType::BF16 => "c10::BFloat16",
-        DType::F32 => "float",
-        DType::F64 => "double",
-    }
-}
-
 /// PyTorch's `toString(ScalarType)`: `Float`, `Long`, ...
 pub fn st_name(d: DType) -> &'static str {
     d.scalar_type().name()
@@ -87,8 +71,8 @@ pub fn check_out_dtype(out: &Tensor, want: DType) -> Result<(), String> {
     if out.dtype() != want {
         return Err(format!(
             "Expected out tensor to have dtype {}, but got {} instead",
-            cpp_name(want),
-            cpp_name(out.dtype())
+            want.cpp_type_name(),
+            out.dtype().cpp_type_name()
         ));
     }
     Ok(())

@@ -440,7 +440,7 @@ pub fn write_out(out: &IValue, result: IValue, op: &str) -> TensorResult<IValue>
         bail!("out= is only supported for operators returning one tensor");
     };
     if !crate::tensor::elementwise::can_cast(result.dtype(), out.dtype()) {
-        let to = out.dtype().cpp_name();
+        let to = out.dtype().scalar_type_name();
         if matches!(
             op,
             "aten::cat" | "aten::concat" | "aten::concatenate" | "aten::stack"
@@ -449,7 +449,7 @@ pub fn write_out(out: &IValue, result: IValue, op: &str) -> TensorResult<IValue>
         }
         bail!(
             "result type {} can't be cast to the desired output type {to}",
-            result.dtype().cpp_name()
+            result.dtype().scalar_type_name()
         );
     }
     if out.sizes() != result.sizes() {

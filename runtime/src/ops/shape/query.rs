@@ -211,7 +211,7 @@ fn check_implicit(t: &Tensor, to_int: bool) -> TensorResult<()> {
     if to_int && !t.dtype().is_integral() {
         bail!(
             "Cannot input a tensor of type {} as an integral argument",
-            t.dtype().cpp_name()
+            t.dtype().scalar_type_name()
         );
     }
     Ok(())
@@ -289,7 +289,7 @@ fn tolist(_: &Graph, _: Node) -> Result<Operation, String> {
         if !matches {
             return Err(format!(
                 "Output annotation element type and runtime tensor element type must match for tolist(): {annotation} vs {}",
-                dtype.cpp_name()
+                dtype.scalar_type_name()
             ));
         }
         let leaf = move |i: usize, f: &[f64], n: &[i64]| match elem {

@@ -184,7 +184,7 @@ fn tensor_split(c: &Call) -> TensorResult<IValue> {
             if spec.dtype() != crate::tensor::DType::I64 {
                 bail!(
                     "tensor_split expected tensor_indices_or_sections to have dtype of long, but got {}",
-                    spec.dtype().cpp_name()
+                    spec.dtype().scalar_type_name()
                 );
             }
             match spec.dim() {

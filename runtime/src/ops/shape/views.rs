@@ -100,7 +100,7 @@ fn view_dtype(c: &Call) -> TensorResult<IValue> {
     if os == ns {
         return out(Tensor::from_meta(meta)?);
     }
-    let (on, nn) = (old.cpp_name(), dtype.cpp_name());
+    let (on, nn) = (old.scalar_type_name(), dtype.scalar_type_name());
     let n = meta.sizes.len();
     if n == 0 {
         bail!("self.dim() cannot be 0 to view {on} as {nn} (different element sizes)");
