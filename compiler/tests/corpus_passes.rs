@@ -45,18 +45,12 @@ fn check_scopes(g: &Graph) -> Result<(), String> {
     walk(g, g.block(), &mut Vec::new())
 }
 
-/// Graphs larger than this (33 whole vision and transformer models) are left out to keep the
-/// test quick: parsing one takes seconds in a debug build. All passes ran clean on them when
-/// this limit was set.
-const MAX_GRAPH_BYTES: u64 = 48 * 1024;
-
 fn corpus() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/corpus/graphs");
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
         .filter_map(|e| e.ok())
         .filter(|e| e.path().extension().is_some_and(|x| x == "ir"))
-        .filter(|e| e.metadata().is_ok_and(|m| m.len() <= MAX_GRAPH_BYTES))
         .map(|e| e.into_path())
         .collect();
     files.sort();

@@ -28,7 +28,8 @@ fn run_graph(g: &Graph, inputs: &[IValue]) -> Option<Result<String, ()>> {
 
 fn samples(t: &Type) -> Option<Vec<IValue>> {
     Some(match t {
-        Type::Int => [1, 2, 3, 10, 0, -7].map(IValue::Int).to_vec(),
+        // Small positive ints: loops in the corpus (Collatz, countdowns) end on them.
+        Type::Int => [1, 2, 3, 10].map(IValue::Int).to_vec(),
         Type::Float => [-2.5, -0.0, 0.0, 1.0, 3.5].map(IValue::Double).to_vec(),
         Type::Bool => vec![IValue::Bool(false), IValue::Bool(true)],
         _ => return None,
@@ -39,7 +40,20 @@ fn samples(t: &Type) -> Option<Vec<IValue>> {
 fn passes_keep_what_scalar_graphs_compute() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/corpus/graphs");
     let (mut graphs, mut runs) = (0, 0);
-    for entry in walkdir::WalkDir::new(root).sort_by_file_name() {
+    // The folders of scalar programs (models take tensors, and are slow to parse here).
+    let folders = [
+        "arith",
+        "calls",
+        "containers",
+        "control",
+        "exceptions",
+        "optional",
+        "strings",
+    ];
+    let entries = folders
+        .iter()
+        .flat_map(|f| walkdir::WalkDir::new(root.join(f)).sort_by_file_name());
+    for entry in entries {
         let entry = entry.unwrap();
         if entry.path().extension().is_none_or(|x| x != "ir") {
             continue;
@@ -55,17 +69,15 @@ fn passes_keep_what_scalar_graphs_compute() {
         else {
             continue;
         };
-        if std::env::var("TRACE").is_ok() {
-            eprintln!("{}", entry.path().display());
-        }
+        let started = std::time::Instant::now();
         let mut optimized = original.clone();
         for name in ["constant-propagation", "canonicalize"] {
             let pass = lookup(name).unwrap();
             (pass.run)(&mut optimized, &mut PassContext::unlimited(pass.name)).unwrap();
         }
-        // A grid walk over the input domains, at most 64 points.
+        // A grid walk over the input domains, at most 16 points.
         let total: usize = domains.iter().map(Vec::len).product();
-        let step = total.div_ceil(64).max(1);
+        let step = total.div_ceil(16).max(1);
         let mut counted = false;
         for k in (0..total).step_by(step) {
             let mut rest = k;
@@ -91,6 +103,9 @@ fn passes_keep_what_scalar_graphs_compute() {
             counted = true;
         }
         graphs += usize::from(counted);
+        if std::env::var("TRACE").is_ok() {
+            eprintln!("{:?} {}", started.elapsed(), entry.path().display());
+        }
     }
     eprintln!("{graphs} graphs, {runs} runs");
     assert!(graphs > 10, "only {graphs} graphs ran");

@@ -10,6 +10,7 @@ use ember_dialects::parse::parse_graph;
 fn graphs() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
+    // Every corpus graph and the text-format samples.
     for dir in ["test/corpus/graphs", "dialects/tests/data/graphs"] {
         for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
             let entry = entry.expect("readable corpus");
@@ -53,7 +54,7 @@ fn passes_keep_every_corpus_graph_printable() {
             }
         }
     }
-    assert!(parsed > 500, "only {parsed} corpus graphs parsed");
-    // The corpus has foldable code (inlined modules with None arguments, `not (a > b)`).
-    assert!(changed[0] > 50 && changed[1] > 20, "changed: {changed:?}");
+    assert!(parsed > 100, "only {parsed} corpus graphs parsed");
+    // The corpus has foldable code (constant conditions, `not (a > b)`, `x & True`).
+    assert!(changed[0] > 10 && changed[1] > 5, "changed: {changed:?}");
 }

@@ -166,7 +166,13 @@ impl<'a> Cursor<'a> {
         let offset = offset.min(self.text.len());
         let starts = self.line_starts.get_or_init(|| {
             std::iter::once(0)
-                .chain(self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1))
+                .chain(
+                    self.text
+                        .bytes()
+                        .enumerate()
+                        .filter(|&(_, b)| b == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
                 .collect()
         });
         // The last line start at or before `offset`.

@@ -56,7 +56,10 @@ pub fn parse_graph_located(text: &str) -> Result<Located, Diagnostic> {
             .c
             .error(format!("unexpected {} after the graph", p.c.describe())));
     }
-    Ok(Located { graph: g, node_positions: p.positions })
+    Ok(Located {
+        graph: g,
+        node_positions: p.positions,
+    })
 }
 
 struct Parser<'a> {
@@ -572,7 +575,9 @@ impl<'a> Parser<'a> {
         {
             return false;
         }
-        if first == Some('(') {
+        // `[(int, str)]` is a tuple type; `[(1, 2)]` and `[(True, 1)]` are constants.
+        let rest = rest.strip_prefix('(').unwrap_or(rest);
+        if first == Some('(') && !rest.starts_with(|ch: char| ch.is_ascii_alphabetic()) {
             return false;
         }
         !["True", "False", "None", "torch.device(", "object("]

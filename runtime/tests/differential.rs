@@ -4,6 +4,10 @@
 //! atol 1e-6, float16/bfloat16 within rtol 1e-2 (a case may set its own `rtol`/`atol`), in-place
 //! writes through the `after` arrays, and PyTorch's error messages where PyTorch raised.
 //!
+//! str values are stored as UTF-8 bytes with a `<key>__str` marker and compared exactly; dict
+//! outputs are flattened as key, value, ... in insertion order (tools/gen/opcases/common.py
+//! documents the format).
+//!
 //! `EMBER_OPS_FILTER=substring` runs only the cases whose path contains it.
 
 use std::collections::BTreeMap;
@@ -38,6 +42,18 @@ impl Arrays {
     fn get(&self, key: &str) -> Option<&Tensor> {
         self.0.get(key)
     }
+
+    /// The str stored under `key` (UTF-8 bytes with a `key__str` marker), if it is one.
+    fn str(&self, key: &str) -> Option<String> {
+        self.0.get(&format!("{key}__str"))?;
+        let bytes: Vec<u8> = self
+            .get(key)?
+            .to_vec::<i64>()
+            .into_iter()
+            .map(|b| b as u8)
+            .collect();
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
 }
 
 /// The IValue for graph input `i` of type `ty`.
@@ -49,7 +65,20 @@ fn input_value(arrays: &Arrays, i: usize, ty: &Type) -> Result<IValue, String> {
             _ => input_value(arrays, i, inner),
         };
     }
+    if *ty == Type::Str {
+        return arrays
+            .str(&key)
+            .map(IValue::str)
+            .ok_or_else(|| format!("input {i} (str) has no str array {key}"));
+    }
     if let Type::List(elem) = ty {
+        if **elem == Type::Str {
+            let mut items = Vec::new();
+            while let Some(s) = arrays.str(&format!("{key}_{}", items.len())) {
+                items.push(IValue::str(s));
+            }
+            return Ok(IValue::list(items));
+        }
         if elem.is_tensor() {
             let mut items = Vec::new();
             while let Some(t) = arrays.get(&format!("{key}_{}", items.len())) {
@@ -108,6 +137,12 @@ fn flatten(v: &IValue, out: &mut Vec<IValue>) {
                 out.push(v.clone());
             } else {
                 items.iter().for_each(|x| flatten(x, out));
+            }
+        }
+        IValue::Dict(d) => {
+            for (k, v) in d.items() {
+                flatten(&k.to_ivalue(), out);
+                flatten(&v, out);
             }
         }
         other => out.push(other.clone()),
@@ -252,7 +287,11 @@ fn run_case(ir: &Path) -> Result<(), String> {
     let outputs = result.map_err(|e| format!("run: {e}"))?;
     let mut flat = Vec::new();
     outputs.iter().for_each(|v| flatten(v, &mut flat));
-    let expected = arrays.0.keys().filter(|k| k.starts_with("out")).count();
+    let expected = arrays
+        .0
+        .keys()
+        .filter(|k| k.starts_with("out") && !k.contains("__"))
+        .count();
     if flat.len() != expected {
         return Err(format!(
             "{} outputs but PyTorch gave {expected}",
@@ -260,6 +299,16 @@ fn run_case(ir: &Path) -> Result<(), String> {
         ));
     }
     for (k, got) in flat.iter().enumerate() {
+        if let Some(want) = arrays.str(&format!("out{k}")) {
+            match got {
+                IValue::Str(s) if **s == want => continue,
+                other => {
+                    return Err(format!(
+                        "output {k}: got {other:?}, PyTorch gave the str {want:?}"
+                    ))
+                }
+            }
+        }
         let want = arrays.get(&format!("out{k}")).ok_or(format!("no out{k}"))?;
         if let Some(m) = compare(&format!("output {k}"), got, want, &arrays) {
             return Err(m);

@@ -67,18 +67,33 @@ struct ChunkDiag {
 /// Runs `ember-opt` over `text`.
 pub fn run(options: &OptOptions, text: &str) -> OptResult {
     let kind = input_kind(&options.input_name);
-    let mut result = OptResult { output: String::new(), errors: String::new(), failed: false };
+    let mut result = OptResult {
+        output: String::new(),
+        errors: String::new(),
+        failed: false,
+    };
     if let Err(message) = kind {
-        let _ = writeln!(result.errors, "{}:1:1: error: {message}", options.input_name);
+        let _ = writeln!(
+            result.errors,
+            "{}:1:1: error: {message}",
+            options.input_name
+        );
         result.failed = true;
         return result;
     }
     let chunks = if options.split_input_file {
         split_input(text)
     } else {
-        vec![Chunk { text, first_line: 0 }]
+        vec![Chunk {
+            text,
+            first_line: 0,
+        }]
     };
-    let marker = if text.contains("\n// -----") { "// -----" } else { "# -----" };
+    let marker = if text.contains("\n// -----") {
+        "// -----"
+    } else {
+        "# -----"
+    };
     for (i, chunk) in chunks.iter().enumerate() {
         if i > 0 {
             let _ = writeln!(result.output, "{marker}");
@@ -109,9 +124,17 @@ fn input_kind(name: &str) -> Result<(), String> {
     match Path::new(name).extension().and_then(|e| e.to_str()) {
         None if name == "-" => Ok(()),
         Some("ir") => Ok(()),
-        Some("py") => Err("TorchScript source input (.py) is not supported yet: the source frontend is not built".into()),
-        Some("pt") => Err("TorchScript archives (.pt) are not supported yet: the archive loader is not built".into()),
-        Some(other) => Err(format!("unknown input kind '.{other}': expected .ir, .py or .pt")),
+        Some("py") => Err(
+            "TorchScript source input (.py) is not supported yet: the source frontend is not built"
+                .into(),
+        ),
+        Some("pt") => Err(
+            "TorchScript archives (.pt) are not supported yet: the archive loader is not built"
+                .into(),
+        ),
+        Some(other) => Err(format!(
+            "unknown input kind '.{other}': expected .ir, .py or .pt"
+        )),
         None => Err("input has no extension: expected .ir, .py or .pt".into()),
     }
 }
@@ -119,11 +142,27 @@ fn input_kind(name: &str) -> Result<(), String> {
 /// Parses, verifies, transforms and emits one chunk. Returns the emitted text and the
 /// diagnostics (which stop the chunk at the first failing stage).
 fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
-    let Located { mut graph, node_positions } = match parse_graph_located(text) {
+    let Located {
+        mut graph,
+        node_positions,
+    } = match parse_graph_located(text) {
         Ok(parsed) => parsed,
-        Err(d) => return (String::new(), vec![ChunkDiag { pos: d.pos, message: d.message }]),
+        Err(d) => {
+            return (
+                String::new(),
+                vec![ChunkDiag {
+                    pos: d.pos,
+                    message: d.message,
+                }],
+            )
+        }
     };
-    let locate = |n| node_positions.get(&n).copied().unwrap_or(Pos { line: 1, col: 1 });
+    let locate = |n| {
+        node_positions
+            .get(&n)
+            .copied()
+            .unwrap_or(Pos { line: 1, col: 1 })
+    };
     if options.verify_each {
         if let Err(diags) = verify(&graph, &locate) {
             return (String::new(), diags);
@@ -134,11 +173,21 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
         cx.log(LogLevel::Dump, || format!("before {}:\n{graph}", pass.name));
         if let Err(message) = (pass.run)(&mut graph, &mut cx) {
             let message = format!("pass '{}' failed: {message}", pass.name);
-            return (String::new(), vec![ChunkDiag { pos: Pos { line: 1, col: 1 }, message }]);
+            return (
+                String::new(),
+                vec![ChunkDiag {
+                    pos: Pos { line: 1, col: 1 },
+                    message,
+                }],
+            );
         }
         cx.log(LogLevel::Dump, || format!("after {}:\n{graph}", pass.name));
         if options.print_ir_after_all {
-            let _ = write!(log, "// -----// IR Dump After {} //----- //\n{graph}", pass.name);
+            let _ = write!(
+                log,
+                "// -----// IR Dump After {} //----- //\n{graph}",
+                pass.name
+            );
         }
         if options.verify_each {
             if let Err(mut diags) = verify(&graph, &locate) {
@@ -151,11 +200,20 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
     }
     match emit(options.emit, &graph) {
         Ok(text) => (text, Vec::new()),
-        Err(message) => (String::new(), vec![ChunkDiag { pos: Pos { line: 1, col: 1 }, message }]),
+        Err(message) => (
+            String::new(),
+            vec![ChunkDiag {
+                pos: Pos { line: 1, col: 1 },
+                message,
+            }],
+        ),
     }
 }
 
-fn verify(graph: &Graph, locate: &dyn Fn(ember_dialects::Node) -> Pos) -> Result<(), Vec<ChunkDiag>> {
+fn verify(
+    graph: &Graph,
+    locate: &dyn Fn(ember_dialects::Node) -> Pos,
+) -> Result<(), Vec<ChunkDiag>> {
     ember_dialects::verify::verify(graph).map_err(|errors| {
         errors
             .into_iter()
@@ -191,7 +249,12 @@ fn emit_lowered(emit: Emit, graph: &Graph) -> Result<String, String> {
 
 /// Compares the chunk's diagnostics with its `expected-error` annotations; reports every
 /// mismatch to `errors` and returns whether all matched.
-fn check_expected(options: &OptOptions, chunk: &Chunk<'_>, diags: &[ChunkDiag], errors: &mut String) -> bool {
+fn check_expected(
+    options: &OptOptions,
+    chunk: &Chunk<'_>,
+    diags: &[ChunkDiag],
+    errors: &mut String,
+) -> bool {
     let name = &options.input_name;
     let at = |line: u32| line + chunk.first_line;
     let expected = match expected_errors(chunk.text) {

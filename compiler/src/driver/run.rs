@@ -33,14 +33,16 @@ pub struct RunOutput {
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let graph = load(opts)?;
-    let code = Code::new(&graph).map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
+    let code =
+        Code::new(&graph).map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
     let inputs = read_args(&graph, &opts.args)?;
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
-        stderr = bench(&code, &inputs, n).map_err(|e| node_error(&graph, &opts.model, e.0, &e.1))?;
+        stderr =
+            bench(&code, &inputs, n).map_err(|e| node_error(&graph, &opts.model, e.0, &e.1))?;
     }
-    let outputs =
-        interpret(&code, inputs).map_err(|e| node_error(&graph, &opts.model, e.node, &e.message))?;
+    let outputs = interpret(&code, inputs)
+        .map_err(|e| node_error(&graph, &opts.model, e.node, &e.message))?;
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),
@@ -48,25 +50,32 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     if let Some(dir) = &opts.out {
         write_out(dir, &result)?;
     }
-    Ok(RunOutput { stdout: format!("{}\n", repr(&result)), stderr })
+    Ok(RunOutput {
+        stdout: format!("{}\n", repr(&result)),
+        stderr,
+    })
 }
 
 fn load(opts: &RunOptions) -> Result<Graph, String> {
     let path = Path::new(&opts.model);
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("ir") => {}
+    let unsupported = match path.extension().and_then(|e| e.to_str()) {
+        Some("ir") => None,
         Some("py") => {
-            return Err(format!("{}: TorchScript source (.py) is not supported yet: the source frontend is not built", opts.model))
+            Some("TorchScript source (.py) is not supported yet: the source frontend is not built")
         }
-        Some("pt") => {
-            return Err(format!("{}: TorchScript archives (.pt) are not supported yet: the archive loader is not built", opts.model))
-        }
-        _ => return Err(format!("{}: unknown model kind: expected .ir, .py or .pt", opts.model)),
+        Some("pt") => Some(
+            "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
+        ),
+        _ => Some("unknown model kind: expected .ir, .py or .pt"),
+    };
+    if let Some(why) = unsupported {
+        return Err(format!("{}: {why}", opts.model));
     }
     if opts.method.is_some() || opts.entry.is_some() {
         return Err(format!("{}: --method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph", opts.model));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
     let graph = ember_dialects::parse::parse_graph(&text).map_err(|d| d.render(&opts.model))?;
     if let Err(errors) = ember_dialects::verify::verify(&graph) {
         let first = &errors[0];
@@ -79,16 +88,30 @@ fn load(opts: &RunOptions) -> Result<Graph, String> {
 fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
     let inputs = graph.inputs();
     let signature = || {
-        inputs.iter().map(|&v| format!("{}: {}", graph.value_name(v), graph.ty(v))).collect::<Vec<_>>().join(", ")
+        inputs
+            .iter()
+            .map(|&v| format!("{}: {}", graph.value_name(v), graph.ty(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     if args.len() != inputs.len() {
-        return Err(format!("expected {} arguments ({}), got {}", inputs.len(), signature(), args.len()));
+        return Err(format!(
+            "expected {} arguments ({}), got {}",
+            inputs.len(),
+            signature(),
+            args.len()
+        ));
     }
     args.iter()
         .zip(inputs)
         .enumerate()
         .map(|(i, (text, &v))| {
-            let what = format!("argument {} ({}: {})", i + 1, graph.value_name(v), graph.ty(v));
+            let what = format!(
+                "argument {} ({}: {})",
+                i + 1,
+                graph.value_name(v),
+                graph.ty(v)
+            );
             let arg = parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?;
             to_ivalue(&arg, graph.ty(v)).map_err(|e| format!("{what}: {e}"))
         })
@@ -139,21 +162,35 @@ fn write_out(dir: &Path, result: &IValue) -> Result<(), String> {
     let mut count = 0usize;
     let json = to_json(result, dir, &mut count)?;
     let path = dir.join("result.json");
-    std::fs::write(&path, format!("{json}\n")).map_err(|e| format!("cannot write '{}': {e}", path.display()))
+    std::fs::write(&path, format!("{json}\n"))
+        .map_err(|e| format!("cannot write '{}': {e}", path.display()))
 }
 
 fn to_json(v: &IValue, dir: &Path, count: &mut usize) -> Result<String, String> {
     let items = |xs: &[IValue], count: &mut usize| -> Result<String, String> {
-        Ok(xs.iter().map(|x| to_json(x, dir, count)).collect::<Result<Vec<_>, _>>()?.join(","))
+        Ok(xs
+            .iter()
+            .map(|x| to_json(x, dir, count))
+            .collect::<Result<Vec<_>, _>>()?
+            .join(","))
     };
     Ok(match v {
         IValue::Tensor(t) => {
             let file = format!("{count}.npy");
             *count += 1;
             let bytes = write_npy(t)?;
-            std::fs::write(dir.join(&file), bytes).map_err(|e| format!("cannot write '{file}': {e}"))?;
-            let shape = t.sizes().iter().map(|s| s.to_string()).collect::<Vec<_>>().join(",");
-            format!("{{\"type\":\"tensor\",\"file\":\"{file}\",\"dtype\":\"{}\",\"shape\":[{shape}]}}", t.dtype().name())
+            std::fs::write(dir.join(&file), bytes)
+                .map_err(|e| format!("cannot write '{file}': {e}"))?;
+            let shape = t
+                .sizes()
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",");
+            format!(
+                "{{\"type\":\"tensor\",\"file\":\"{file}\",\"dtype\":\"{}\",\"shape\":[{shape}]}}",
+                t.dtype().name()
+            )
         }
         IValue::Int(i) => format!("{{\"type\":\"int\",\"value\":{i}}}"),
         IValue::Double(d) => format!("{{\"type\":\"float\",\"value\":{}}}", json_float(*d)),
@@ -161,15 +198,27 @@ fn to_json(v: &IValue, dir: &Path, count: &mut usize) -> Result<String, String> 
         IValue::Str(s) => format!("{{\"type\":\"str\",\"value\":{}}}", json_string(s)),
         IValue::None => "{\"type\":\"none\"}".into(),
         IValue::Tuple(xs) => format!("{{\"type\":\"tuple\",\"items\":[{}]}}", items(xs, count)?),
-        IValue::List(l) => format!("{{\"type\":\"list\",\"items\":[{}]}}", items(&l.to_vec(), count)?),
+        IValue::List(l) => format!(
+            "{{\"type\":\"list\",\"items\":[{}]}}",
+            items(&l.to_vec(), count)?
+        ),
         IValue::Dict(d) => {
             let mut entries = Vec::new();
             for (k, v) in d.items() {
-                entries.push(format!("[{},{}]", to_json(&k.to_ivalue(), dir, count)?, to_json(&v, dir, count)?));
+                entries.push(format!(
+                    "[{},{}]",
+                    to_json(&k.to_ivalue(), dir, count)?,
+                    to_json(&v, dir, count)?
+                ));
             }
             format!("{{\"type\":\"dict\",\"items\":[{}]}}", entries.join(","))
         }
-        other => return Err(format!("a result of type {} cannot be written to result.json", other.kind_name())),
+        other => {
+            return Err(format!(
+                "a result of type {} cannot be written to result.json",
+                other.kind_name()
+            ))
+        }
     })
 }
 

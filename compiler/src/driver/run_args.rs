@@ -24,7 +24,11 @@ pub enum Arg {
 
 /// Parses one ARG; the error names the column (1-based) where it went wrong.
 pub fn parse_arg(text: &str) -> Result<Arg, String> {
-    let mut p = ArgParser { s: text.as_bytes(), i: 0, depth: 0 };
+    let mut p = ArgParser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
     p.ws();
     let arg = p.arg()?;
     p.ws();
@@ -116,12 +120,18 @@ impl ArgParser<'_> {
                 }
             }
         }
-        String::from_utf8(out).map(Arg::Str).map_err(|_| self.error("string is not UTF-8"))
+        String::from_utf8(out)
+            .map(Arg::Str)
+            .map_err(|_| self.error("string is not UTF-8"))
     }
 
     fn word(&mut self) -> Result<Arg, String> {
         let start = self.i;
-        while self.s.get(self.i).is_some_and(|&b| !matches!(b, b',' | b']' | b')') && !b.is_ascii_whitespace()) {
+        while self
+            .s
+            .get(self.i)
+            .is_some_and(|&b| !matches!(b, b',' | b']' | b')') && !b.is_ascii_whitespace())
+        {
             self.i += 1;
         }
         let w = std::str::from_utf8(&self.s[start..self.i]).map_err(|_| self.error("not UTF-8"))?;
@@ -161,12 +171,17 @@ pub fn to_ivalue(arg: &Arg, ty: &Type) -> Result<IValue, String> {
         },
         (Arg::None, Type::None | Type::Any) => Ok(IValue::None),
         (Arg::Npy(path), Type::Tensor(_) | Type::Any) => {
-            let bytes = std::fs::read(Path::new(path)).map_err(|e| format!("cannot read '{path}': {e}"))?;
-            read_npy(&bytes).map(IValue::Tensor).map_err(|e| format!("{path}: {e}"))
+            let bytes =
+                std::fs::read(Path::new(path)).map_err(|e| format!("cannot read '{path}': {e}"))?;
+            read_npy(&bytes)
+                .map(IValue::Tensor)
+                .map_err(|e| format!("{path}: {e}"))
         }
         (Arg::Int(i), Type::Int | Type::SymInt | Type::Number | Type::Any) => Ok(IValue::Int(*i)),
         (Arg::Int(i), Type::Float | Type::SymFloat) => Ok(IValue::Double(*i as f64)),
-        (Arg::Float(f), Type::Float | Type::SymFloat | Type::Number | Type::Any) => Ok(IValue::Double(*f)),
+        (Arg::Float(f), Type::Float | Type::SymFloat | Type::Number | Type::Any) => {
+            Ok(IValue::Double(*f))
+        }
         (Arg::Bool(b), Type::Bool | Type::Any) => Ok(IValue::Bool(*b)),
         (Arg::Str(s), Type::Str | Type::Any) => Ok(IValue::str(s.clone())),
         (Arg::List(items), Type::List(elem)) => {
@@ -190,8 +205,15 @@ pub fn to_ivalue(arg: &Arg, ty: &Type) -> Result<IValue, String> {
             Ok(IValue::tuple(values))
         }
         (Arg::List(items) | Arg::Tuple(items), Type::Any) => {
-            let values = items.iter().map(|a| to_ivalue(a, &Type::Any)).collect::<Result<Vec<_>, _>>()?;
-            Ok(if matches!(arg, Arg::List(_)) { IValue::list(values) } else { IValue::tuple(values) })
+            let values = items
+                .iter()
+                .map(|a| to_ivalue(a, &Type::Any))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(if matches!(arg, Arg::List(_)) {
+                IValue::list(values)
+            } else {
+                IValue::tuple(values)
+            })
         }
         _ => mismatch(match arg {
             Arg::Npy(_) => "a tensor (.npy)",
@@ -225,7 +247,14 @@ mod tests {
             ("\"a b\"", Str("a b".into())),
             ("'it\\'s'", Str("it's".into())),
             ("[1, 2]", List(vec![Int(1), Int(2)])),
-            ("(1, [2.5, x.npy], ())", Tuple(vec![Int(1), List(vec![Float(2.5), Npy("x.npy".into())]), Tuple(vec![])])),
+            (
+                "(1, [2.5, x.npy], ())",
+                Tuple(vec![
+                    Int(1),
+                    List(vec![Float(2.5), Npy("x.npy".into())]),
+                    Tuple(vec![]),
+                ]),
+            ),
             ("[]", List(vec![])),
         ];
         for (text, want) in cases {
@@ -235,11 +264,20 @@ mod tests {
 
     #[test]
     fn reports_bad_args_with_columns() {
-        assert_eq!(parse_arg("[1, 2").unwrap_err(), "column 6: expected ',' or ']'");
-        assert!(parse_arg("\"open").unwrap_err().contains("unterminated string"));
-        assert!(parse_arg("hello").unwrap_err().starts_with("column 1: 'hello' is not a value"));
+        assert_eq!(
+            parse_arg("[1, 2").unwrap_err(),
+            "column 6: expected ',' or ']'"
+        );
+        assert!(parse_arg("\"open")
+            .unwrap_err()
+            .contains("unterminated string"));
+        assert!(parse_arg("hello")
+            .unwrap_err()
+            .starts_with("column 1: 'hello' is not a value"));
         assert!(parse_arg("1 2").unwrap_err().contains("unexpected text"));
-        assert!(parse_arg(&"[".repeat(100)).unwrap_err().contains("nested too deeply"));
+        assert!(parse_arg(&"[".repeat(100))
+            .unwrap_err()
+            .contains("nested too deeply"));
         assert!(parse_arg("").is_err());
     }
 
@@ -247,10 +285,24 @@ mod tests {
     fn converts_to_input_types() {
         let v = to_ivalue(&Arg::Int(3), &Type::Float).unwrap();
         assert!(matches!(v, IValue::Double(d) if d == 3.0));
-        assert!(matches!(to_ivalue(&Arg::None, &Type::optional(Type::Int)).unwrap(), IValue::None));
-        assert_eq!(to_ivalue(&Arg::Float(1.5), &Type::Int).unwrap_err(), "expected int but got a float");
-        let l = to_ivalue(&Arg::List(vec![Arg::Int(1), Arg::Float(2.0)]), &Type::list(Type::Int)).unwrap_err();
+        assert!(matches!(
+            to_ivalue(&Arg::None, &Type::optional(Type::Int)).unwrap(),
+            IValue::None
+        ));
+        assert_eq!(
+            to_ivalue(&Arg::Float(1.5), &Type::Int).unwrap_err(),
+            "expected int but got a float"
+        );
+        let l = to_ivalue(
+            &Arg::List(vec![Arg::Int(1), Arg::Float(2.0)]),
+            &Type::list(Type::Int),
+        )
+        .unwrap_err();
         assert_eq!(l, "element 1: expected int but got a float");
-        assert!(to_ivalue(&Arg::Npy("/nonexistent.npy".into()), &Type::tensor()).unwrap_err().starts_with("cannot read"));
+        assert!(
+            to_ivalue(&Arg::Npy("/nonexistent.npy".into()), &Type::tensor())
+                .unwrap_err()
+                .starts_with("cannot read")
+        );
     }
 }

@@ -23,13 +23,19 @@ pub fn split_input(text: &str) -> Vec<Chunk<'_>> {
     let mut offset = 0usize;
     for (line_no, line) in text.split_inclusive('\n').enumerate() {
         if is_split_marker(line) {
-            chunks.push(Chunk { text: &text[start..offset], first_line: start_line });
+            chunks.push(Chunk {
+                text: &text[start..offset],
+                first_line: start_line,
+            });
             start = offset + line.len();
             start_line = line_no as u32 + 1;
         }
         offset += line.len();
     }
-    chunks.push(Chunk { text: &text[start..], first_line: start_line });
+    chunks.push(Chunk {
+        text: &text[start..],
+        first_line: start_line,
+    });
     chunks
 }
 
@@ -50,10 +56,14 @@ pub fn expected_errors(chunk: &str) -> Result<Vec<Expected>, (u32, String)> {
     let mut out = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let here = i as u32 + 1;
-        let Some(at) = line.find("expected-error") else { continue };
+        let Some(at) = line.find("expected-error") else {
+            continue;
+        };
         let rest = &line[at + "expected-error".len()..];
         let (target, rest) = if let Some(spec) = rest.trim_start().strip_prefix('@') {
-            let end = spec.find(|c: char| c.is_whitespace() || c == '{').unwrap_or(spec.len());
+            let end = spec
+                .find(|c: char| c.is_whitespace() || c == '{')
+                .unwrap_or(spec.len());
             let (offset, rest) = spec.split_at(end);
             let target = match offset {
                 "above" => here.checked_sub(1),
@@ -76,8 +86,17 @@ pub fn expected_errors(chunk: &str) -> Result<Vec<Expected>, (u32, String)> {
         let message = rest
             .strip_prefix("{{")
             .and_then(|m| m.find("}}").map(|end| m[..end].to_string()))
-            .ok_or_else(|| (here, "expected-error needs a message in {{...}}".to_string()))?;
-        out.push(Expected { line: target, message, annotation_line: here });
+            .ok_or_else(|| {
+                (
+                    here,
+                    "expected-error needs a message in {{...}}".to_string(),
+                )
+            })?;
+        out.push(Expected {
+            line: target,
+            message,
+            annotation_line: here,
+        });
     }
     Ok(out)
 }
@@ -93,12 +112,27 @@ mod tests {
         assert_eq!(
             chunks,
             vec![
-                Chunk { text: "a\nb\n", first_line: 0 },
-                Chunk { text: "c\n", first_line: 3 },
-                Chunk { text: "d\n", first_line: 5 },
+                Chunk {
+                    text: "a\nb\n",
+                    first_line: 0
+                },
+                Chunk {
+                    text: "c\n",
+                    first_line: 3
+                },
+                Chunk {
+                    text: "d\n",
+                    first_line: 5
+                },
             ]
         );
-        assert_eq!(split_input("x"), vec![Chunk { text: "x", first_line: 0 }]);
+        assert_eq!(
+            split_input("x"),
+            vec![Chunk {
+                text: "x",
+                first_line: 0
+            }]
+        );
     }
 
     #[test]
@@ -106,7 +140,10 @@ mod tests {
         let chunk = "l1 # expected-error {{same}}\n# expected-error @+2 {{plus}}\n# expected-error @below {{below}}\nl4\nl5\n# expected-error @-5 {{minus}}\n";
         let e = expected_errors(chunk).unwrap();
         let got: Vec<(u32, &str)> = e.iter().map(|x| (x.line, x.message.as_str())).collect();
-        assert_eq!(got, vec![(1, "same"), (4, "plus"), (4, "below"), (1, "minus")]);
+        assert_eq!(
+            got,
+            vec![(1, "same"), (4, "plus"), (4, "below"), (1, "minus")]
+        );
         assert!(expected_errors("# expected-error @+x {{m}}").is_err());
         assert!(expected_errors("# expected-error nothing").is_err());
         assert!(expected_errors("# expected-error @-3 {{m}}").is_err());

@@ -83,7 +83,11 @@ pub struct PassContext {
 impl PassContext {
     /// A context with no logging and no limit.
     pub fn unlimited(pass: &'static str) -> PassContext {
-        PassContext { pass, log_level: None, remaining: None }
+        PassContext {
+            pass,
+            log_level: None,
+            remaining: None,
+        }
     }
 
     /// Asks to make one rewrite. Returns `false` once the `EMBER_OPT_LIMIT` budget is spent;

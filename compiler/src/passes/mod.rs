@@ -65,7 +65,8 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "lower-tuples",
-        description: "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
+        description:
+            "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
     },
 ];

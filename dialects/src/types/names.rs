@@ -5,11 +5,10 @@
 use super::{TupleType, Type};
 
 impl Type {
-    /// PyTorch's `Type::str()`: the spelling inside a printed schema.
+    /// PyTorch's `Type::str()`: the spelling inside a printed schema (the same as
+    /// [`Type::str`], which the graph printer uses inside `Dict`, `Union` and `Await`).
     pub fn schema_str(&self) -> String {
-        let mut s = String::new();
-        write_str(self, &mut s);
-        s
+        self.str()
     }
 
     /// PyTorch's `Type::repr_str()` (`annotation_str`): the Python spelling of error messages.
@@ -59,7 +58,7 @@ fn write_union(items: &[Type], out: &mut String, repr: bool) {
             if repr {
                 write_repr(t, out)
             } else {
-                write_str(t, out)
+                out.push_str(&t.str())
             }
         }
     }
@@ -100,56 +99,6 @@ fn simple_name(t: &Type) -> Option<&'static str> {
         Type::AnyEnum => "AnyEnumType",
         _ => return None,
     })
-}
-
-fn write_str(t: &Type, out: &mut String) {
-    if let Some(name) = simple_name(t) {
-        out.push_str(name);
-        return;
-    }
-    match t {
-        Type::Number => out.push_str("Scalar"),
-        Type::List(e) => {
-            write_str(e, out);
-            out.push_str("[]");
-        }
-        Type::Optional(e) => {
-            write_str(e, out);
-            out.push('?');
-        }
-        Type::Tuple(TupleType { elements, names }) => match names {
-            Some(info) if !info.qualified_name.is_empty() => out.push_str(&info.qualified_name),
-            _ => {
-                out.push('(');
-                join(out, elements, write_str);
-                out.push(')');
-            }
-        },
-        Type::Union(items) => write_union(items, out, false),
-        Type::Dict(k, v) => {
-            out.push_str("Dict(");
-            write_str(k, out);
-            out.push_str(", ");
-            write_str(v, out);
-            out.push(')');
-        }
-        Type::Future(e) => wrap("Future(", e, ")", out, write_str),
-        Type::RRef(e) => wrap("RRef(", e, ")", out, write_str),
-        Type::Await(e) => wrap("Await(", e, ")", out, write_str),
-        Type::Enum(name) => {
-            out.push_str("Enum<");
-            out.push_str(name);
-            out.push('>');
-        }
-        Type::Interface(name) => {
-            out.push_str("InterfaceType<");
-            out.push_str(name.rsplit('.').next().unwrap_or(name));
-            out.push('>');
-        }
-        Type::Function(_) => out.push_str("Function"),
-        Type::Class(name) | Type::Var(name) => out.push_str(name),
-        _ => unreachable!("simple types are handled above"),
-    }
 }
 
 fn wrap(open: &str, e: &Type, close: &str, out: &mut String, f: fn(&Type, &mut String)) {
@@ -194,6 +143,6 @@ fn write_repr(t: &Type, out: &mut String) {
         Type::RRef(e) => wrap("RRef[", e, "]", out, write_repr),
         Type::Await(e) => wrap("Await[", e, "]", out, write_repr),
         Type::Interface(name) | Type::Function(name) => out.push_str(name),
-        _ => write_str(t, out),
+        _ => out.push_str(&t.str()),
     }
 }

@@ -79,6 +79,7 @@ fn collatz() -> Graph {
     let r = op(&mut g, "aten::remainder", &[x, two], Type::Int);
     let even = op(&mut g, "aten::eq", &[r, zero], Type::Bool);
     let iff = g.create_and_insert(sym::if_(), &[even], 1);
+    g.set_ty(g.output(iff, 0), Type::Int);
     let (tb, eb) = (g.add_block(iff), g.add_block(iff));
     g.set_insert_point_to_end(tb);
     let half = op(&mut g, "aten::floordiv", &[x, two], Type::Int);

@@ -4,12 +4,15 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod builtins;
 pub mod create;
 pub mod index;
+pub mod linalg;
+pub mod nn;
+pub mod pointwise;
 pub mod prim;
 pub mod reduce;
 pub mod registry;
-pub mod scalar;
 pub mod shape;
 
 use std::sync::Arc;

@@ -56,6 +56,7 @@ pub fn attr_to_ivalue(attr: &AttrValue, ty: &Type) -> Result<IValue, String> {
         AttrValue::Int(i) if *ty == Type::Bool => IValue::Bool(*i != 0),
         AttrValue::Int(i) => IValue::Int(*i),
         AttrValue::Float(f) => IValue::Double(*f),
+        AttrValue::Complex(re, im) => IValue::Complex(Arc::new((*re, *im))),
         AttrValue::Str(s) if *ty == Type::Device => IValue::Device(parse_device(s)?),
         AttrValue::Str(s) => IValue::str(s.clone()),
         AttrValue::Tensor(t) => IValue::Tensor(literal_to_tensor(t)?),

@@ -29,10 +29,13 @@ impl Registry {
             by_kind: HashMap::new(),
         };
         super::prim::register(&mut r);
-        super::scalar::register(&mut r);
+        super::builtins::register(&mut r);
+        super::pointwise::register(&mut r);
         super::shape::register(&mut r);
         super::index::register(&mut r);
         super::create::register(&mut r);
+        super::linalg::register(&mut r);
+        super::nn::register(&mut r);
         super::reduce::register(&mut r);
         r
     }

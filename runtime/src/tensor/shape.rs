@@ -58,7 +58,8 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> TensorResult<usize> {
 pub fn broadcast_shapes(a: &[i64], b: &[i64]) -> TensorResult<Shape> {
     let n = a.len().max(b.len());
     let mut out: Shape = SmallVec::from_elem(1, n);
-    for i in 0..n {
+    // From the last dimension, as PyTorch's `infer_size` (which the message names).
+    for i in (0..n).rev() {
         let da = if i + a.len() >= n {
             a[i + a.len() - n]
         } else {

@@ -1,7 +1,7 @@
 //! Storage: the shared, mutable byte buffer behind tensors. Views share one storage, and
 //! in-place writes through any of them are seen by all, as in PyTorch.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ unsafe impl Sync for Buffer {}
 impl Drop for Buffer {
     fn drop(&mut self) {
         if self.len > 0 {
-            // SAFETY: allocated in `Storage::zeroed` with this layout.
+            // SAFETY: allocated in `Storage::allocate` with this layout.
             unsafe {
                 dealloc(
                     self.ptr.as_ptr(),
@@ -59,6 +59,17 @@ impl Storage {
     /// A zeroed storage of `nbytes` bytes; refuses sizes over the allocation cap and reports
     /// allocation failure instead of aborting.
     pub fn zeroed(nbytes: usize) -> TensorResult<Storage> {
+        Storage::allocate(nbytes, true)
+    }
+
+    /// A storage of `nbytes` bytes that the caller overwrites completely before anything
+    /// reads it (kernel outputs): no zeroing pass, and warm heap memory instead of fresh
+    /// zero pages for large buffers.
+    pub fn for_overwrite(nbytes: usize) -> TensorResult<Storage> {
+        Storage::allocate(nbytes, false)
+    }
+
+    fn allocate(nbytes: usize, zeroed: bool) -> TensorResult<Storage> {
         let limit = ALLOCATION_LIMIT.load(std::sync::atomic::Ordering::Relaxed);
         if nbytes > limit {
             return Err(TensorError::new(format!(
@@ -74,7 +85,13 @@ impl Storage {
         let layout = Layout::from_size_align(nbytes, ALIGN)
             .map_err(|_| TensorError::new(format!("cannot allocate {nbytes} bytes")))?;
         // SAFETY: layout has non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
+        let ptr = unsafe {
+            if zeroed {
+                alloc_zeroed(layout)
+            } else {
+                alloc(layout)
+            }
+        };
         let ptr = NonNull::new(ptr)
             .ok_or_else(|| TensorError::new(format!("out of memory allocating {nbytes} bytes")))?;
         Ok(Storage(Arc::new(Buffer { ptr, len: nbytes })))

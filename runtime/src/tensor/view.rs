@@ -185,6 +185,13 @@ impl Tensor {
             bail!("expand({}{{{:?}}}, size=[{}]): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({n})", m.dtype.legacy_tensor_name(), m.sizes.as_slice(), join(sizes), sizes.len());
         }
         let lead = sizes.len() - n;
+        // PyTorch walks the dims from the last one: the first mismatch it finds is reported.
+        for i in (lead..sizes.len()).rev() {
+            let (want, have) = (sizes[i], m.sizes[i - lead]);
+            if want != -1 && want != have && !(have == 1 && want >= 0) {
+                bail!("The expanded size of the tensor ({want}) must match the existing size ({have}) at non-singleton dimension {i}.  Target sizes: [{}].  Tensor sizes: [{}]", join(sizes), join(&m.sizes));
+            }
+        }
         let mut out_sizes: Shape = SmallVec::with_capacity(sizes.len());
         let mut out_strides: Shape = SmallVec::with_capacity(sizes.len());
         for (i, &want) in sizes.iter().enumerate() {

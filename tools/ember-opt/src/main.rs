@@ -11,8 +11,18 @@ use ember_compiler::passes::{self, PassConfig, PASSES};
 fn command() -> Command {
     let mut cmd = Command::new("ember-opt")
         .about("Runs passes over TorchScript graphs (.ir graph text) and prints the result")
-        .arg(Arg::new("input").value_name("INPUT").default_value("-").help("input file, or - for stdin"))
-        .arg(Arg::new("output").short('o').value_name("OUT").help("output file (default: stdout)"))
+        .arg(
+            Arg::new("input")
+                .value_name("INPUT")
+                .default_value("-")
+                .help("input file, or - for stdin"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .value_name("OUT")
+                .help("output file (default: stdout)"),
+        )
         .arg(
             Arg::new("pass-pipeline")
                 .long("pass-pipeline")
@@ -20,10 +30,22 @@ fn command() -> Command {
                 .action(ArgAction::Append)
                 .help("passes to run, in order, separated by commas"),
         )
-        .arg(flag("split-input-file", "process chunks separated by `// -----` or `# -----` independently"))
-        .arg(flag("verify-diagnostics", "check errors against expected-error comments"))
-        .arg(flag("print-ir-after-all", "print the graph to stderr after every pass"))
-        .arg(flag("no-verify", "do not run the verifier after parsing and after every pass"))
+        .arg(flag(
+            "split-input-file",
+            "process chunks separated by `// -----` or `# -----` independently",
+        ))
+        .arg(flag(
+            "verify-diagnostics",
+            "check errors against expected-error comments",
+        ))
+        .arg(flag(
+            "print-ir-after-all",
+            "print the graph to stderr after every pass",
+        ))
+        .arg(flag(
+            "no-verify",
+            "do not run the verifier after parsing and after every pass",
+        ))
         .arg(
             Arg::new("emit")
                 .long("emit")
@@ -44,7 +66,10 @@ fn command() -> Command {
 }
 
 fn flag(name: &'static str, help: &'static str) -> Arg {
-    Arg::new(name).long(name).action(ArgAction::SetTrue).help(help)
+    Arg::new(name)
+        .long(name)
+        .action(ArgAction::SetTrue)
+        .help(help)
 }
 
 /// The passes in command-line order: individual flags and pipeline entries interleave by
@@ -61,10 +86,14 @@ fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, St
             ordered.extend(indices.map(|i| (i, pass)));
         }
     }
-    if let (Some(values), Some(indices)) = (m.get_many::<String>("pass-pipeline"), m.indices_of("pass-pipeline")) {
+    if let (Some(values), Some(indices)) = (
+        m.get_many::<String>("pass-pipeline"),
+        m.indices_of("pass-pipeline"),
+    ) {
         for (pipeline, index) in values.zip(indices) {
             for name in pipeline.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-                let pass = passes::lookup(name).ok_or_else(|| format!("unknown pass '{name}' in --pass-pipeline"))?;
+                let pass = passes::lookup(name)
+                    .ok_or_else(|| format!("unknown pass '{name}' in --pass-pipeline"))?;
                 // Entries of one pipeline share its position; the stable sort keeps their order.
                 ordered.push((index, pass));
             }
@@ -79,7 +108,11 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match real_main(&m) {
@@ -95,11 +128,18 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     let input = m.get_one::<String>("input").unwrap().clone();
     let text = if input == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading stdin: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("reading stdin: {e}"))?;
         s
     } else {
         let bytes = std::fs::read(&input).map_err(|e| format!("cannot read '{input}': {e}"))?;
-        String::from_utf8(bytes).map_err(|e| format!("{input}: input is not UTF-8 (byte {})", e.utf8_error().valid_up_to()))?
+        String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{input}: input is not UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            )
+        })?
     };
     let options = OptOptions {
         input_name: input,
@@ -114,13 +154,16 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     let result = run(&options, &text);
     let _ = std::io::stderr().write_all(result.errors.as_bytes());
     match m.get_one::<String>("output") {
-        Some(path) if path != "-" => {
-            std::fs::write(path, &result.output).map_err(|e| format!("cannot write '{path}': {e}"))?
-        }
+        Some(path) if path != "-" => std::fs::write(path, &result.output)
+            .map_err(|e| format!("cannot write '{path}': {e}"))?,
         // A closed pipe (`| head`) is not an error worth a panic.
         _ => {
             let _ = std::io::stdout().write_all(result.output.as_bytes());
         }
     }
-    Ok(if result.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if result.failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

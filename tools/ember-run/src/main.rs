@@ -41,14 +41,21 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::FAILURE } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     let options = RunOptions {
         model: m.get_one::<String>("model").unwrap().clone(),
         method: m.get_one::<String>("method").cloned(),
         entry: m.get_one::<String>("entry").cloned(),
-        args: m.get_many::<String>("args").map(|v| v.cloned().collect()).unwrap_or_default(),
+        args: m
+            .get_many::<String>("args")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
         out: m.get_one::<String>("out").map(Into::into),
         bench: m.get_one::<usize>("bench").copied(),
     };

@@ -12,6 +12,14 @@ For a case NAME of area AREA this writes
                           rtol/atol when the case sets them, error (PyTorch's message, UTF-8
                           bytes) when the call raised. bfloat16 tensors are stored as uint16 bit
                           patterns under the key with `__bf16` appended.
+
+Python values beyond numbers (runner: runtime/tests/differential.rs):
+  str       a str input or output `<key>` is stored as its UTF-8 bytes (1-d uint8) under
+            `<key>`, with a marker `<key>__str` (0-d bool) beside it; List[str] inputs are
+            stored element-wise as in<i>_<j> (each with its marker).
+  dict      outputs are flattened in insertion order as key, value, key, value, ... (each
+            flattened as any other output); an empty dict or list contributes nothing.
+Marker keys are not outputs: out0, out1, ... count only keys without a `__` suffix.
 """
 
 import io
@@ -41,8 +49,26 @@ def _put(arrays, key, t):
     arrays[key + ("__bf16" if t.dtype == torch.bfloat16 else "")] = _np(t)
 
 
+class _Str:
+    """A str output, stored as UTF-8 bytes with a `__str` marker."""
+
+    def __init__(self, text):
+        self.text = text
+
+
+def _put_str(arrays, key, text):
+    arrays[key] = np.frombuffer(text.encode(), dtype=np.uint8).copy()
+    arrays[key + "__str"] = np.array(True)
+
+
 def _flatten(value, out):
-    if isinstance(value, (tuple, list)) and not (
+    if isinstance(value, str):
+        out.append(_Str(value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(k, out)
+            _flatten(v, out)
+    elif isinstance(value, (tuple, list)) and not (
         isinstance(value, list) and value and all(isinstance(v, (int, float, bool)) for v in value)
     ):
         for v in value:
@@ -106,6 +132,11 @@ class Cases:
             elif isinstance(v, list) and v and all(isinstance(x, torch.Tensor) for x in v):
                 for j, x in enumerate(v):
                     _put(arrays, f"in{i}_{j}", x)
+            elif isinstance(v, str):
+                _put_str(arrays, f"in{i}", v)
+            elif isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+                for j, x in enumerate(v):
+                    _put_str(arrays, f"in{i}_{j}", x)
             else:
                 arrays[f"in{i}"] = _scalar_array(v)
         call_inputs = [_clone(v) for v in inputs]
@@ -116,6 +147,8 @@ class Cases:
             for k, a in enumerate(outs):
                 if isinstance(a, torch.Tensor):
                     _put(arrays, f"out{k}", a)
+                elif isinstance(a, _Str):
+                    _put_str(arrays, f"out{k}", a.text)
                 else:
                     arrays[f"out{k}"] = a
             for i, v in enumerate(call_inputs):

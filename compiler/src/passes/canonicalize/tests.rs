@@ -454,7 +454,8 @@ fn regions_inside_blocks_are_rewritten_and_names_kept() {
     let r = g.add_node_output(n, Type::Int);
     g.append_node(n);
     let (then_b, else_b) = (g.add_block(n), g.add_block(n));
-    let zero = crate::passes::testing_fold::constant_in(&mut g, then_b, ConstValue::Int(0), Type::Int);
+    let zero =
+        crate::passes::testing_fold::constant_in(&mut g, then_b, ConstValue::Int(0), Type::Int);
     let y = crate::passes::testing_fold::op_in(&mut g, then_b, "aten::sub", &[x, zero], Type::Int);
     let z = crate::passes::testing_fold::op_in(&mut g, then_b, "aten::mul", &[y, x], Type::Int);
     g.set_debug_name(z, "z");

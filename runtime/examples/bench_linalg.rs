@@ -1,0 +1,76 @@
+//! Throughput of the matrix product and a ResNet-18 convolution, for comparison with PyTorch
+//! eager on the same cores (tools/bench/linalg_torch.py prints the same lines).
+//!
+//!     cargo run --release -p ember-runtime --example bench_linalg
+
+use std::time::Instant;
+
+use ember_runtime::ops::linalg::products::mm;
+use ember_runtime::ops::nn::conv::{convolution, ConvParams};
+use ember_runtime::tensor::Tensor;
+
+fn filled(sizes: &[i64]) -> Tensor {
+    let n: i64 = sizes.iter().product();
+    let data: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5)
+        .collect();
+    Tensor::from_vec(data, sizes).unwrap()
+}
+
+/// Best time of `reps` runs after a warm-up, in seconds.
+fn best(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    for n in [512i64, 2048] {
+        let (a, b) = (filled(&[n, n]), filled(&[n, n]));
+        let reps = if n > 1000 { 3 } else { 20 };
+        let t = best(reps, || {
+            mm(&a, &b).unwrap();
+        });
+        let gflops = 2.0 * (n * n * n) as f64 / t / 1e9;
+        println!("matmul {n}^3: {:.3} ms, {gflops:.1} GFLOP/s", t * 1e3);
+    }
+    // The GEMM inside the first convolution below (weights @ im2col columns).
+    for (m, k, n) in [(64i64, 576i64, 3136i64), (3136, 576, 64)] {
+        let (a, b) = (filled(&[m, k]), filled(&[k, n]));
+        let t = best(20, || {
+            mm(&a, &b).unwrap();
+        });
+        let gflops = 2.0 * (m * n * k) as f64 / t / 1e9;
+        println!(
+            "matmul {m}x{k} @ {k}x{n}: {:.3} ms, {gflops:.1} GFLOP/s",
+            t * 1e3
+        );
+    }
+    // ResNet-18 layer shapes: (channels, spatial size, stride).
+    for (c, hw, stride) in [
+        (64i64, 56i64, 1i64),
+        (128, 28, 1),
+        (256, 14, 1),
+        (64, 56, 2),
+    ] {
+        let oc = if stride == 2 { c * 2 } else { c };
+        let x = filled(&[1, c, hw, hw]);
+        let w = filled(&[oc, c, 3, 3]);
+        let p = ConvParams::new(vec![stride], vec![1], vec![1], 1);
+        let t = best(20, || {
+            convolution(&x, &w, None, &p).unwrap();
+        });
+        let out = hw / stride;
+        let flops = 2.0 * (oc * out * out * c * 9) as f64;
+        println!(
+            "conv2d 1x{c}x{hw}x{hw} * {oc}x{c}x3x3 stride {stride} pad 1: {:.3} ms, {:.1} GFLOP/s",
+            t * 1e3,
+            flops / t / 1e9
+        );
+    }
+}

@@ -1,0 +1,316 @@
+//! Checks of the nn kernels against direct definitions, at sizes large enough to take the
+//! parallel paths (the differential cases are tiny).
+
+use super::conv::{convolution, ConvParams};
+use super::norm::{batch_norm, BatchNorm};
+use super::pool::{avg_pool2d, max_pool2d_with_indices, AvgOptions, Pool2d};
+use crate::tensor::Tensor;
+
+fn seq(s: &[i64]) -> Tensor {
+    let n: i64 = s.iter().product();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((i * 37 + 11) % 23) as f64 / 7.0 - 1.5)
+        .collect();
+    Tensor::from_vec(v, s).unwrap()
+}
+
+fn close(got: &[f64], want: &[f64]) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+            "element {i}: {g} vs {w}"
+        );
+    }
+}
+
+struct Geo {
+    stride: [i64; 2],
+    pad: [i64; 2],
+    dil: [i64; 2],
+    groups: i64,
+}
+
+/// Convolution by its definition.
+fn naive_conv(x: &Tensor, w: &Tensor, g: &Geo) -> (Vec<f64>, [i64; 4]) {
+    let (xs, ws) = (x.sizes(), w.sizes());
+    let (n, c, h, wd) = (xs[0], xs[1], xs[2], xs[3]);
+    let (o, cg, kh, kw) = (ws[0], ws[1], ws[2], ws[3]);
+    let ho = (h + 2 * g.pad[0] - g.dil[0] * (kh - 1) - 1) / g.stride[0] + 1;
+    let wo = (wd + 2 * g.pad[1] - g.dil[1] * (kw - 1) - 1) / g.stride[1] + 1;
+    let (xv, wv) = (x.to_vec::<f64>(), w.to_vec::<f64>());
+    let og = o / g.groups;
+    let mut out = vec![0.0; (n * o * ho * wo) as usize];
+    for b in 0..n {
+        for oc in 0..o {
+            let grp = oc / og;
+            for i in 0..ho {
+                for j in 0..wo {
+                    let mut s = 0.0;
+                    for ic in 0..cg {
+                        let cin = grp * cg + ic;
+                        for ki in 0..kh {
+                            for kj in 0..kw {
+                                let ih = i * g.stride[0] - g.pad[0] + ki * g.dil[0];
+                                let iw = j * g.stride[1] - g.pad[1] + kj * g.dil[1];
+                                if ih < 0 || ih >= h || iw < 0 || iw >= wd {
+                                    continue;
+                                }
+                                s += xv[(((b * c + cin) * h + ih) * wd + iw) as usize]
+                                    * wv[(((oc * cg + ic) * kh + ki) * kw + kj) as usize];
+                            }
+                        }
+                    }
+                    out[(((b * o + oc) * ho + i) * wo + j) as usize] = s;
+                }
+            }
+        }
+    }
+    let _ = c;
+    (out, [n, o, ho, wo])
+}
+
+#[test]
+fn convolutions_match_the_definition() {
+    let cases = [
+        (
+            [2, 8, 20, 18],
+            [6, 8, 3, 3],
+            Geo {
+                stride: [1, 1],
+                pad: [1, 1],
+                dil: [1, 1],
+                groups: 1,
+            },
+        ),
+        (
+            [1, 6, 17, 19],
+            [4, 3, 3, 2],
+            Geo {
+                stride: [2, 1],
+                pad: [1, 0],
+                dil: [1, 2],
+                groups: 2,
+            },
+        ),
+        (
+            [2, 16, 24, 24],
+            [16, 1, 3, 3],
+            Geo {
+                stride: [1, 1],
+                pad: [1, 1],
+                dil: [1, 1],
+                groups: 16,
+            },
+        ),
+        (
+            [1, 8, 30, 30],
+            [16, 1, 5, 5],
+            Geo {
+                stride: [2, 2],
+                pad: [2, 2],
+                dil: [1, 1],
+                groups: 8,
+            },
+        ),
+        (
+            [3, 12, 9, 9],
+            [5, 12, 1, 1],
+            Geo {
+                stride: [1, 1],
+                pad: [0, 0],
+                dil: [1, 1],
+                groups: 1,
+            },
+        ),
+        // Several column tiles per sample, tiles ending mid-row.
+        (
+            [1, 16, 40, 40],
+            [8, 16, 3, 3],
+            Geo {
+                stride: [1, 1],
+                pad: [1, 1],
+                dil: [1, 1],
+                groups: 1,
+            },
+        ),
+        (
+            [2, 8, 61, 59],
+            [4, 4, 3, 3],
+            Geo {
+                stride: [2, 3],
+                pad: [1, 2],
+                dil: [2, 1],
+                groups: 2,
+            },
+        ),
+    ];
+    for (xs, ws, g) in cases {
+        let (x, w) = (seq(&xs), seq(&ws));
+        let p = ConvParams::new(g.stride.to_vec(), g.pad.to_vec(), g.dil.to_vec(), g.groups);
+        let got = convolution(&x, &w, None, &p).unwrap();
+        let (want, shape) = naive_conv(&x, &w, &g);
+        assert_eq!(got.sizes().as_slice(), &shape);
+        close(&got.to_vec::<f64>(), &want);
+    }
+}
+
+#[test]
+fn transposed_convolution_is_the_adjoint() {
+    // <conv(x), y> == <x, conv_transpose(y)> for the same weight and geometry.
+    let x = seq(&[2, 4, 11, 10]);
+    let w = seq(&[6, 2, 3, 3]);
+    let mut p = ConvParams::new(vec![2], vec![1], vec![1], 2);
+    let y = convolution(&x, &w, None, &p).unwrap();
+    let probe = seq(&y.sizes());
+    p.transposed = true;
+    p.output_padding = vec![0, 1];
+    let back = convolution(&probe, &w, None, &p).unwrap();
+    assert_eq!(back.sizes().as_slice(), x.sizes().as_slice());
+    let dot = |a: &Tensor, b: &Tensor| -> f64 {
+        a.to_vec::<f64>()
+            .iter()
+            .zip(b.to_vec::<f64>())
+            .map(|(u, v)| u * v)
+            .sum()
+    };
+    let (l, r) = (dot(&y, &probe), dot(&x, &back));
+    assert!((l - r).abs() < 1e-9 * l.abs().max(1.0), "{l} vs {r}");
+}
+
+#[test]
+fn pooling_matches_the_definition() {
+    let x = seq(&[2, 8, 40, 41]);
+    let pool = Pool2d {
+        name: "max_pool2d",
+        kernel: &[3],
+        stride: &[2],
+        padding: &[1],
+        dilation: &[1],
+        ceil_mode: true,
+    };
+    let (v, idx) = max_pool2d_with_indices(&x, &pool).unwrap();
+    let s = v.sizes();
+    assert_eq!(s.as_slice(), &[2, 8, 21, 21]);
+    let (xv, vv, iv) = (x.to_vec::<f64>(), v.to_vec::<f64>(), idx.to_vec::<i64>());
+    for plane in 0..16usize {
+        for i in 0..21i64 {
+            for j in 0..21i64 {
+                let mut best = f64::NEG_INFINITY;
+                for ih in (2 * i - 1).max(0)..(2 * i + 2).min(40) {
+                    for iw in (2 * j - 1).max(0)..(2 * j + 2).min(41) {
+                        best = best.max(xv[plane * 40 * 41 + (ih * 41 + iw) as usize]);
+                    }
+                }
+                let k = plane * 441 + (i * 21 + j) as usize;
+                assert_eq!(vv[k], best);
+                assert_eq!(xv[plane * 40 * 41 + iv[k] as usize], best);
+            }
+        }
+    }
+    let avg = avg_pool2d(
+        &x,
+        &Pool2d {
+            name: "avg_pool2d",
+            kernel: &[2],
+            stride: &[],
+            padding: &[0],
+            dilation: &[1],
+            ceil_mode: false,
+        },
+        &AvgOptions {
+            count_include_pad: true,
+            divisor_override: None,
+        },
+    )
+    .unwrap();
+    let av = avg.to_vec::<f64>();
+    let want = (xv[0] + xv[1] + xv[41] + xv[42]) / 4.0;
+    assert!((av[0] - want).abs() < 1e-12);
+}
+
+#[test]
+fn batch_norm_training_updates_running_stats() {
+    let x = seq(&[4, 3, 64, 64]);
+    let rm = Tensor::from_vec(vec![0.0f64; 3], &[3]).unwrap();
+    let rv = Tensor::from_vec(vec![1.0f64; 3], &[3]).unwrap();
+    let p = BatchNorm {
+        weight: None,
+        bias: None,
+        running_mean: Some(&rm),
+        running_var: Some(&rv),
+        training: true,
+        momentum: 0.5,
+        eps: 0.0,
+    };
+    let (y, mean, _) = batch_norm(&x, &p).unwrap();
+    let yv = y.to_vec::<f64>();
+    // Each channel of the output has mean 0 and variance 1.
+    for ch in 0..3 {
+        let vals: Vec<f64> = (0..4)
+            .flat_map(|b| yv[(b * 3 + ch) * 4096..(b * 3 + ch + 1) * 4096].to_vec())
+            .collect();
+        let m = vals.iter().sum::<f64>() / vals.len() as f64;
+        let v = vals.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / vals.len() as f64;
+        assert!(m.abs() < 1e-9 && (v - 1.0).abs() < 1e-9, "{m} {v}");
+    }
+    let means = mean.to_vec::<f64>();
+    let rms = rm.to_vec::<f64>();
+    for ch in 0..3 {
+        assert!((rms[ch] - 0.5 * means[ch]).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn integer_convolutions_reuse_their_column_buffer() {
+    // Two integer convolutions in a row (the im2col path with the thread's buffer) give the
+    // same answer, and the second runs while the first result is alive.
+    let x = Tensor::from_vec(
+        (0..2 * 3 * 6 * 6).map(|i| i % 5 - 2).collect::<Vec<i64>>(),
+        &[2, 3, 6, 6],
+    )
+    .unwrap();
+    let w = Tensor::from_vec(
+        (0..4 * 3 * 3 * 3).map(|i| i % 3 - 1).collect::<Vec<i64>>(),
+        &[4, 3, 3, 3],
+    )
+    .unwrap();
+    let p = ConvParams::new(vec![1], vec![1], vec![1], 1);
+    let a = convolution(&x, &w, None, &p).unwrap();
+    let b = convolution(&x, &w, None, &p).unwrap();
+    assert_eq!(a.to_vec::<i64>(), b.to_vec::<i64>());
+    let (want, _) = naive_conv(
+        &x,
+        &w,
+        &Geo {
+            stride: [1, 1],
+            pad: [1, 1],
+            dil: [1, 1],
+            groups: 1,
+        },
+    );
+    let got: Vec<f64> = a.to_vec::<f64>();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn layer_norm_of_large_float32_rows() {
+    let v: Vec<f32> = (0..64 * 1024)
+        .map(|i| ((i * 31) % 97) as f32 * 0.1 - 3.0)
+        .collect();
+    let x = Tensor::from_vec(v, &[64, 1024]).unwrap();
+    let b = Tensor::from_vec(vec![0.5f32; 1024], &[1024]).unwrap();
+    let (y, mean, rstd) = super::norm::layer_norm(&x, &[1024], None, Some(&b), 1e-5).unwrap();
+    assert_eq!(mean.sizes().as_slice(), &[64, 1]);
+    assert_eq!(rstd.sizes().as_slice(), &[64, 1]);
+    let yv = y.to_vec::<f64>();
+    for r in 0..64 {
+        let row = &yv[r * 1024..(r + 1) * 1024];
+        let m = row.iter().sum::<f64>() / 1024.0;
+        let var = row.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / 1024.0;
+        assert!(
+            (m - 0.5).abs() < 1e-5 && (var - 1.0).abs() < 1e-3,
+            "{m} {var}"
+        );
+    }
+}
