@@ -123,12 +123,19 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
         } else {
             lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max)
         };
-        let mut sum = 0f64;
         for (o, &v) in d.iter_mut().zip(s) {
-            let e = exp_nonpositive(v - m);
-            *o = e;
-            sum += e as f64;
+            *o = exp_nonpositive(v - m);
         }
+        // Eight independent f64 partial sums (no serial dependency on one accumulator).
+        let mut acc = [0f64; 8];
+        let mut chunks = d.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                acc[k] += c[k] as f64;
+            }
+        }
+        let tail: f64 = chunks.remainder().iter().map(|&e| e as f64).sum();
+        let sum = acc.iter().sum::<f64>() + tail;
         if log {
             let ls = sum.ln() as f32;
             for (o, &v) in d.iter_mut().zip(s) {
@@ -157,7 +164,9 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
 fn exp_nonpositive(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
-    let n = (x * std::f32::consts::LOG2_E).round();
+    // Round to nearest by adding and removing 1.5 * 2^23 (no libm call, vectorizes).
+    const SHIFTER: f32 = 12_582_912.0;
+    let n = (x * std::f32::consts::LOG2_E + SHIFTER) - SHIFTER;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     let mut p = 1.0 / 5040.0;
     p = p * r + 1.0 / 720.0;
