@@ -5,5 +5,6 @@ pub mod analysis;
 pub mod codegen;
 pub mod driver;
 pub mod fold;
+pub mod frontend;
 pub mod passes;
 pub mod rewrite;

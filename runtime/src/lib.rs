@@ -7,3 +7,4 @@ pub mod npy;
 pub mod ops;
 pub mod repr;
 pub mod tensor;
+pub mod unit;

@@ -1,0 +1,150 @@
+//! What a TorchScript program is made of beyond one graph: named functions and classes (modules
+//! are classes whose instances hold parameters, buffers and submodules), collected in a
+//! compilation unit, as PyTorch's `torch::jit::CompilationUnit` holds them.
+//!
+//! The source frontend and the archive loader fill a unit; the interpreter resolves
+//! `prim::CallFunction`, `prim::CallMethod` and attribute slots through it. Classes grow while
+//! they are compiled (attributes are found in `__init__`, methods are added one by one), so
+//! their tables sit behind locks; once a program runs they are only read.
+
+use std::sync::{Arc, RwLock};
+
+use ember_dialects::types::Type;
+use ember_dialects::Graph;
+use indexmap::IndexMap;
+
+use crate::ivalue::IValue;
+
+/// A compiled function or method: its qualified name and its graph. A method's first input is
+/// `self`.
+pub struct Function {
+    pub qualname: String,
+    pub graph: Graph,
+}
+
+/// Whether an attribute of a module is a parameter, a buffer or a plain attribute.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AttributeKind {
+    Regular,
+    Parameter,
+    Buffer,
+}
+
+/// One attribute slot of a class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassAttribute {
+    pub name: String,
+    pub ty: Type,
+    pub kind: AttributeKind,
+}
+
+/// A TorchScript class (`__torch__.Foo`): attribute slots in order, constants, methods.
+pub struct ClassType {
+    pub qualname: String,
+    /// Instances are `torch.nn.Module`s.
+    pub is_module: bool,
+    pub attributes: RwLock<Vec<ClassAttribute>>,
+    /// Module constants (`__constants__`, `Final`), folded into code that reads them.
+    pub constants: RwLock<IndexMap<String, IValue>>,
+    pub methods: RwLock<IndexMap<String, Arc<Function>>>,
+}
+
+impl ClassType {
+    pub fn new(qualname: impl Into<String>, is_module: bool) -> ClassType {
+        ClassType {
+            qualname: qualname.into(),
+            is_module,
+            attributes: RwLock::new(Vec::new()),
+            constants: RwLock::new(IndexMap::new()),
+            methods: RwLock::new(IndexMap::new()),
+        }
+    }
+
+    /// The slot index of an attribute.
+    pub fn attribute_slot(&self, name: &str) -> Option<usize> {
+        read(&self.attributes).iter().position(|a| a.name == name)
+    }
+
+    pub fn attribute(&self, name: &str) -> Option<ClassAttribute> {
+        read(&self.attributes).iter().find(|a| a.name == name).cloned()
+    }
+
+    /// Adds an attribute slot (or returns the existing slot of that name) and its index.
+    pub fn add_attribute(&self, attr: ClassAttribute) -> usize {
+        let mut attrs = self.attributes.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = attrs.iter().position(|a| a.name == attr.name) {
+            return i;
+        }
+        attrs.push(attr);
+        attrs.len() - 1
+    }
+
+    pub fn method(&self, name: &str) -> Option<Arc<Function>> {
+        read(&self.methods).get(name).cloned()
+    }
+
+    pub fn add_method(&self, f: Arc<Function>) {
+        let name = f.qualname.rsplit('.').next().unwrap_or(&f.qualname).to_string();
+        self.methods
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name, f);
+    }
+
+    pub fn constant(&self, name: &str) -> Option<IValue> {
+        read(&self.constants).get(name).cloned()
+    }
+}
+
+/// Every function and class of a program, by qualified name, in definition order.
+#[derive(Default)]
+pub struct CompilationUnit {
+    functions: RwLock<IndexMap<String, Arc<Function>>>,
+    classes: RwLock<IndexMap<String, Arc<ClassType>>>,
+}
+
+impl CompilationUnit {
+    pub fn new() -> CompilationUnit {
+        CompilationUnit::default()
+    }
+
+    pub fn add_function(&self, f: Function) -> Arc<Function> {
+        let f = Arc::new(f);
+        self.functions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(f.qualname.clone(), f.clone());
+        f
+    }
+
+    pub fn function(&self, qualname: &str) -> Option<Arc<Function>> {
+        read(&self.functions).get(qualname).cloned()
+    }
+
+    /// Functions in definition order.
+    pub fn functions(&self) -> Vec<Arc<Function>> {
+        read(&self.functions).values().cloned().collect()
+    }
+
+    pub fn add_class(&self, c: ClassType) -> Arc<ClassType> {
+        let c = Arc::new(c);
+        self.classes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(c.qualname.clone(), c.clone());
+        c
+    }
+
+    pub fn class(&self, qualname: &str) -> Option<Arc<ClassType>> {
+        read(&self.classes).get(qualname).cloned()
+    }
+
+    /// Classes in definition order.
+    pub fn classes(&self) -> Vec<Arc<ClassType>> {
+        read(&self.classes).values().cloned().collect()
+    }
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(|e| e.into_inner())
+}
