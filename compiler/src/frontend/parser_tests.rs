@@ -934,3 +934,175 @@ fn deep_nesting_is_an_error_not_a_crash() {
         );
     }
 }
+
+fn sample_dir(sub: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../test/frontend/parse")
+        .join(sub)
+}
+
+/// The files under test/frontend/parse/{code,src}: archive code (tools/gen/gen_parse_samples.py)
+/// and hand-written TorchScript.
+fn samples() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for sub in ["code", "src"] {
+        let mut paths: Vec<_> = std::fs::read_dir(sample_dir(sub))
+            .expect("test/frontend/parse exists")
+            .map(|e| e.unwrap().path())
+            .collect();
+        paths.sort();
+        for p in paths {
+            let text = std::fs::read_to_string(&p).unwrap();
+            out.push((p.file_name().unwrap().to_string_lossy().into_owned(), text));
+        }
+    }
+    out
+}
+
+#[test]
+fn archive_code_and_samples_parse() {
+    let samples = samples();
+    assert!(samples.len() > 20, "{} samples", samples.len());
+    for (name, text) in samples {
+        let file = SourceFile::new(name.as_str(), text);
+        if let Err(e) = parse_module(&file) {
+            panic!("{}", e.render(&file));
+        }
+    }
+}
+
+/// A small deterministic generator (64-bit LCG), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Applies one random edit: the kinds of damage real typing and truncation do.
+fn mutate(src: &[u8], rng: &mut Rng) -> Vec<u8> {
+    const PIECES: &[&str] = &[
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ":",
+        ",",
+        "\n",
+        "\t",
+        "    ",
+        "\\",
+        "\\\n",
+        "'",
+        "\"",
+        "'''",
+        "#",
+        "# type: (int) -> int\n",
+        "*",
+        "**",
+        "=",
+        "not",
+        "lambda",
+        "if",
+        "else",
+        "for",
+        "in",
+        "is",
+        "def f(",
+        "class C:",
+        "@",
+        "...",
+        "0x",
+        "1e",
+        "f\"{",
+        "}",
+        "é",
+        "\r\n",
+        ";",
+        "->",
+        ".",
+        "yield",
+        "return",
+        "-",
+        "~",
+    ];
+    let mut out = src.to_vec();
+    let at = rng.below(out.len() + 1);
+    match rng.below(6) {
+        0 => {
+            let end = (at + 1 + rng.below(8)).min(out.len());
+            out.drain(at.min(end)..end);
+        }
+        1 | 2 => {
+            let piece = PIECES[rng.below(PIECES.len())].as_bytes();
+            out.splice(at..at, piece.iter().copied());
+        }
+        3 => out.truncate(at),
+        4 => {
+            // Duplicate a line elsewhere (indentation mismatches, repeated headers).
+            let lines: Vec<&[u8]> = src.split(|&b| b == b'\n').collect();
+            let line = lines[rng.below(lines.len())];
+            let mut moved = line.to_vec();
+            moved.push(b'\n');
+            out.splice(at..at, moved);
+        }
+        _ => {
+            const BYTES: &[u8] = b" \t\n()[]{}:=,.'\"#\\*-+x0";
+            if at < out.len() {
+                out[at] = BYTES[rng.below(BYTES.len())];
+            }
+        }
+    }
+    out
+}
+
+/// Thousands of damaged versions of real sources: parsing returns Ok or an error, never panics,
+/// and rendering the error works.
+#[test]
+fn mutated_sources_never_panic() {
+    let mut rng = Rng(0x5eed);
+    let mut parsed = 0;
+    let mut failed = 0;
+    for (name, text) in samples() {
+        // Long archive files only slow the test down; their heads have every kind of line.
+        let seed = &text.as_bytes()[..text.len().min(6000)];
+        for round in 0..120 {
+            let mut input = seed.to_vec();
+            for _ in 0..=(round % 4) {
+                input = mutate(&input, &mut rng);
+            }
+            let text = String::from_utf8_lossy(&input).into_owned();
+            let file = SourceFile::new(name.as_str(), text.clone());
+            let outcome = std::panic::catch_unwind(|| match parse_module(&file) {
+                Ok(m) => {
+                    dump_module(&m);
+                    true
+                }
+                Err(e) => {
+                    e.render(&file);
+                    false
+                }
+            });
+            match outcome {
+                Ok(true) => parsed += 1,
+                Ok(false) => failed += 1,
+                Err(_) => panic!("the parser panicked on this input:\n{text}"),
+            }
+        }
+    }
+    assert!(
+        parsed > 100 && failed > 100,
+        "{parsed} parsed, {failed} refused"
+    );
+}
