@@ -3,7 +3,12 @@
 //! Python, and it is how `.pt` archives are read, since their code/ folder is TorchScript source.
 
 pub mod ast;
+pub mod ast_dump;
 pub mod error;
+pub mod lexer;
+pub mod parser;
+#[cfg(test)]
+mod parser_tests;
 pub mod span;
 
 pub use error::FrontendError;
