@@ -3,8 +3,13 @@
 //! Python, and it is how `.pt` archives are read, since their code/ folder is TorchScript source.
 
 pub mod ast;
+pub mod canonicalize_modified_loop;
+pub mod convert_to_ssa;
 pub mod error;
+pub mod exit_transform;
+pub mod inline_loop_condition;
 pub mod span;
 
+pub use convert_to_ssa::{convert_to_ssa, convert_to_ssa_located, SsaError};
 pub use error::FrontendError;
 pub use span::{SourceFile, Span};
