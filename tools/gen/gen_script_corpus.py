@@ -90,6 +90,7 @@ class Cases:
         self.group = group
         self.dir = os.path.join(OUT_ROOT, group)
         self.names = set()
+        self.failures = []
 
     def _write_source(self, name, source):
         if name in self.names:
@@ -117,7 +118,8 @@ class Cases:
         try:
             scripted = torch.jit.script(entry)
         except Exception as e:
-            raise RuntimeError(f"{self.group}/{name} does not script:\n{e}") from e
+            self.failures.append(f"{self.group}/{name} does not script:\n{e}")
+            return
         with open(os.path.join(self.dir, name + ".graph"), "w") as f:
             f.write(relative(str(scripted.graph)))
         with open(os.path.join(self.dir, name + ".code"), "w") as f:
@@ -145,7 +147,7 @@ class Cases:
             with open(os.path.join(self.dir, name + ".error"), "w") as f:
                 f.write(message + "\n")
             return
-        raise RuntimeError(f"{self.group}/{name} scripts, but is listed as an error case")
+        self.failures.append(f"{self.group}/{name} scripts, but is listed as an error case")
 
 
 def main(argv):
@@ -156,6 +158,7 @@ def main(argv):
     )
     groups = argv or all_groups
     total = 0
+    failures = []
     for group in groups:
         if group not in all_groups:
             sys.exit(f"unknown group {group!r}; known: {', '.join(all_groups)}")
@@ -165,7 +168,12 @@ def main(argv):
         importlib.import_module(f"scriptcases.{group}").cases(c)
         print(f"{group}: {len(c.names)} cases")
         total += len(c.names)
+        failures += c.failures
     print(f"total: {total} cases")
+    for f in failures:
+        print(f"\nFAILED: {f}")
+    if failures:
+        sys.exit(f"{len(failures)} cases did not behave as declared")
 
 
 if __name__ == "__main__":
