@@ -27,6 +27,7 @@ import glob
 import importlib
 import importlib.util
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -80,7 +81,9 @@ def full_source(source):
 
 
 def relative(text):
-    return text.replace(REPO + os.sep, "")
+    """`text` with repo-relative paths and without the addresses PyTorch prints."""
+    text = text.replace(REPO + os.sep, "")
+    return re.sub(r" \(of Python compilation unit at: 0x[0-9a-f]+\)", "", text)
 
 
 class Cases:
