@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod error;
+pub mod normalize;
 pub mod span;
 
 pub use error::FrontendError;
