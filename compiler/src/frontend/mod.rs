@@ -14,6 +14,7 @@ pub mod lexer;
 pub mod parser;
 #[cfg(test)]
 mod parser_tests;
+pub mod normalize;
 pub mod span;
 
 pub use cleanup::run_cleanup_passes;
