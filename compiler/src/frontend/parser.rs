@@ -496,9 +496,8 @@ impl<'a> Parser<'a> {
         }
         let line_end = self.cur().span.start;
         let found = self
-            .type_comments
-            .iter()
-            .find(|c| c.span.start >= value_end && c.span.start <= line_end)
+            .type_comments_from(value_end)
+            .find(|c| c.span.start <= line_end)
             .copied();
         match found {
             Some(c) if !self.file.slice(c.content).starts_with("ignore") => {
@@ -811,14 +810,18 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let body_start = self.tokens[i.min(self.tokens.len() - 1)].span.start;
-        self.type_comments
-            .iter()
-            .find(|c| {
-                c.span.start >= colon_end
-                    && c.span.start < body_start
-                    && self.file.slice(c.content).starts_with('(')
-            })
+        self.type_comments_from(colon_end)
+            .take_while(|c| c.span.start < body_start)
+            .find(|c| self.file.slice(c.content).starts_with('('))
             .copied()
+    }
+
+    /// The type comments at or after byte `offset`, in order (they are sorted by position).
+    fn type_comments_from(&self, offset: u32) -> impl Iterator<Item = &TypeComment> {
+        let first = self
+            .type_comments
+            .partition_point(|c| c.span.start < offset);
+        self.type_comments[first..].iter()
     }
 
     /// `(A, B) -> R` of a signature type comment.
