@@ -25,6 +25,9 @@ use TokenKind as T;
 /// How deeply expressions and blocks may nest.
 pub const MAX_DEPTH: u32 = 256;
 
+/// How many AST nodes the expansion of `a < b < c` may copy in one file.
+const MAX_COPIED_NODES: usize = 1 << 16;
+
 /// Parses a whole source file.
 pub fn parse_module(file: &SourceFile) -> Result<SourceModule> {
     let mut p = Parser::new(file, Lexer::new(file));
@@ -71,6 +74,8 @@ struct Parser<'a> {
     /// A lexer error; the tokens stop where it happened.
     lex_error: Option<FrontendError>,
     depth: u32,
+    /// AST nodes copied so far by the expansion of comparison chains.
+    copied_nodes: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -104,6 +109,7 @@ impl<'a> Parser<'a> {
             type_comments: lexer.into_type_comments(),
             lex_error,
             depth: 0,
+            copied_nodes: 0,
         }
     }
 
@@ -1121,6 +1127,17 @@ impl<'a> Parser<'a> {
             operands.push(self.expr(CMP)?);
         }
         self.depth -= levels;
+        // Middle operands are copied into two comparisons; nested chains in middle positions
+        // would double the tree per level, so the copies are budgeted.
+        for middle in &operands[1..operands.len() - 1] {
+            self.copied_nodes += expr_size(middle, MAX_COPIED_NODES);
+            if self.copied_nodes > MAX_COPIED_NODES {
+                return self.err(
+                    middle.span,
+                    "comparison chains here are too large to expand",
+                );
+            }
+        }
         let mut result: Option<Expr> = None;
         for (op, pair) in ops.into_iter().zip(operands.windows(2)) {
             let span = pair[0].span.to(pair[1].span);
@@ -1693,6 +1710,83 @@ fn fstring_field_end(bytes: &[u8], start: usize) -> usize {
         i += 1;
     }
     bytes.len()
+}
+
+/// The number of nodes of `e`, counting no further than `limit`.
+fn expr_size(e: &Expr, limit: usize) -> usize {
+    let mut count = 0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        match &e.kind {
+            ExprKind::BinOp { lhs, rhs, .. }
+            | ExprKind::Compare { lhs, rhs, .. }
+            | ExprKind::BoolOp { lhs, rhs, .. } => {
+                stack.push(lhs);
+                stack.push(rhs);
+            }
+            ExprKind::UnaryOp { operand: v, .. }
+            | ExprKind::Starred(v)
+            | ExprKind::Attribute { value: v, .. } => stack.push(v),
+            ExprKind::IfExp {
+                cond,
+                then,
+                otherwise,
+            } => stack.extend([&**cond, &**then, &**otherwise]),
+            ExprKind::Call { func, args, kwargs } => {
+                stack.push(func);
+                stack.extend(args);
+                stack.extend(kwargs.iter().map(|k| &k.value));
+            }
+            ExprKind::Subscript { value, indices } => {
+                stack.push(value);
+                stack.extend(indices);
+            }
+            ExprKind::Slice { start, end, step } => {
+                stack.extend([start, end, step].into_iter().flatten().map(|b| &**b))
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => stack.extend(items),
+            ExprKind::Dict(entries) => {
+                for (k, v) in entries {
+                    stack.push(k);
+                    stack.push(v);
+                }
+            }
+            ExprKind::ListComp {
+                elt,
+                target,
+                iter,
+                cond,
+            } => {
+                stack.extend([&**elt, &**target, &**iter]);
+                stack.extend(cond.as_deref());
+            }
+            ExprKind::DictComp {
+                key,
+                value,
+                target,
+                iter,
+                cond,
+            } => {
+                stack.extend([&**key, &**value, &**target, &**iter]);
+                stack.extend(cond.as_deref());
+            }
+            ExprKind::Lambda { body, .. } => stack.push(body),
+            ExprKind::Name(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Imaginary(_)
+            | ExprKind::Str(_)
+            | ExprKind::True
+            | ExprKind::False
+            | ExprKind::None
+            | ExprKind::Ellipsis => {}
+        }
+    }
+    count
 }
 
 fn can_start_expr(kind: TokenKind) -> bool {

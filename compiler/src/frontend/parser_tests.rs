@@ -917,6 +917,14 @@ fn deep_nesting_is_an_error_not_a_crash() {
         .chain((0..2000).map(|i| format!("elif x == {i}:\n  pass\n")))
         .collect();
     assert!(parse_module(&SourceFile::new("t.py", elifs)).is_ok());
+    // Comparison chains copy their middle operands; nested in middle positions the copies
+    // would double per level.
+    let mut doubling = "x".to_string();
+    for _ in 0..40 {
+        doubling = format!("a < ({doubling}) < b");
+    }
+    let e = parse_module(&SourceFile::new("t.py", format!("y = {doubling}\n"))).unwrap_err();
+    assert_eq!(e.message, "comparison chains here are too large to expand");
     // Operator chains and attribute chains build deep trees, so they count as nesting too.
     let sum = format!("x = {}1\n", "1 + ".repeat(200));
     assert!(parse_module(&SourceFile::new("t.py", sum)).is_ok());
