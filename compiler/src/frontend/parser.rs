@@ -168,6 +168,9 @@ impl<'a> Parser<'a> {
     /// `expected 'x' but found 'y' here`, at the current token.
     fn expected<R>(&self, what: &str) -> Result<R> {
         let t = self.cur();
+        if t.kind == T::Walrus {
+            return self.err(t.span, "assignment expressions (:=) aren't supported");
+        }
         self.err(
             t.span,
             format!("expected {what} but found '{}' here", t.kind.name()),

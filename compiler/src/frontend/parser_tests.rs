@@ -543,6 +543,15 @@ fn errors() {
         "def f():\n    # type: (int) -> int\n    return 1\n",
         "x = []  # type: List[\n",
         "class C:\n    def m(self, a):  # type: (int, int) -> None\n        pass\n",
+        "def f(a):  # type: (int) -> int extra\n    pass\n",
+        "@dec\nasync def f(): pass\n",
+        "a + b: int\n",
+        "def f(*, *, a): pass\n",
+        "x = await y\n",
+        "x = f\"{y=}\"\n",
+        "x = '\\U00110000'\n",
+        "x = 1 +\n",
+        "(x := 1)\n",
     ];
     let mut out = String::new();
     for src in cases {
@@ -808,6 +817,51 @@ fn errors() {
         t.py:2:5: error: Number of type annotations (2) did not match the number of method parameters (1)
             def m(self, a):  # type: (int, int) -> None
             ~~~~~~~~~~~~~~~ <--- HERE
+
+        "def f(a):  # type: (int) -> int extra\n    pass\n"
+        t.py:1:33: error: expected end of the type comment but found 'ident' here
+        def f(a):  # type: (int) -> int extra
+                                        ~~~~~ <--- HERE
+
+        "@dec\nasync def f(): pass\n"
+        t.py:2:1: error: async function definitions aren't supported
+        async def f(): pass
+        ~~~~~ <--- HERE
+
+        "a + b: int\n"
+        t.py:1:1: error: illegal target for annotation
+        a + b: int
+        ~~~~~ <--- HERE
+
+        "def f(*, *, a): pass\n"
+        t.py:1:10: error: * argument may appear only once
+        def f(*, *, a): pass
+                 ~ <--- HERE
+
+        "x = await y\n"
+        t.py:1:5: error: await expressions aren't supported
+        x = await y
+            ~~~~~ <--- HERE
+
+        "x = f\"{y=}\"\n"
+        t.py:1:8: error: f-string: '=' specifiers aren't supported
+        x = f"{y=}"
+               ~ <--- HERE
+
+        "x = '\\U00110000'\n"
+        t.py:1:6: error: invalid unicode escape in string literal
+        x = '\U00110000'
+             ~~~~~~~~~~ <--- HERE
+
+        "x = 1 +\n"
+        t.py:1:8: error: expected an expression but found 'newline' here
+        x = 1 +
+               ~ <--- HERE
+
+        "(x := 1)\n"
+        t.py:1:4: error: assignment expressions (:=) aren't supported
+        (x := 1)
+           ~~ <--- HERE
 
     "#]].assert_eq(&out);
 }
