@@ -608,11 +608,10 @@ impl<'a> Lexer<'a> {
         match lower.as_str() {
             "r" | "u" => Ok(Some(TokenKind::String)),
             "f" | "rf" | "fr" => Ok(Some(TokenKind::FString)),
-            "b" | "rb" | "br" => Err(self.error(
-                start,
-                self.pos + 1,
-                "bytes literals are not supported in TorchScript",
-            )),
+            // frontend.py's words for a bytes constant.
+            "b" | "rb" | "br" => {
+                Err(self.error(start, self.pos + 1, "Unknown Constant expression type"))
+            }
             _ => Ok(None),
         }
     }
@@ -1089,11 +1088,10 @@ x = '''abc
         );
         check(
             "x = b'abc'\n",
-            expect![[
-                r#"ident(x) = ERROR t.py:1:5: error: bytes literals are not supported in TorchScript
-x = b'abc'
-    ~~ <--- HERE"#
-            ]],
+            expect![[r#"
+                ident(x) = ERROR t.py:1:5: error: Unknown Constant expression type
+                x = b'abc'
+                    ~~ <--- HERE"#]],
         );
     }
 

@@ -169,7 +169,7 @@ impl<'a> Parser<'a> {
     fn expected<R>(&self, what: &str) -> Result<R> {
         let t = self.cur();
         if t.kind == T::Walrus {
-            return self.err(t.span, "assignment expressions (:=) aren't supported");
+            return self.err(t.span, "NamedExpr aren't supported");
         }
         self.err(
             t.span,
@@ -191,6 +191,15 @@ impl<'a> Parser<'a> {
             name: self.text(t).to_string(),
             span: t.span,
         })
+    }
+
+    /// The one-character span PyTorch's `UnsupportedNodeError` highlights at a node's start.
+    fn first_char(&self, start: u32) -> Span {
+        let len = self.file.text[start as usize..]
+            .chars()
+            .next()
+            .map_or(0, char::len_utf8);
+        Span::new(start, start + len as u32)
     }
 
     fn span_from(&self, start: u32) -> Span {
@@ -259,7 +268,14 @@ impl<'a> Parser<'a> {
             T::Def | T::Class | T::At => self.decorated(in_class)?,
             T::Indent => return self.err(t.span, "unexpected indent"),
             T::Try => return self.err(t.span, "try blocks aren't supported"),
-            T::Async => return self.err(t.span, "async functions and statements aren't supported"),
+            T::Async => {
+                let what = match self.peek_at(1) {
+                    T::For => "async for loops",
+                    T::With => "async with statements",
+                    _ => "async function definitions",
+                };
+                return self.err(t.span, format!("{what} aren't supported"));
+            }
             _ => return self.simple_line(),
         };
         Ok(vec![stmt])
@@ -992,12 +1008,17 @@ impl<'a> Parser<'a> {
 
     /// The longest expression whose operators bind tighter than `min` (0 parses everything).
     fn expr(&mut self, min: u8) -> Result<Expr> {
-        self.nested(|p| {
+        let e = self.nested(|p| {
             let mut levels = 0;
             let r = p.expr_inner(min, &mut levels);
             p.depth -= levels;
             r
-        })
+        })?;
+        if self.peek() == T::Walrus {
+            // `(y := x)`: frontend.py reports the NamedExpr at its start.
+            return self.err(self.first_char(e.span.start), "NamedExpr aren't supported");
+        }
+        Ok(e)
     }
 
     fn expr_inner(&mut self, min: u8, levels: &mut u32) -> Result<Expr> {
@@ -1021,8 +1042,7 @@ impl<'a> Parser<'a> {
                 self.unary(op, operand, start)
             }
             T::Star => return self.err(t.span, "can't use starred expression here"),
-            T::Await => return self.err(t.span, "await expressions aren't supported"),
-            T::Yield => return self.err(t.span, "yield expressions aren't supported"),
+            T::Await | T::Yield => return self.unsupported_expr(t),
             _ => self.primary()?,
         };
         loop {
@@ -1303,10 +1323,23 @@ impl<'a> Parser<'a> {
             T::LParen => self.paren(),
             T::LBracket => self.list_display(),
             T::LBrace => self.brace_display(),
-            T::Yield => self.err(t.span, "yield expressions aren't supported"),
-            T::Await => self.err(t.span, "await expressions aren't supported"),
+            T::Await | T::Yield => self.unsupported_expr(t),
             _ => self.expected("an expression"),
         }
+    }
+
+    /// `yield`, `yield from`, `await`: Python expressions TorchScript refuses (frontend.py's
+    /// words).
+    fn unsupported_expr<R>(&self, t: Token) -> Result<R> {
+        let what = match t.kind {
+            T::Await => "Await",
+            _ if self.peek_at(1) == T::From => "YieldFrom",
+            _ => "Yield",
+        };
+        self.err(
+            self.first_char(t.span.start),
+            format!("{what} aren't supported"),
+        )
     }
 
     /// `(...)`: the empty tuple, a parenthesized expression, a tuple, or a generator
@@ -1430,7 +1463,12 @@ impl<'a> Parser<'a> {
             }
             let key = self.star_or_expr(0)?;
             if self.peek() != T::Colon {
-                return self.err(key.span, "set literals are not supported in TorchScript");
+                let what = if self.peek() == T::For {
+                    "SetComp"
+                } else {
+                    "Set"
+                };
+                return self.err(self.first_char(start), format!("{what} aren't supported"));
             }
             self.bump();
             let value = self.expr(0)?;
@@ -1645,8 +1683,9 @@ impl<'a> Parser<'a> {
                     Some(b':') => {
                         return self.err(field_span, "Don't support formatting in JoinedStr")
                     }
+                    // `{x=}` is `x={x!r}` to Python's ast: a conversion.
                     Some(b'=') => {
-                        return self.err(field_span, "f-string: '=' specifiers aren't supported")
+                        return self.err(field_span, "Don't support conversion in JoinedStr")
                     }
                     _ => {
                         return self.err(
