@@ -280,7 +280,13 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(file: &'a SourceFile) -> Lexer<'a> {
-        Lexer::with_range(file, 0, file.text.len(), true)
+        // A UTF-8 byte order mark at the start is not part of the program, as in Python.
+        let start = if file.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        Lexer::with_range(file, start, file.text.len(), true)
     }
 
     /// Tokens of a part of the file with no layout tokens (no NEWLINE, INDENT or DEDENT), as
@@ -997,6 +1003,8 @@ mod tests {
                 r#"if ident(a) : newline indent ident(b) newline ident(c) newline dedent eof"#
             ]],
         );
+        // A byte order mark is skipped.
+        check("\u{feff}x\n", expect![[r#"ident(x) newline eof"#]]);
         // CRLF line ends.
         check(
             "if a:\r\n  b\r\n",
