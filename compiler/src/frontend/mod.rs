@@ -3,7 +3,9 @@
 //! Python, and it is how `.pt` archives are read, since their code/ folder is TorchScript source.
 
 pub mod ast;
+pub mod builtins;
 pub mod error;
+pub mod schema_match;
 pub mod span;
 
 pub use error::FrontendError;
