@@ -12,8 +12,9 @@ Run with the torch virtual environment:
 
 Writes compiler/src/frontend/data/builtin_names.txt, one name a line:
     MODULE NAME KIND [VALUE]
-with KIND one of: op (VALUE the operator), python, dispatch, module (VALUE the module),
-int / float / bool (VALUE the constant).
+with KIND one of: op (VALUE the operator), python, dispatch (VALUE: the argument's name, its
+position, its default, the function for True, the function for False), module (VALUE the
+module), int / float / bool (VALUE the constant).
 """
 
 import argparse
@@ -77,8 +78,20 @@ def classify(module_name, name, obj):
     builtin = _find_builtin(obj)
     if builtin is not None:
         return "op", builtin
-    if torch._jit_internal._try_get_dispatched_fn(obj) is not None:
-        return "dispatch", None
+    dispatch = torch._jit_internal._try_get_dispatched_fn(obj)
+    if dispatch is not None:
+        def qualified(fn):
+            return f"{fn.__module__}.{fn.__qualname__}"
+
+        return "dispatch", " ".join(
+            [
+                dispatch["arg_name"],
+                str(dispatch["index"]),
+                str(dispatch["default"]),
+                qualified(dispatch["if_true"]),
+                qualified(dispatch["if_false"]),
+            ]
+        )
     if inspect.isfunction(obj):
         return "python", None
     return None

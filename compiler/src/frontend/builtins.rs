@@ -20,6 +20,10 @@ use ember_dialects::{Graph, Value};
 /// `tools/gen/gen_builtin_functions.py`.
 const BUILTIN_FUNCTIONS_TXT: &str = include_str!("data/builtin_functions.txt");
 
+/// `compiler/src/frontend/data/python_functions.txt`, written by
+/// `tools/gen/gen_python_functions.py`.
+const PYTHON_FUNCTIONS_TXT: &str = include_str!("data/python_functions.txt");
+
 /// `compiler/src/frontend/data/builtin_names.txt`, written by
 /// `tools/gen/gen_builtin_names.py`.
 const BUILTIN_NAMES_TXT: &str = include_str!("data/builtin_names.txt");
@@ -181,8 +185,17 @@ pub enum ModuleAttr {
     /// (`F.relu`, `torch.norm`): a `prim::CallFunction`, not an operator.
     PythonFunction,
     /// A Python function that picks one of two implementations by a boolean argument
-    /// (`F.max_pool2d` by `return_indices`): PyTorch's `BooleanDispatchValue`.
-    BooleanDispatch,
+    /// (`F.max_pool2d` by `return_indices`): PyTorch's `BooleanDispatchValue`. The
+    /// implementations are named by their qualified names (see [`python_function_code`]).
+    BooleanDispatch {
+        arg_name: String,
+        /// The argument's position when passed positionally.
+        index: usize,
+        /// Its value when not passed.
+        default: bool,
+        if_true: String,
+        if_false: String,
+    },
     /// A constant (`math.pi`, `torch.float32` as its `ScalarType` number, `torch.strided`).
     Constant(ConstValue),
     /// A submodule (`torch.nn`, `torch.linalg`), named by its full dotted name.
@@ -202,12 +215,24 @@ pub const BUILTIN_MODULES: &[&str] = &[
 ];
 
 /// Parses one value of the names table (`op aten::relu`, `python`, `int 6`, `float 3.14`,
-/// `bool 1`, `module torch.nn`).
+/// `bool True`, `module torch.nn`, `dispatch return_indices 6 False IF_TRUE IF_FALSE`).
 fn parse_module_attr(kind: &str, value: &str) -> Option<ModuleAttr> {
     Some(match kind {
+        "dispatch" => {
+            let f: Vec<&str> = value.split(' ').collect();
+            let [arg_name, index, default, if_true, if_false] = f.as_slice() else {
+                return None;
+            };
+            ModuleAttr::BooleanDispatch {
+                arg_name: arg_name.to_string(),
+                index: index.parse().ok()?,
+                default: *default == "True",
+                if_true: if_true.to_string(),
+                if_false: if_false.to_string(),
+            }
+        }
         "op" => ModuleAttr::Op(Symbol::new(value)),
         "python" => ModuleAttr::PythonFunction,
-        "dispatch" => ModuleAttr::BooleanDispatch,
         "int" => ModuleAttr::Constant(ConstValue::Int(value.parse().ok()?)),
         "float" => ModuleAttr::Constant(ConstValue::Float(parse_float(value)?)),
         "bool" => ModuleAttr::Constant(ConstValue::Bool(value == "True")),
@@ -241,8 +266,8 @@ fn module_attr_table() -> &'static HashMap<(String, String), ModuleAttr> {
             else {
                 continue;
             };
-            let value = fields.next().unwrap_or("");
-            if let Some(attr) = parse_module_attr(kind, value) {
+            let value = fields.collect::<Vec<_>>().join(" ");
+            if let Some(attr) = parse_module_attr(kind, &value) {
                 table.insert((module.to_string(), name.to_string()), attr);
             }
         }
@@ -269,6 +294,27 @@ pub fn module_attr(module: &str, name: &str) -> Option<ModuleAttr> {
     module_attr_table()
         .get(&(module.to_string(), name.to_string()))
         .cloned()
+}
+
+/// The TorchScript code PyTorch compiles for a builtin-module function written in Python
+/// (`python_function_code("torch.nn.functional.relu")`), in the serialized form `.code` prints
+/// (as an archive's code/ folder holds it): scripting a call of it makes this a function of the
+/// compilation unit, called through `prim::CallFunction`. Helpers it calls by qualified name
+/// (`__torch__.torch.nn.functional._get_softmax_dim`) are in the table under the name without
+/// `__torch__.`. `None` for functions TorchScript cannot compile.
+pub fn python_function_code(qualified: &str) -> Option<&'static str> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            PYTHON_FUNCTIONS_TXT
+                .split("\n## ")
+                .skip(1)
+                .filter_map(|section| section.split_once('\n'))
+                .map(|(name, code)| (name.trim(), code))
+                .collect()
+        })
+        .get(qualified)
+        .copied()
 }
 
 /// The operator a Tensor method call `x.name(...)` resolves to: `aten::name` with `x` as

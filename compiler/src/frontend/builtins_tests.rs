@@ -77,7 +77,13 @@ fn module_attributes_resolve_as_pytorch_finds_them() {
     );
     assert_eq!(
         module_attr("torch.nn.functional", "max_pool2d"),
-        Some(ModuleAttr::BooleanDispatch)
+        Some(ModuleAttr::BooleanDispatch {
+            arg_name: "return_indices".to_string(),
+            index: 6,
+            default: false,
+            if_true: "torch.nn.functional.max_pool2d_with_indices".to_string(),
+            if_false: "torch.nn.functional._max_pool2d".to_string(),
+        })
     );
     assert_eq!(module_attr("math", "sqrt"), op("aten::sqrt"));
     assert_eq!(module_attr("math", "remainder"), op("aten::mathremainder"));
@@ -120,4 +126,17 @@ fn properties_name_their_builtins() {
         Some(Symbol::prim("type"))
     );
     assert_eq!(property_builtin(&Type::Int, "shape"), None);
+}
+
+#[test]
+fn python_functions_carry_their_scripted_code() {
+    let relu = python_function_code("torch.nn.functional.relu").unwrap();
+    assert!(relu.starts_with("def relu(input: Tensor,"), "{relu}");
+    assert!(relu.contains("torch.relu(input)"));
+    // Helpers the code calls by qualified name are in the table too.
+    let softmax = python_function_code("torch.nn.functional.softmax").unwrap();
+    assert!(softmax.contains("__torch__.torch.nn.functional._get_softmax_dim"));
+    assert!(python_function_code("torch.nn.functional._get_softmax_dim").is_some());
+    assert!(python_function_code("torch.nn.functional._max_pool2d").is_some());
+    assert!(python_function_code("torch.nn.functional.gelu").is_none());
 }
