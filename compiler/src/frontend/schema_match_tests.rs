@@ -471,3 +471,71 @@ fn edit_distance_stops_beyond_the_limit() {
     assert_eq!(edit_distance("aten::relu", "aten::gelu", 2), 1);
     assert_eq!(edit_distance("aten::relu", "aten::sigmoid", 2), 3);
 }
+
+/// `dialects/data/call_checks.txt` (written by `tools/gen/dump_call_checks.py`): calls
+/// `torch.ops.NS.NAME(args)` and the overload real TorchScript resolved each to.
+const CALL_CHECKS: &str = include_str!("../../../dialects/data/call_checks.txt");
+
+/// An argument of a call check: a parameter of a schema type, or a literal as the emitter
+/// emits it (`=1`, `=2.5`, `=True`, `=None`, `=[1, 2]`, `="cpu"`).
+fn call_check_arg(g: &mut Graph, text: &str) -> Value {
+    match text.strip_prefix('=') {
+        Some(lit) => emit_literal(g, lit),
+        None => {
+            let schema = ember_dialects::schema::parse_schema(&format!("a::b({text} x) -> ()"))
+                .unwrap_or_else(|d| panic!("{text}: {d}"));
+            g.add_input(schema.arguments[0].fake_type())
+        }
+    }
+}
+
+#[test]
+fn emit_builtin_call_picks_the_overload_torchscript_picks() {
+    let (mut count, mut failures) = (0, Vec::new());
+    let span = Span::new(0, 0);
+    for (i, line) in CALL_CHECKS.lines().enumerate() {
+        if line.starts_with('#') {
+            continue;
+        }
+        let f: Vec<&str> = line.split(" | ").collect();
+        let want = f[2];
+        // Constant propagation removed PyTorch's call: nothing to compare.
+        if want == "folded" {
+            continue;
+        }
+        count += 1;
+        let mut g = Graph::new();
+        let args: Vec<NamedValue> = f[1]
+            .split(" ; ")
+            .filter(|a| !a.is_empty())
+            .map(|a| NamedValue::new(call_check_arg(&mut g, a), span))
+            .collect();
+        let got = match emit_builtin_call_at(&mut g, Symbol::new(f[0]), &args, &[], None, None) {
+            Ok(BuiltinCall { node: None, .. }) => "builtin".to_string(),
+            // PyTorch's answer is `Node::schema()` of the node it built.
+            Ok(BuiltinCall { node: Some(n), .. }) => ember_dialects::catalogue::resolve_node(&g, n)
+                .map_or("(no schema)".to_string(), |s| s.full_name()),
+            Err(_) => "error".to_string(),
+        };
+        if got != want {
+            failures.push(format!(
+                "line {}: {}({}): got {got}, PyTorch {want}",
+                i + 1,
+                f[0],
+                f[1]
+            ));
+        }
+    }
+    assert!(count > 19000, "only {count} checks");
+    assert!(
+        failures.is_empty(),
+        "{} of {count} calls differ from PyTorch:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
