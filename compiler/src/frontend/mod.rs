@@ -15,6 +15,8 @@ pub mod parser;
 #[cfg(test)]
 mod parser_tests;
 pub mod normalize;
+pub mod builtins;
+pub mod schema_match;
 pub mod span;
 
 pub use cleanup::run_cleanup_passes;
