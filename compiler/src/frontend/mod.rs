@@ -9,6 +9,7 @@ pub mod error;
 pub mod exit_transform;
 pub mod inline_loop_condition;
 pub mod lexer;
+pub mod normalize;
 pub mod span;
 
 pub use convert_to_ssa::{convert_to_ssa, convert_to_ssa_located, SsaError};
