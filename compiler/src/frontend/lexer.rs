@@ -267,6 +267,8 @@ pub struct Lexer<'a> {
     layout: bool,
     /// Depth of `(`, `[`, `{`: inside brackets newlines and indentation do not count.
     nesting: u32,
+    /// Where the outermost open bracket is, to report it if it is never closed.
+    outer_bracket: Option<Token>,
     indents: Vec<Indentation>,
     at_line_start: bool,
     /// Whether the current logical line has produced a token (so a NEWLINE is due).
@@ -297,6 +299,7 @@ impl<'a> Lexer<'a> {
             end,
             layout,
             nesting: 0,
+            outer_bracket: None,
             indents: Vec::new(),
             at_line_start: layout,
             line_has_tokens: false,
@@ -351,6 +354,13 @@ impl<'a> Lexer<'a> {
             }
             self.skip_blanks();
             let Some(c) = self.peek_byte(0) else {
+                if let Some(open) = self.outer_bracket.filter(|_| self.nesting > 0) {
+                    let text = self.file.slice(open.span);
+                    return Err(FrontendError::new(
+                        open.span,
+                        format!("'{text}' was never closed"),
+                    ));
+                }
                 self.finish();
                 continue;
             };
@@ -392,6 +402,9 @@ impl<'a> Lexer<'a> {
                     self.line_has_tokens = true;
                     match t.kind {
                         TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace => {
+                            if self.nesting == 0 {
+                                self.outer_bracket = Some(t);
+                            }
                             self.nesting += 1
                         }
                         TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace => {

@@ -3,6 +3,7 @@
 //! Python, and it is how `.pt` archives are read, since their code/ folder is TorchScript source.
 
 pub mod ast;
+pub mod ast_dump;
 pub mod canonicalize_modified_loop;
 pub mod convert_to_ssa;
 pub mod error;
@@ -10,6 +11,9 @@ pub mod exit_transform;
 pub mod inline_loop_condition;
 pub mod lexer;
 pub mod normalize;
+pub mod parser;
+#[cfg(test)]
+mod parser_tests;
 pub mod span;
 
 pub use convert_to_ssa::{convert_to_ssa, convert_to_ssa_located, SsaError};
