@@ -588,6 +588,401 @@ fn comprehension_scope_is_inlined_and_its_stores_stay_local() {
     );
 }
 
+// def f(x: int) -> int:
+//     if x > 0:
+//         return 1
+//     else:
+//         return 2
+#[test]
+fn return_in_both_branches() {
+    check(
+        r#"graph(%x.1 : int):
+   = prim::Store[name="x"](%x.1)
+  %x : int = prim::Load[name="x"]()
+  %zero : int = prim::Constant[value=0]()
+  %gt : bool = aten::gt(%x, %zero)
+   = prim::If(%gt)
+    block0():
+      %one : int = prim::Constant[value=1]()
+       = prim::ReturnStmt(%one)
+      -> ()
+    block1():
+      %two : int = prim::Constant[value=2]()
+       = prim::ReturnStmt(%two)
+      -> ()
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%x.1 : int):
+              %15 : int = prim::Uninitialized()
+              %13 : bool = prim::Uninitialized()
+              %11 : bool = prim::Constant[value=1]()
+              %12 : bool = prim::Constant[value=0]()
+              %10 : bool = prim::Uninitialized()
+              %8 : bool = prim::Constant[value=1]()
+              %9 : bool = prim::Constant[value=0]()
+              %7 : bool = prim::Constant[value=0]()
+              %zero : int = prim::Constant[value=0]()
+              %gt : bool = aten::gt(%x.1, %zero)
+              %14 : int = prim::If(%gt)
+                block0():
+                  %one : int = prim::Constant[value=1]()
+                  -> (%one)
+                block1():
+                  %two : int = prim::Constant[value=2]()
+                  -> (%two)
+              return (%14)
+        "#]],
+    );
+}
+
+// def f(x: int) -> int:
+//     if x > 0:
+//         return 1
+//     y = x * 2
+//     return y
+#[test]
+fn code_after_an_early_return_moves_into_the_else_branch() {
+    check(
+        r#"graph(%x.1 : int):
+   = prim::Store[name="x"](%x.1)
+  %x : int = prim::Load[name="x"]()
+  %zero : int = prim::Constant[value=0]()
+  %gt : bool = aten::gt(%x, %zero)
+   = prim::If(%gt)
+    block0():
+      %one : int = prim::Constant[value=1]()
+       = prim::ReturnStmt(%one)
+      -> ()
+    block1():
+      -> ()
+  %x.2 : int = prim::Load[name="x"]()
+  %two : int = prim::Constant[value=2]()
+  %y.1 : int = aten::mul(%x.2, %two)
+   = prim::Store[name="y"](%y.1)
+  %y : int = prim::Load[name="y"]()
+   = prim::ReturnStmt(%y)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%x.1 : int):
+              %17 : int = prim::Uninitialized()
+              %16 : bool = prim::Uninitialized()
+              %14 : bool = prim::Constant[value=1]()
+              %15 : bool = prim::Constant[value=0]()
+              %13 : bool = prim::Uninitialized()
+              %11 : bool = prim::Constant[value=1]()
+              %12 : bool = prim::Constant[value=0]()
+              %10 : bool = prim::Constant[value=0]()
+              %zero : int = prim::Constant[value=0]()
+              %gt : bool = aten::gt(%x.1, %zero)
+              %18 : bool, %19 : int, %24 : int, %25 : int = prim::If(%gt)
+                block0():
+                  %one : int = prim::Constant[value=1]()
+                  -> (%14, %one, %17, %one)
+                block1():
+                  %two : int = prim::Constant[value=2]()
+                  %y.1 : int = aten::mul(%x.1, %two)
+                  -> (%15, %17, %17, %y.1)
+              return (%25)
+        "#]],
+    );
+}
+
+// def f(n: int) -> int:
+//     s = 0
+//     for i in range(n):
+//         if i == 2:
+//             continue
+//         s += i
+//     return s
+#[test]
+fn continue_in_a_for_loop() {
+    check(
+        r#"graph(%n.1 : int):
+   = prim::Store[name="n"](%n.1)
+  %s.1 : int = prim::Constant[value=0]()
+   = prim::Store[name="s"](%s.1)
+  %n : int = prim::Load[name="n"]()
+  %true : bool = prim::Constant[value=1]()
+   = prim::Loop(%n)
+    block0(%i.1 : int):
+       = prim::Store[name="i"](%i.1)
+      %i : int = prim::Load[name="i"]()
+      %two : int = prim::Constant[value=2]()
+      %eq : bool = aten::eq(%i, %two)
+       = prim::If(%eq)
+        block0():
+           = prim::ContinueStmt()
+          -> ()
+        block1():
+          -> ()
+      %s : int = prim::Load[name="s"]()
+      %i.2 : int = prim::Load[name="i"]()
+      %s.2 : int = aten::add(%s, %i.2)
+       = prim::Store[name="s"](%s.2)
+      -> ()
+    block1():
+      -> (%true)
+  %s.3 : int = prim::Load[name="s"]()
+   = prim::ReturnStmt(%s.3)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%n.1 : int):
+              %36 : int = prim::Uninitialized()
+              %35 : bool = prim::Uninitialized()
+              %33 : bool = prim::Constant[value=1]()
+              %34 : bool = prim::Constant[value=0]()
+              %22 : int = prim::Uninitialized()
+              %21 : bool = prim::Uninitialized()
+              %19 : bool = prim::Constant[value=1]()
+              %20 : bool = prim::Constant[value=0]()
+              %17 : bool = prim::Constant[value=0]()
+              %s.1 : int = prim::Constant[value=0]()
+              %true : bool = prim::Constant[value=1]()
+              %45 : int = prim::Constant[value=0]()
+              %46 : int = prim::Constant[value=1]()
+              %47 : bool = aten::gt(%n.1, %45)
+              %48 : int = prim::Constant[value=9223372036854775807]()
+              %s : int, %49 : int = prim::Loop(%48, %47, %s.1, %45)
+                block0(%4 : int, %s.6 : int, %50 : int):
+                  %two : int = prim::Constant[value=2]()
+                  %eq : bool = aten::eq(%50, %two)
+                  %23 : bool, %24 : bool, %25 : int, %38 : bool, %39 : int, %40 : bool, %41 : bool, %42 : int, %43 : bool, %44 : int = prim::If(%eq)
+                    block0():
+                      -> (%19, %true, %s.6, %21, %22, %19, %true, %s.6, %true, %s.6)
+                    block1():
+                      %s.2 : int = aten::add(%s.6, %50)
+                      -> (%20, %21, %22, %true, %s.2, %20, %21, %22, %true, %s.2)
+                  %51 : int = aten::add(%50, %46)
+                  %52 : bool = aten::lt(%51, %n.1)
+                  %53 : bool = aten::__and__(%52, %43)
+                  -> (%53, %44, %51)
+              return (%s)
+        "#]],
+    );
+}
+
+// def f(n: int) -> int:
+//     i = 0
+//     while True:
+//         i += 1
+//         if i > n:
+//             break
+//     return i
+#[test]
+fn while_true_with_break() {
+    check(
+        r#"graph(%n.1 : int):
+   = prim::Store[name="n"](%n.1)
+  %i.1 : int = prim::Constant[value=0]()
+   = prim::Store[name="i"](%i.1)
+  %max : int = prim::Constant[value=9223372036854775807]()
+   = prim::Loop(%max)
+    block0(%iter : int):
+      %i : int = prim::Load[name="i"]()
+      %one : int = prim::Constant[value=1]()
+      %i.2 : int = aten::add(%i, %one)
+       = prim::Store[name="i"](%i.2)
+      %i.3 : int = prim::Load[name="i"]()
+      %n : int = prim::Load[name="n"]()
+      %gt : bool = aten::gt(%i.3, %n)
+       = prim::If(%gt)
+        block0():
+           = prim::BreakStmt()
+          -> ()
+        block1():
+          -> ()
+      -> ()
+    block1():
+      %true : bool = prim::Constant[value=1]()
+      -> (%true)
+  %i.4 : int = prim::Load[name="i"]()
+   = prim::ReturnStmt(%i.4)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%n.1 : int):
+              %37 : int = prim::Uninitialized()
+              %36 : bool = prim::Uninitialized()
+              %34 : bool = prim::Constant[value=1]()
+              %35 : bool = prim::Constant[value=0]()
+              %23 : int = prim::Uninitialized()
+              %22 : bool = prim::Uninitialized()
+              %20 : bool = prim::Constant[value=1]()
+              %21 : bool = prim::Constant[value=0]()
+              %17 : bool = prim::Constant[value=0]()
+              %i.1 : int = prim::Constant[value=0]()
+              %max : int = prim::Constant[value=9223372036854775807]()
+              %true : bool = prim::Constant[value=1]()
+              %i : int = prim::Loop(%max, %true, %i.1)
+                block0(%iter : int, %i.7 : int):
+                  %one : int = prim::Constant[value=1]()
+                  %i.2 : int = aten::add(%i.7, %one)
+                  %gt : bool = aten::gt(%i.2, %n.1)
+                  %24 : bool, %25 : bool, %26 : int, %39 : bool, %40 : int, %41 : bool, %42 : bool, %43 : int, %44 : bool, %45 : int = prim::If(%gt)
+                    block0():
+                      -> (%20, %17, %i.2, %22, %23, %20, %17, %i.2, %17, %i.2)
+                    block1():
+                      %true.1 : bool = prim::Constant[value=1]()
+                      -> (%21, %22, %23, %true.1, %i.2, %21, %22, %23, %true.1, %i.2)
+                  -> (%44, %45)
+              return (%i)
+        "#]],
+    );
+}
+
+// def f(n: int) -> int:
+//     for i in range(n):
+//         for j in range(n):
+//             if i * j == 6:
+//                 return i + j
+//     return 0
+#[test]
+fn return_from_nested_loops_leaves_both() {
+    check(
+        r#"graph(%n.1 : int):
+   = prim::Store[name="n"](%n.1)
+  %n : int = prim::Load[name="n"]()
+  %true : bool = prim::Constant[value=1]()
+   = prim::Loop(%n)
+    block0(%i.1 : int):
+       = prim::Store[name="i"](%i.1)
+      %n.2 : int = prim::Load[name="n"]()
+      %true.2 : bool = prim::Constant[value=1]()
+       = prim::Loop(%n.2)
+        block0(%j.1 : int):
+           = prim::Store[name="j"](%j.1)
+          %i : int = prim::Load[name="i"]()
+          %j : int = prim::Load[name="j"]()
+          %mul : int = aten::mul(%i, %j)
+          %six : int = prim::Constant[value=6]()
+          %eq : bool = aten::eq(%mul, %six)
+           = prim::If(%eq)
+            block0():
+              %i.2 : int = prim::Load[name="i"]()
+              %j.2 : int = prim::Load[name="j"]()
+              %sum : int = aten::add(%i.2, %j.2)
+               = prim::ReturnStmt(%sum)
+              -> ()
+            block1():
+              -> ()
+          -> ()
+        block1():
+          -> (%true.2)
+      -> ()
+    block1():
+      -> (%true)
+  %zero : int = prim::Constant[value=0]()
+   = prim::ReturnStmt(%zero)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%n.1 : int):
+              %24 : int = prim::Uninitialized()
+              %23 : bool = prim::Uninitialized()
+              %21 : bool = prim::Constant[value=1]()
+              %22 : bool = prim::Constant[value=0]()
+              %20 : bool = prim::Uninitialized()
+              %18 : bool = prim::Constant[value=1]()
+              %19 : bool = prim::Constant[value=0]()
+              %17 : bool = prim::Constant[value=0]()
+              %true : bool = prim::Constant[value=1]()
+              %49 : int = prim::Constant[value=0]()
+              %50 : int = prim::Constant[value=1]()
+              %51 : bool = aten::gt(%n.1, %49)
+              %52 : int = prim::Constant[value=9223372036854775807]()
+              %34 : bool, %35 : int, %53 : int = prim::Loop(%52, %51, %22, %24, %49)
+                block0(%3 : int, %33 : bool, %36 : int, %54 : int):
+                  %true.2 : bool = prim::Constant[value=1]()
+                  %40 : int = prim::Constant[value=0]()
+                  %41 : int = prim::Constant[value=1]()
+                  %42 : bool = aten::gt(%n.1, %40)
+                  %43 : int = prim::Constant[value=9223372036854775807]()
+                  %29 : bool, %30 : int, %44 : int = prim::Loop(%43, %42, %22, %24, %40)
+                    block0(%6 : int, %28 : bool, %31 : int, %45 : int):
+                      %mul : int = aten::mul(%54, %45)
+                      %six : int = prim::Constant[value=6]()
+                      %eq : bool = aten::eq(%mul, %six)
+                      %25 : bool, %26 : int, %39 : bool = prim::If(%eq)
+                        block0():
+                          %sum : int = aten::add(%54, %45)
+                          -> (%21, %sum, %22)
+                        block1():
+                          -> (%22, %24, %true.2)
+                      %46 : int = aten::add(%45, %41)
+                      %47 : bool = aten::lt(%46, %n.1)
+                      %48 : bool = aten::__and__(%47, %39)
+                      -> (%48, %25, %26, %46)
+                  %32 : bool = prim::If(%29)
+                    block0():
+                      -> (%22)
+                    block1():
+                      -> (%true)
+                  %55 : int = aten::add(%54, %50)
+                  %56 : bool = aten::lt(%55, %n.1)
+                  %57 : bool = aten::__and__(%56, %32)
+                  -> (%57, %29, %30, %55)
+              %37 : int, %38 : int = prim::If(%34)
+                block0():
+                  -> (%24, %35)
+                block1():
+                  %zero : int = prim::Constant[value=0]()
+                  -> (%24, %zero)
+              return (%38)
+        "#]],
+    );
+}
+
+// class Ctx: ... (__enter__ returns self)
+// def f(c: Ctx, x: int) -> int:
+//     with c:
+//         x = x + 1
+//     return x
+#[test]
+fn with_statement_stays_flat() {
+    check(
+        r#"graph(%c.1 : __torch__.Ctx, %x.1 : int):
+   = prim::Store[name="c"](%c.1)
+   = prim::Store[name="x"](%x.1)
+  %c : __torch__.Ctx = prim::Load[name="c"]()
+  %e : __torch__.Ctx = prim::Enter(%c)
+  %x : int = prim::Load[name="x"]()
+  %one : int = prim::Constant[value=1]()
+  %x.2 : int = aten::add(%x, %one)
+   = prim::Store[name="x"](%x.2)
+  %none : NoneType = prim::Exit(%c)
+  %x.3 : int = prim::Load[name="x"]()
+   = prim::ReturnStmt(%x.3)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%c.1 : __torch__.Ctx,
+                  %x.1 : int):
+              %17 : int = prim::Uninitialized()
+              %16 : bool = prim::Uninitialized()
+              %14 : bool = prim::Constant[value=1]()
+              %15 : bool = prim::Constant[value=0]()
+              %13 : bool = prim::Uninitialized()
+              %11 : bool = prim::Constant[value=1]()
+              %12 : bool = prim::Constant[value=0]()
+              %10 : bool = prim::Constant[value=0]()
+              %e : __torch__.Ctx = prim::Enter(%c.1)
+              %one : int = prim::Constant[value=1]()
+              %x.2 : int = aten::add(%x.1, %one)
+              %none : NoneType = prim::Exit(%c.1)
+              return (%x.2)
+        "#]],
+    );
+}
+
 // def f(c: bool) -> int:
 //     if c:
 //         y = 1

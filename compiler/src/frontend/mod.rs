@@ -5,6 +5,7 @@
 pub mod ast;
 pub mod ast_dump;
 pub mod canonicalize_modified_loop;
+pub mod cleanup;
 pub mod convert_to_ssa;
 pub mod error;
 pub mod exit_transform;
@@ -16,6 +17,7 @@ pub mod parser;
 mod parser_tests;
 pub mod span;
 
+pub use cleanup::run_cleanup_passes;
 pub use convert_to_ssa::{convert_to_ssa, convert_to_ssa_located, SsaError};
 pub use error::FrontendError;
 pub use span::{SourceFile, Span};

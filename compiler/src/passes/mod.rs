@@ -5,6 +5,7 @@
 //! until alias analysis exists.
 
 pub mod canonicalize;
+pub mod canonicalize_outputs;
 pub mod constant_pooling;
 pub mod constant_propagation;
 pub mod context;
@@ -46,6 +47,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "canonicalize-modified-loops",
         description: "Turn loops with both a trip count and a condition into while-style loops",
         run: canonicalize_modified_loop::run,
+    },
+    PassInfo {
+        name: "canonicalize-outputs",
+        description: "Order the outputs of If and Loop nodes by their first use, as PyTorch does",
+        run: canonicalize_outputs::run,
     },
     PassInfo {
         name: "constant-pooling",
