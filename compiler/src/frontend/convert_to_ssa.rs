@@ -157,8 +157,29 @@ pub fn convert_to_ssa_located(g: &mut Graph) -> Result<(), SsaError> {
 /// The `convert-to-ssa` pass of `ember-opt`. It rewrites the graph as a whole, so
 /// `EMBER_OPT_LIMIT` does not apply.
 pub fn run(g: &mut Graph, _cx: &mut PassContext) -> Result<bool, String> {
+    // A graph without the emitter's Load/Store/exit nodes is already SSA: leave it alone.
+    if !has_any_kind(
+        g,
+        &[
+            "prim::Store",
+            "prim::Load",
+            "prim::ReturnStmt",
+            "prim::LoopContinuation",
+            "prim::BreakStmt",
+            "prim::ContinueStmt",
+        ],
+    ) {
+        return Ok(false);
+    }
     convert_to_ssa(g)?;
     Ok(true)
+}
+
+/// Whether any node of the graph, at any depth, has one of `kinds`.
+pub(crate) fn has_any_kind(g: &Graph, kinds: &[&str]) -> bool {
+    g.nodes()
+        .into_iter()
+        .any(|n| kinds.contains(&g.kind(n).as_str()))
 }
 
 /// PyTorch's `meaningfulName`: names the graph shows (not `$temporaries`, nor `_123`).

@@ -37,6 +37,9 @@ pub fn transform_exits(g: &mut Graph) -> Result<(), SsaError> {
 
 /// The `exit-transform` pass of `ember-opt`.
 pub fn run(g: &mut Graph, _cx: &mut PassContext) -> Result<bool, String> {
+    if !super::convert_to_ssa::has_any_kind(g, &["prim::ReturnStmt", "prim::LoopContinuation"]) {
+        return Ok(false);
+    }
     transform_exits(g).map_err(|e| e.to_string())?;
     Ok(true)
 }
