@@ -541,7 +541,9 @@ impl EraseLoadStores {
                 let Some(var) = found else {
                     return Err(self.undefined(g, n, &name));
                 };
-                let out = g.output(n, 0);
+                let Some(&out) = g.node_outputs(n).first() else {
+                    return Err(SsaError::at(g, n, "prim::Load must have one output"));
+                };
                 g.replace_all_uses_with(out, var);
                 g.destroy(n);
             } else if k == kind::comprehension_scope() {

@@ -1067,3 +1067,45 @@ fn break_outside_a_loop_is_an_error() {
         expect!["SyntaxError: 'break' outside loop"],
     );
 }
+
+#[test]
+fn a_loop_already_in_ssa_form_is_an_error() {
+    check_error(
+        r#"graph(%n : int):
+  %true : bool = prim::Constant[value=1]()
+   = prim::Loop(%n, %true)
+    block0(%i : int):
+      -> (%true)
+  %none : NoneType = prim::Constant()
+   = prim::ReturnStmt(%none)
+  %ret : NoneType = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::Loop must have 2 block(s) here, found 1"],
+    );
+}
+
+#[test]
+fn a_store_without_a_name_is_an_error() {
+    check_error(
+        r#"graph(%x : int):
+   = prim::Store(%x)
+   = prim::ReturnStmt(%x)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::Store has no string attribute 'name'"],
+    );
+}
+
+#[test]
+fn a_return_with_the_wrong_number_of_values_is_an_error() {
+    check_error(
+        r#"graph(%x : int):
+   = prim::ReturnStmt(%x, %x)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::ReturnStmt carries 2 value(s) but its target block returns 1"],
+    );
+}
