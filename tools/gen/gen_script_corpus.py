@@ -12,6 +12,8 @@ For a case NAME of group GROUP this writes, under test/script/GROUP/:
                source has its own); the entry point is its last top-level def
   NAME.graph   str(torch.jit.script(entry).graph)          (cases PyTorch compiles)
   NAME.code    torch.jit.script(entry).code                 (cases PyTorch compiles)
+  NAME.schema  str(torch.jit.script(entry).schema): argument names and defaults, which the
+               graph does not hold and the printed code shows
   NAME.npz     the first run: in0.., out0.. or error, encoded as test/ops does
                (tools/gen/opcases/common.py); NAME.run1.npz, NAME.run2.npz, ... the others
   NAME.error   PyTorch's message, for cases PyTorch refuses to script
@@ -127,6 +129,8 @@ class Cases:
             f.write(relative(str(scripted.graph)))
         with open(os.path.join(self.dir, name + ".code"), "w") as f:
             f.write(relative(scripted.code))
+        with open(os.path.join(self.dir, name + ".schema"), "w") as f:
+            f.write(relative(str(scripted.schema)) + "\n")
         for k, args in enumerate(runs):
             if not isinstance(args, tuple):
                 args = (args,)
