@@ -14,7 +14,8 @@ For a case NAME of group GROUP this writes, under test/script/GROUP/:
   NAME.code    torch.jit.script(entry).code                 (cases PyTorch compiles)
   NAME.schema  str(torch.jit.script(entry).schema): argument names and defaults, which the
                graph does not hold and the printed code shows
-  NAME.npz     the first run: in0.., out0.. or error, encoded as test/ops does
+  NAME.npz     the first run: in0.., out0.. or error, encoded as test/ops does (every argument
+               is stored, defaults included)
                (tools/gen/opcases/common.py); NAME.run1.npz, NAME.run2.npz, ... the others
   NAME.error   PyTorch's message, for cases PyTorch refuses to script
 
@@ -28,6 +29,7 @@ import ast
 import glob
 import importlib
 import importlib.util
+import inspect
 import os
 import re
 import shutil
@@ -131,9 +133,14 @@ class Cases:
             f.write(relative(scripted.code))
         with open(os.path.join(self.dir, name + ".schema"), "w") as f:
             f.write(relative(str(scripted.schema)) + "\n")
+        signature = inspect.signature(entry)
         for k, args in enumerate(runs):
             if not isinstance(args, tuple):
                 args = (args,)
+            # Defaults are passed explicitly: graph inputs are every argument.
+            bound = signature.bind(*args)
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
             arrays = {}
             put_inputs(arrays, args)
             try:
