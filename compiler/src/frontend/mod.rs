@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod ast_dump;
+pub mod builtins;
 pub mod canonicalize_modified_loop;
 pub mod cleanup;
 pub mod convert_to_ssa;
@@ -15,6 +16,7 @@ pub mod normalize;
 pub mod parser;
 #[cfg(test)]
 mod parser_tests;
+pub mod schema_match;
 pub mod span;
 
 pub use cleanup::run_cleanup_passes;
