@@ -15,6 +15,7 @@ pub mod parser;
 #[cfg(test)]
 mod parser_tests;
 pub mod normalize;
+pub mod python_print;
 pub mod span;
 
 pub use cleanup::run_cleanup_passes;
