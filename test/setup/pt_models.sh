@@ -20,6 +20,5 @@ if [ -f "$out/resnet18.pt" ] && [ -f "$out/mobilenet_v3_small.pt" ] && [ -f "$ou
   exit 0
 fi
 mkdir -p "$out"
-# The committed corpus is rewritten identically (fixed seeds); only --large adds files.
 "$venv/bin/python" "$root/tools/gen/gen_pt_corpus.py" --large "$out" >&2
 echo "$out"

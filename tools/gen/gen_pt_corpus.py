@@ -11,7 +11,8 @@ and every parameter and buffer (state-dict name, dtype, shape, first values, sum
 reader's tests to compare the unpickled structure with.
 
 Models over 1 MB (torchvision resnet18 and mobilenet_v3_small) are written only with
---large DIR (test/setup/pt_models.sh does that); they are not committed.
+--large DIR, which writes only those (test/setup/pt_models.sh does that); they are not
+committed.
 """
 import argparse
 import enum
@@ -344,10 +345,29 @@ def storage_dtypes(path):
     return out
 
 
+def write_large(out_dir):
+    import torchvision
+    os.makedirs(out_dir, exist_ok=True)
+    large = {}
+    seed(100)
+    r = torchvision.models.resnet18(weights=None).eval()
+    save("resnet18", torch.jit.script(r), [torch.randn(1, 3, 224, 224)], out_dir=out_dir, summary=large)
+    seed(101)
+    mb = torchvision.models.mobilenet_v3_small(weights=None).eval()
+    save("mobilenet_v3_small", torch.jit.script(mb), [torch.randn(1, 3, 224, 224)], out_dir=out_dir,
+         summary=large)
+    with open(os.path.join(out_dir, "SUMMARY.json"), "w") as f:
+        json.dump(large, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--large", help="also write resnet18 and mobilenet_v3_small here")
     args = ap.parse_args()
+    if args.large:
+        write_large(args.large)
+        return
     os.makedirs(OUT, exist_ok=True)
     summary = {}
 
@@ -404,20 +424,6 @@ def main():
         json.dump(summary, f, indent=1, sort_keys=True)
         f.write("\n")
 
-    if args.large:
-        import torchvision
-        os.makedirs(args.large, exist_ok=True)
-        large = {}
-        seed(100)
-        r = torchvision.models.resnet18(weights=None).eval()
-        save("resnet18", torch.jit.script(r), [torch.randn(1, 3, 224, 224)], out_dir=args.large, summary=large)
-        seed(101)
-        mb = torchvision.models.mobilenet_v3_small(weights=None).eval()
-        save("mobilenet_v3_small", torch.jit.script(mb), [torch.randn(1, 3, 224, 224)], out_dir=args.large,
-             summary=large)
-        with open(os.path.join(args.large, "SUMMARY.json"), "w") as f:
-            json.dump(large, f, indent=1, sort_keys=True)
-            f.write("\n")
 
 
 if __name__ == "__main__":
