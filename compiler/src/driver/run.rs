@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ember_dialects::{catalogue, Graph, Node};
-use ember_runtime::interpreter::{run as interpret, Code};
+use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
@@ -38,11 +38,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let inputs = read_args(&graph, &opts.args)?;
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
-        stderr =
-            bench(&code, &inputs, n).map_err(|e| node_error(&graph, &opts.model, e.0, &e.1))?;
+        stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
     }
-    let outputs = interpret(&code, inputs)
-        .map_err(|e| node_error(&graph, &opts.model, e.node, &e.message))?;
+    let outputs = interpret(&code, inputs).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),
@@ -134,15 +132,29 @@ fn node_error(graph: &Graph, model: &str, node: Option<Node>, message: &str) -> 
     out
 }
 
+/// The message for an error raised while running: as `node_error` at the node of the graph
+/// where it surfaced (the outermost call when it happened inside one), then the TorchScript
+/// call stack, most recent call last.
+fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
+    let mut out = node_error(graph, model, e.top_node(), &e.message);
+    if !e.call_stack.is_empty() {
+        out.push_str("\nTraceback of TorchScript (most recent call last):");
+        for entry in &e.call_stack {
+            let _ = write!(out, "\n  {entry}");
+        }
+    }
+    out
+}
+
 /// Runs the code `n` times and reports the time per call.
-fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, (Option<Node>, String)> {
+fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, RuntimeError> {
     if n == 0 {
-        return Err((None, "--bench needs at least one call".into()));
+        return Err(RuntimeError::new("--bench needs at least one call"));
     }
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        interpret(code, inputs.to_vec()).map_err(|e| (e.node, e.message))?;
+        interpret(code, inputs.to_vec())?;
         times.push(start.elapsed());
     }
     times.sort();
