@@ -345,29 +345,7 @@ impl IValue {
 /// Python's `repr` of a float as TorchScript's `str()` prints it: shortest round-trip digits,
 /// always with a decimal point or exponent, `inf`, `nan`.
 pub fn format_float(d: f64) -> String {
-    if d.is_nan() {
-        return "nan".into();
-    }
-    if d.is_infinite() {
-        return if d > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    // The decimal exponent of the shortest round-trip digits decides the form, as in Python.
-    let sci = format!("{d:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap();
-    let exp: i32 = exp.parse().unwrap();
-    if !(-4..16).contains(&exp) {
-        return format!(
-            "{mantissa}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.abs()
-        );
-    }
-    let s = format!("{d}");
-    if s.contains('.') {
-        s
-    } else {
-        format!("{s}.0")
-    }
+    ember_dialects::floatfmt::format_python_float(d)
 }
 
 impl fmt::Debug for IValue {
