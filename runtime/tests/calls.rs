@@ -413,3 +413,27 @@ fn errors_in_forked_code_surface_at_wait_with_both_stacks() {
     assert_eq!(functions, ["<graph>", "<forked function>", "bad"]);
     assert_eq!(err.call_stack[0].kind.to_string(), "aten::wait");
 }
+
+#[test]
+fn function_constants_find_qualified_unit_functions() {
+    // An archive's unit holds `__torch__.square`; the graph's constant names `square`.
+    let unit = Arc::new(CompilationUnit::new());
+    let square = "graph(%n : int):\n  %r : int = aten::mul(%n, %n)\n  return (%r)\n";
+    unit.add_function(Function::new(
+        "__torch__.square",
+        parse_graph(square).unwrap(),
+    ));
+    let caller = "graph(%n : int):\n  %f : Function = prim::Constant[name=\"square\"]()\n  %r : int = prim::CallFunction(%f, %n)\n  %s : int = prim::CallFunction(%f, %r)\n  return (%s)\n";
+    let code = Code::with_unit(&parse_graph(caller).unwrap(), &unit).unwrap();
+    assert_eq!(
+        run(&code, vec![IValue::Int(3)]).unwrap()[0].as_int(),
+        Some(81)
+    );
+    // Without the unit (and no attr::Subgraph) the callee is unknown: refused at load.
+    let err = Code::new(&parse_graph(caller).unwrap()).err().unwrap();
+    assert!(
+        err.message.contains("cannot call function 'square'"),
+        "{}",
+        err.message
+    );
+}

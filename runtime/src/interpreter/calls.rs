@@ -167,7 +167,8 @@ pub(super) fn function_callee(
         let found = [Some(name.clone()), qualname]
             .into_iter()
             .flatten()
-            .find_map(|q| unit.function(&q));
+            .find_map(|q| unit.function(&q))
+            .or_else(|| function_by_last_name(unit, &name));
         if let Some(f) = found {
             let code = f
                 .code(Some(unit))
@@ -183,6 +184,18 @@ pub(super) fn function_callee(
             if unit.is_some() { " and the compilation unit does not define it" } else { " and no compilation unit was given" }
         ),
     ))
+}
+
+/// The one function of the unit whose qualified name ends in `.name` (graphs name callees
+/// `helper` where an archive's unit holds `__torch__.helper`).
+fn function_by_last_name(unit: &CompilationUnit, name: &str) -> Option<Arc<Function>> {
+    let suffix = format!(".{name}");
+    let mut matches = unit
+        .functions()
+        .into_iter()
+        .filter(|f| f.qualname.ends_with(&suffix));
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first)
 }
 
 /// The callee of `prim::CallMethod[name=...]` node `n`.
