@@ -437,3 +437,24 @@ fn function_constants_find_qualified_unit_functions() {
         err.message
     );
 }
+
+#[test]
+fn errors_inside_with_blocks_call_exit() {
+    // with t as d: raise ... -> Timer.__exit__ runs (depth += 100) before the error leaves.
+    let case = unit_of("context");
+    let body = r#"graph(%t : __torch__.Timer, %x : int):
+  %msg : str = prim::Constant[value="inside with"]()
+  %cls : str = prim::Constant[value="builtins.RuntimeError"]()
+  %d : int = prim::Enter(%t)
+  %y : int = aten::add(%x, %d)
+   = prim::RaiseException(%msg, %cls)
+  %e : Tensor = prim::Exit(%t)
+  return (%y)
+"#;
+    let code = Code::with_unit(&parse_graph(body).unwrap(), &case.unit).unwrap();
+    let t = case.unit.class("__torch__.Timer").unwrap().instantiate();
+    t.set_attr("depth", IValue::Int(0));
+    let err = run(&code, vec![IValue::Object(t.clone()), IValue::Int(1)]).unwrap_err();
+    assert_eq!(err.message, "RuntimeError: inside with");
+    assert_eq!(t.attr("depth").and_then(|v| v.as_int()), Some(101));
+}
