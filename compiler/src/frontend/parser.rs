@@ -785,7 +785,9 @@ impl<'a> Parser<'a> {
     fn def(&mut self, decorators: Vec<Expr>, is_method: bool) -> Result<Stmt> {
         let start = self.expect(T::Def)?.span.start;
         let name = self.ident()?;
+        let params_start = self.cur().span.start;
         let mut params = self.params()?;
+        let params_end = self.prev_end;
         let mut return_type = if self.eat(T::Arrow) {
             Some(self.expr(0)?)
         } else {
@@ -794,7 +796,23 @@ impl<'a> Parser<'a> {
         let colon = self.expect(T::Colon)?;
         let header = Span::new(start, colon.span.end);
         if let Some(c) = self.signature_type_comment(colon.span.end) {
-            let (types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            let (mut types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            // PEP 484's long form: `# type: (...) -> R` with one `# type: T` per parameter line.
+            if let [Expr {
+                kind: ExprKind::Ellipsis,
+                ..
+            }] = types.as_slice()
+            {
+                let per_param: Vec<TypeComment> = self
+                    .type_comments_from(params_start)
+                    .take_while(|t| t.span.start < params_end)
+                    .copied()
+                    .collect();
+                types = per_param
+                    .into_iter()
+                    .map(|t| self.sub_parse(t.content, |p| p.whole_expr()))
+                    .collect::<Result<_>>()?;
+            }
             let skip = usize::from(is_method && !params.is_empty());
             let expected = params.len() - skip;
             if types.len() != expected {

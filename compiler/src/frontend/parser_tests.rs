@@ -439,6 +439,12 @@ class C:
     def m(self, a):
         # type: (int) -> None
         pass
+
+def long_form(a,  # type: int
+              b,  # type: List[float]
+              ):
+    # type: (...) -> float
+    return b[a]
 "#,
         expect![[r#"
             def f(x: int, y: (sub List int)) -> (sub Tuple int int)
@@ -450,6 +456,8 @@ class C:
             class C()
               def m(self, a: int) -> None
                 pass
+            def long_form(a: int, b: (sub List float)) -> float
+              return (sub b a)
         "#]],
     );
     check(
