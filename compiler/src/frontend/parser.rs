@@ -741,8 +741,18 @@ impl<'a> Parser<'a> {
 
     fn with_stmt(&mut self) -> Result<Stmt> {
         let start = self.expect(T::With)?.span.start;
+        // `with (a as b, c):` (Python 3.9+): parentheses around the items, told apart from a
+        // parenthesized first expression by the `:` right after the closing parenthesis.
+        let parenthesized =
+            self.peek() == T::LParen && self.peek_at(self.matching_paren_offset() + 1) == T::Colon;
+        if parenthesized {
+            self.bump();
+        }
         let mut items = Vec::new();
         loop {
+            if parenthesized && self.peek() == T::RParen {
+                break;
+            }
             let context = self.expr(0)?;
             let target = if self.eat(T::As) {
                 let t = self.star_or_expr(CMP)?;
@@ -756,12 +766,34 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        if parenthesized {
+            self.expect(T::RParen)?;
+        }
         self.expect(T::Colon)?;
         let body = self.block(false)?;
         Ok(Stmt::new(
             StmtKind::With { items, body },
             self.span_from(start),
         ))
+    }
+
+    /// How many tokens ahead the `)` closing the current `(` is (at EOF if none).
+    fn matching_paren_offset(&self) -> usize {
+        let mut depth = 0usize;
+        for (offset, t) in self.tokens[self.pos..].iter().enumerate() {
+            match t.kind {
+                T::LParen | T::LBracket | T::LBrace => depth += 1,
+                T::RParen | T::RBracket | T::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return offset;
+                    }
+                }
+                T::Eof => return offset,
+                _ => {}
+            }
+        }
+        self.tokens.len() - self.pos
     }
 
     /// Decorators, then the def or class they apply to.

@@ -258,6 +258,12 @@ def f(x: Tensor, y: int = 2, *, z: Optional[float] = None) -> Tuple[Tensor, int]
         pass
     with torch.no_grad() as g, lock:
         del d[0], e
+    with (open(a) as f, open(b) as g,):
+        pass
+    with (a):
+        pass
+    with (a, b) as c:
+        pass
     assert x > 0, "positive"
     assert x
     global counter
@@ -302,6 +308,12 @@ def f(x: Tensor, y: int = 2, *, z: Optional[float] = None) -> Tuple[Tensor, int]
                 pass
               with (call (. torch no_grad)) as g, lock
                 del (sub d 0), e
+              with (call open a) as f, (call open b) as g
+                pass
+              with a
+                pass
+              with (tuple a b) as c
+                pass
               assert (> x 0), "positive"
               assert x
               global counter
