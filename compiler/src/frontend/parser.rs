@@ -1341,6 +1341,11 @@ impl<'a> Parser<'a> {
         let t = self.cur();
         let simple = |kind| Ok(Expr::new(kind, t.span));
         match t.kind {
+            // frontend.py reads the name `Ellipsis` as `...`.
+            T::Ident if self.text(t) == "Ellipsis" => {
+                self.bump();
+                simple(ExprKind::Ellipsis)
+            }
             T::Ident => {
                 self.bump();
                 simple(ExprKind::Name(self.text(t).to_string()))

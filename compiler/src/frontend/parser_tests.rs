@@ -129,6 +129,7 @@ fn atoms_and_trailers() {
         True
         False
         ...
+        x[Ellipsis, 0]
         1.5
         1e-3
         3j
@@ -171,6 +172,7 @@ fn atoms_and_trailers() {
             True  =>  True
             False  =>  False
             ...  =>  ...
+            x[Ellipsis, 0]  =>  (sub x ... 0)
             1.5  =>  1.5
             1e-3  =>  0.001
             3j  =>  3.0j
