@@ -824,7 +824,7 @@ pub fn split_string(text: &str) -> StringParts<'_> {
     let quote_at = text.find(['"', '\'']).unwrap_or(0);
     let prefix = text[..quote_at].to_ascii_lowercase();
     let quote = text.as_bytes().get(quote_at).copied().unwrap_or(b'"');
-    let triple = text[quote_at..].as_bytes().starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
+    let triple = text.as_bytes()[quote_at..].starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
     let q = if triple { 3 } else { 1 };
     let body_end = text.len().saturating_sub(q).max(quote_at + q);
     StringParts {

@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
             }
             T::Nonlocal => return self.err(t.span, "nonlocal variables aren't supported"),
             T::Import => StmtKind::Import(self.import()?),
-            T::From => StmtKind::Import(self.from_import()?),
+            T::From => StmtKind::Import(self.import_from()?),
             _ => return self.assign_or_expr(),
         };
         Ok(Stmt::new(kind, self.span_from(start)))
@@ -557,7 +557,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn from_import(&mut self) -> Result<Import> {
+    fn import_from(&mut self) -> Result<Import> {
         let start = self.expect(T::From)?.span.start;
         if matches!(self.peek(), T::Dot | T::Ellipsis) {
             return self.err(self.cur().span, "relative imports are not supported");
