@@ -417,6 +417,11 @@ impl<'a> FnEmitter<'a> {
         if self.cx.unit.class(full).is_some() {
             return Sugared::Class(full.to_string());
         }
+        // Code printed by PyTorch names functions of its own module by qualified name.
+        let last = full.rsplit('.').next().unwrap_or(full);
+        if matches!(self.cx.globals.get(last), Some(Global::Def(_))) {
+            return Sugared::Function(last.to_string());
+        }
         match self.cx.resolver.resolve(full) {
             Some(super::Resolved::Class(c)) => return Sugared::Class(c.qualname.clone()),
             Some(super::Resolved::Function(f)) => return Sugared::Function(f.qualname.clone()),

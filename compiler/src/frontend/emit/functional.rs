@@ -4,13 +4,14 @@
 //! signatures (functional.py) once, the first time a file calls one.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::Value;
 use ember_runtime::unit::{CompilationUnit, Function};
 
 use super::{FnSig, NoResolver};
+use crate::frontend::builtins;
 use crate::frontend::schema_match::NamedValue;
 use crate::frontend::span::SourceFile;
 
@@ -52,6 +53,63 @@ fn boolean_dispatch(name: &str) -> Option<(usize, String)> {
 pub fn has(name: &str) -> bool {
     let target = boolean_dispatch(name).map_or(name.to_string(), |(_, t)| t);
     SOURCE.contains(&format!("\ndef {target}("))
+        || builtins::python_function_code(&format!("torch.nn.functional.{target}")).is_some()
+}
+
+/// PyTorch's own scripted code for `torch.nn.functional.<name>` (builtins::python_function_code)
+/// with the helpers it calls, compiled once per function; `None` if there is no code for it
+/// or Ember cannot compile it (functional.py is used then).
+fn pytorch_code(name: &str) -> Option<(FnSig, Arc<Function>)> {
+    static COMPILED: OnceLock<Mutex<HashMap<String, Option<(FnSig, Arc<Function>)>>>> =
+        OnceLock::new();
+    let cache = COMPILED.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
+        return hit.clone();
+    }
+    let compiled = compile_pytorch_code(name);
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name.to_string(), compiled.clone());
+    compiled
+}
+
+fn compile_pytorch_code(name: &str) -> Option<(FnSig, Arc<Function>)> {
+    // The function and, transitively, the helpers it names as `__torch__.<module>.<helper>`.
+    let mut source = String::from(
+        "import torch\nfrom torch import Tensor\nfrom typing import List, Optional, Tuple, Dict\n",
+    );
+    let mut seen = vec![format!("torch.nn.functional.{name}")];
+    let mut i = 0;
+    while i < seen.len() {
+        let code = builtins::python_function_code(&seen[i])?;
+        for (at, _) in code.match_indices("__torch__.") {
+            let rest = &code[at + "__torch__.".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                .unwrap_or(rest.len());
+            let helper = &rest[..end];
+            if !seen.iter().any(|s| s == helper) && builtins::python_function_code(helper).is_some()
+            {
+                seen.push(helper.to_string());
+            }
+        }
+        source.push_str(code);
+        source.push('\n');
+        i += 1;
+    }
+    let file = Arc::new(SourceFile::new("torch/nn/functional.py", source));
+    let module = crate::frontend::parser::parse_module(&file).ok()?;
+    let unit = CompilationUnit::new();
+    let table = super::module::compile_module_functions(
+        file.clone(),
+        &module,
+        &unit,
+        &NoResolver,
+        "__torch__",
+    )
+    .ok()?;
+    table.get(name).cloned()
 }
 
 /// The compiled function a call of `F.<name>` with these arguments runs.
@@ -84,6 +142,9 @@ pub fn resolve(
         }
         None => name.to_string(),
     };
+    if let Some(found) = pytorch_code(&target) {
+        return Ok(found);
+    }
     let table = prelude()?;
     table
         .get(&target)
