@@ -409,25 +409,7 @@ impl FnEmitter<'_> {
         }
         // Classes of an archive: the signature from the compiled graph.
         if let Some(f) = self.unit_class(qual).and_then(|c| c.method(name)) {
-            let inputs = f.graph.inputs();
-            let params = inputs
-                .iter()
-                .skip(1)
-                .map(|&v| super::ParamSig {
-                    name: f.graph.debug_name(v).unwrap_or("").to_string(),
-                    ty: f.graph.ty(v).clone(),
-                    n: None,
-                    default: None,
-                    kwarg_only: false,
-                })
-                .collect();
-            let ret = f
-                .graph
-                .outputs()
-                .first()
-                .map(|&o| f.graph.ty(o).clone())
-                .unwrap_or(Type::None);
-            return Ok(Some(FnSig { params, ret }));
+            return Ok(Some(super::module::signature_of_graph(&f.graph, 1)));
         }
         Ok(None)
     }
