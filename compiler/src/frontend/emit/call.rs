@@ -1155,6 +1155,20 @@ impl<'a> FnEmitter<'a> {
                 Ok(Sugared::Simple(out))
             }
             Sugared::Class(qual) => {
+                let is_module = self
+                    .cx
+                    .state
+                    .borrow()
+                    .classes
+                    .get(qual)
+                    .is_some_and(|c| c.is_module);
+                if is_module {
+                    let short = qual.rsplit('.').next().unwrap_or(qual);
+                    return Err(self.err(
+                        span,
+                        format!("Cannot instantiate class '{short}' in a script function"),
+                    ));
+                }
                 let n = self.emit_node(
                     Symbol::prim("CreateObject"),
                     &[],
@@ -1255,7 +1269,10 @@ impl<'a> FnEmitter<'a> {
                         return Ok(Sugared::Simple(out));
                     }
                 }
-                Err(self.err(span, format!("'{}' object is not callable", t.repr_str())))
+                Err(self.err(
+                    span,
+                    format!("cannot call a value of type '{}'", t.repr_str()),
+                ))
             }
             Sugared::PythonFunction(name) => {
                 // PyTorch infers `name(Tensor 0, ...) -> Tensor 0` for a Python function.

@@ -252,6 +252,15 @@ impl ModuleCx<'_> {
         methods_of(c).find(|d| d.name.name == name && has_decorator(d, "staticmethod"))
     }
 
+    pub fn is_module_class(&self, c: &ClassDef) -> bool {
+        let qual = format!("{}.{}", self.prefix, c.name.name);
+        self.state
+            .borrow()
+            .classes
+            .get(&qual)
+            .is_some_and(|i| i.is_module)
+    }
+
     /// Compiles the methods of a class, `__init__` first (it decides the attributes).
     pub fn compile_class(&self, c: &ClassDef) -> R<()> {
         let qual = format!("{}.{}", self.prefix, c.name.name);

@@ -199,7 +199,9 @@ pub(crate) fn compile_module_functions(
     for c in &classes {
         cx.declare_class(c)?;
     }
-    for c in &classes {
+    // Module classes last: PyTorch compiles a module's methods only when scripting an
+    // instance, never from a function, so errors in functions come first.
+    for c in classes.iter().filter(|c| !cx.is_module_class(c)) {
         cx.compile_class(c)?;
     }
     for d in &defs {
@@ -207,6 +209,9 @@ pub(crate) fn compile_module_functions(
             continue;
         }
         cx.ensure_function(&d.name.name, d.name.span)?;
+    }
+    for c in classes.iter().filter(|c| cx.is_module_class(c)) {
+        cx.compile_class(c)?;
     }
     // Functions enter the unit in source order, whatever order they were compiled in.
     let st = cx.state.into_inner();
