@@ -331,7 +331,7 @@ impl ModuleCx<'_> {
             return Ok(None);
         }
         let key = format!("{qual}.{name}");
-        if self.state.borrow().in_progress.iter().any(|n| *n == key) {
+        if self.state.borrow().in_progress.contains(&key) {
             return Err(FrontendError::new(
                 span,
                 format!(

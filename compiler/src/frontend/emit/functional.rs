@@ -17,7 +17,8 @@ use crate::frontend::span::SourceFile;
 
 const SOURCE: &str = include_str!("functional.py");
 
-type Table = HashMap<String, (FnSig, Arc<Function>)>;
+type Compiled = (FnSig, Arc<Function>);
+type Table = HashMap<String, Compiled>;
 
 fn prelude() -> Result<&'static Table, String> {
     static PRELUDE: OnceLock<Result<Table, String>> = OnceLock::new();
@@ -60,8 +61,7 @@ pub fn has(name: &str) -> bool {
 /// with the helpers it calls, compiled once per function; `None` if there is no code for it
 /// or Ember cannot compile it (functional.py is used then).
 fn pytorch_code(name: &str) -> Option<(FnSig, Arc<Function>)> {
-    static COMPILED: OnceLock<Mutex<HashMap<String, Option<(FnSig, Arc<Function>)>>>> =
-        OnceLock::new();
+    static COMPILED: OnceLock<Mutex<HashMap<String, Option<Compiled>>>> = OnceLock::new();
     let cache = COMPILED.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(name) {
         return hit.clone();

@@ -138,6 +138,7 @@ pub(crate) struct State {
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[allow(clippy::enum_variant_names)] // PyTorch's names
 pub(crate) enum LoopStatus {
     NotInLoop,
     InLoop,
