@@ -6,7 +6,8 @@
 //! For each case:
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
 //!   ("reference runs");
-//! - its `.code` must be what Ember's Python printer prints for PyTorch's graph ("code");
+//! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
+//!   signature from `.schema` ("code").
 //!
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
@@ -17,6 +18,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
+use ember_compiler::frontend::python_print::print_function_in;
+use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::npz_case::{check_result, Arrays};
@@ -114,6 +117,7 @@ type Check = Option<Result<(), String>>;
 struct Outcome {
     reference_parse: Check,
     reference_runs: Check,
+    code: Check,
 }
 
 impl Outcome {
@@ -121,6 +125,7 @@ impl Outcome {
         [
             ("PyTorch's graph", &self.reference_parse),
             ("reference run", &self.reference_runs),
+            ("code", &self.code),
         ]
         .into_iter()
         .filter_map(|(what, c)| match c {
@@ -177,7 +182,42 @@ fn check_case(case: &Case) -> Outcome {
     if !case.runs().is_empty() {
         out.reference_runs = Some(check_runs(case, &reference));
     }
+    out.code = Some(check_code(case));
     out
+}
+
+/// Prints PyTorch's graph with Ember's Python printer and compares with PyTorch's `.code`.
+///
+/// Both keep PyTorch's module path: the printer decides where to split lines by their length.
+fn check_code(case: &Case) -> Result<(), String> {
+    let source = std::fs::read_to_string(&case.py).map_err(|e| e.to_string())?;
+    let name = entry_name(&source).ok_or("no top-level def")?;
+    let read = |ext: &str| std::fs::read_to_string(case.sibling(ext)).map_err(|e| e.to_string());
+    let graph =
+        ember_dialects::parse::parse_graph(&read("graph")?).map_err(|d| format!("parse: {d}"))?;
+    // A schema naming types the schema parser does not read leaves the signature to the graph.
+    let schema = parse_schema(read("schema")?.trim()).ok();
+    let namespace = format!("__torch__.{}", case.module);
+    let printed = print_function_in(&graph, &name, schema.as_ref(), &namespace)?;
+    let want = read("code")?;
+    if printed == want {
+        return Ok(());
+    }
+    Err(first_difference(&printed, &want))
+}
+
+/// The first line where `got` and `want` differ.
+fn first_difference(got: &str, want: &str) -> String {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    let i = (0..g.len().max(w.len()))
+        .find(|&i| g.get(i) != w.get(i))
+        .unwrap_or(0);
+    format!(
+        "line {}: printed {:?}, PyTorch {:?}",
+        i + 1,
+        g.get(i).unwrap_or(&"<end>"),
+        w.get(i).unwrap_or(&"<end>")
+    )
 }
 
 fn count(outcomes: &[(&Case, Outcome)], pick: impl Fn(&Outcome) -> &Check) -> String {
@@ -227,10 +267,12 @@ fn script_corpus_matches_pytorch() {
         }
     }
     println!(
-        "script corpus: {} cases; PyTorch graphs parsed {}, reference runs equal {}",
+        "script corpus: {} cases; PyTorch graphs parsed {}, reference runs equal {}, \
+         code printed equal {}",
         cases.len(),
         count(&outcomes, |o| &o.reference_parse),
         count(&outcomes, |o| &o.reference_runs),
+        count(&outcomes, |o| &o.code),
     );
     if !fixed.is_empty() {
         println!(

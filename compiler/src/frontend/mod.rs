@@ -17,6 +17,7 @@ pub mod normalize;
 pub mod parser;
 #[cfg(test)]
 mod parser_tests;
+pub mod python_print;
 pub mod schema_match;
 pub mod span;
 
