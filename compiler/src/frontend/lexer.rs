@@ -280,7 +280,13 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(file: &'a SourceFile) -> Lexer<'a> {
-        Lexer::with_range(file, 0, file.text.len(), true)
+        // A UTF-8 byte order mark at the start is not part of the program, as in Python.
+        let start = if file.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        Lexer::with_range(file, start, file.text.len(), true)
     }
 
     /// Tokens of a part of the file with no layout tokens (no NEWLINE, INDENT or DEDENT), as
@@ -608,11 +614,10 @@ impl<'a> Lexer<'a> {
         match lower.as_str() {
             "r" | "u" => Ok(Some(TokenKind::String)),
             "f" | "rf" | "fr" => Ok(Some(TokenKind::FString)),
-            "b" | "rb" | "br" => Err(self.error(
-                start,
-                self.pos + 1,
-                "bytes literals are not supported in TorchScript",
-            )),
+            // frontend.py's words for a bytes constant.
+            "b" | "rb" | "br" => {
+                Err(self.error(start, self.pos + 1, "Unknown Constant expression type"))
+            }
             _ => Ok(None),
         }
     }
@@ -998,6 +1003,8 @@ mod tests {
                 r#"if ident(a) : newline indent ident(b) newline ident(c) newline dedent eof"#
             ]],
         );
+        // A byte order mark is skipped.
+        check("\u{feff}x\n", expect![[r#"ident(x) newline eof"#]]);
         // CRLF line ends.
         check(
             "if a:\r\n  b\r\n",
@@ -1089,11 +1096,10 @@ x = '''abc
         );
         check(
             "x = b'abc'\n",
-            expect![[
-                r#"ident(x) = ERROR t.py:1:5: error: bytes literals are not supported in TorchScript
-x = b'abc'
-    ~~ <--- HERE"#
-            ]],
+            expect![[r#"
+                ident(x) = ERROR t.py:1:5: error: Unknown Constant expression type
+                x = b'abc'
+                    ~~ <--- HERE"#]],
         );
     }
 
