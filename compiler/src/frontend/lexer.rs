@@ -233,6 +233,11 @@ impl TokenKind {
     }
 
     pub fn keyword(text: &str) -> Option<TokenKind> {
+        // Keywords are short and lowercase but for three: skip the search for most identifiers.
+        let first = *text.as_bytes().first()?;
+        if text.len() > 8 || !(first.is_ascii_lowercase() || b"FNT".contains(&first)) {
+            return None;
+        }
         KEYWORDS.iter().find(|(t, _)| *t == text).map(|(_, k)| *k)
     }
 }
