@@ -23,6 +23,7 @@ use std::sync::{Arc, RwLock};
 
 use ember_runtime::ivalue::{Dict, DictKey, EnumValue, IValue, Object};
 use ember_runtime::tensor::{DType, Device, Storage};
+use ember_runtime::unit::ClassType;
 
 use super::error::ImportError;
 use super::limits::Limits;
@@ -40,7 +41,7 @@ impl PickledObject {
     pub fn from_ivalue(v: &IValue) -> Option<PickledObject> {
         match v {
             IValue::Object(o) => object_state(o).map(|state| PickledObject {
-                class: o.class_name.clone(),
+                class: o.class_name().to_string(),
                 state,
             }),
             _ => None,
@@ -1143,8 +1144,9 @@ impl Converter<'_> {
                     )));
                 };
                 let state = self.convert(*state, depth + 1)?;
+                // The class is only a name until the module loader defines it.
                 IValue::Object(Arc::new(Object {
-                    class_name: class.clone(),
+                    class: Arc::new(ClassType::new(class.clone(), false)),
                     slots: RwLock::new(vec![state]),
                 }))
             }
