@@ -379,8 +379,8 @@ impl<'a> FnEmitter<'a> {
             Some(ModuleAttr::Constant(c)) => Ok(Sugared::Simple(self.insert_constant(c, span))),
             Some(ModuleAttr::Module(p)) => Ok(Sugared::Namespace(p)),
             Some(ModuleAttr::PythonFunction | ModuleAttr::BooleanDispatch { .. }) => {
-                if super::functional::has(name) {
-                    return Ok(Sugared::Functional(name.to_string()));
+                if super::functional::has(path, name) {
+                    return Ok(Sugared::Functional(full.clone()));
                 }
                 // Functions PyTorch compiles from Python source: call the operator of the
                 // same name, which computes the same thing.
