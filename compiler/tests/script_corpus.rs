@@ -4,6 +4,13 @@
 //! of ember_runtime::npz_case), or `.error` for programs PyTorch refuses.
 //!
 //! For each case:
+//! - Ember's frontend (`frontend::compile_source`) must compile the file, and the entry's graph
+//!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
+//!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
+//!   PyTorch's module path) ("graphs equal");
+//! - Ember's graph, calls inlined, must run to PyTorch's outputs on every run ("runs equal");
+//! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
+//!   part of Ember's ("errors");
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
 //!   ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
@@ -12,13 +19,15 @@
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
 //! listed cases that pass now. `EMBER_SCRIPT_FILTER=substring` runs only the cases whose path
-//! contains it; `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not.
+//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases; `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::print_function_in;
+use ember_compiler::passes::{inline, PassContext};
 use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{run, Code};
@@ -40,6 +49,11 @@ struct Case {
 }
 
 impl Case {
+    /// The file name diagnostics show: repo-relative, as in PyTorch's messages.
+    fn display_name(&self) -> String {
+        format!("test/script/{}.py", self.id)
+    }
+
     fn sibling(&self, ext: &str) -> PathBuf {
         self.py.with_extension(ext)
     }
@@ -115,6 +129,9 @@ type Check = Option<Result<(), String>>;
 
 #[derive(Default)]
 struct Outcome {
+    graph: Check,
+    runs: Check,
+    error: Check,
     reference_parse: Check,
     reference_runs: Check,
     code: Check,
@@ -123,6 +140,9 @@ struct Outcome {
 impl Outcome {
     fn failures(&self) -> Vec<String> {
         [
+            ("graph", &self.graph),
+            ("run", &self.runs),
+            ("error", &self.error),
             ("PyTorch's graph", &self.reference_parse),
             ("reference run", &self.reference_runs),
             ("code", &self.code),
@@ -163,11 +183,71 @@ fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
     Ok(())
 }
 
+/// The first line of PyTorch's error message, as Ember is expected to word it.
+fn pytorch_error_line(case: &Case) -> Result<String, String> {
+    let text = case.pytorch_text("error")?;
+    let first = text.lines().next().unwrap_or_default().trim();
+    Ok(first.strip_suffix(':').unwrap_or(first).trim().to_string())
+}
+
+fn check_error(case: &Case, source: &str) -> Result<(), String> {
+    let want = pytorch_error_line(case)?;
+    match compile_source(&case.display_name(), source) {
+        Ok(_) => Err(format!("compiles, but PyTorch refuses it: {want}")),
+        Err(message) if message.contains(&want) => Ok(()),
+        Err(message) => Err(format!(
+            "PyTorch says {want:?}, Ember says {:?}",
+            message.lines().next().unwrap_or_default()
+        )),
+    }
+}
+
+/// The entry's graph as Ember's frontend compiles it.
+fn ember_graph(case: &Case, source: &str) -> Result<Graph, String> {
+    let name = entry_name(source).ok_or("no top-level def")?;
+    let unit = compile_source(&case.display_name(), source)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
+    let f = unit
+        .function(&name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    Ok(f.graph.clone())
+}
+
+fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
+    let (got, want) = (normalized_text(ember)?, normalized_text(reference)?);
+    if std::env::var("EMBER_SCRIPT_SHOW").is_ok_and(|v| !v.is_empty() && case.id.contains(&v)) {
+        println!(
+            "== {} (Ember, normalized)\n{got}== {} (PyTorch, normalized)\n{want}",
+            case.id, case.id
+        );
+    }
+    if got == want {
+        return Ok(());
+    }
+    Err(first_difference(&got, &want))
+}
+
+/// Ember's graph with its calls inlined, so that the interpreter can run it.
+fn runnable(graph: &Graph) -> Result<Graph, String> {
+    let mut g = graph.clone();
+    inline::run(&mut g, &mut PassContext::unlimited("inline"))?;
+    Ok(g)
+}
+
 fn check_case(case: &Case) -> Outcome {
     let mut out = Outcome::default();
+    let source = match std::fs::read_to_string(&case.py) {
+        Ok(s) => s,
+        Err(e) => {
+            out.graph = Some(Err(e.to_string()));
+            return out;
+        }
+    };
     if case.sibling("error").exists() {
+        out.error = Some(check_error(case, &source));
         return out;
     }
+    let ember = ember_graph(case, &source);
     let reference = case.pytorch_text("graph").and_then(|text| {
         ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
     });
@@ -179,6 +259,20 @@ fn check_case(case: &Case) -> Outcome {
         }
     };
     out.reference_parse = Some(normalized_text(&reference).map(|_| ()));
+    out.graph = Some(
+        ember
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|g| compare_graphs(case, g, &reference)),
+    );
+    if !case.runs().is_empty() {
+        out.runs = Some(
+            ember
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|g| check_runs(case, &runnable(g)?)),
+        );
+    }
     if !case.runs().is_empty() {
         out.reference_runs = Some(check_runs(case, &reference));
     }
@@ -245,7 +339,7 @@ fn script_corpus_matches_pytorch() {
         .iter()
         .map(|c| {
             let o = std::panic::catch_unwind(|| check_case(c)).unwrap_or_else(|_| Outcome {
-                reference_parse: Some(Err("panicked".into())),
+                graph: Some(Err("panicked".into())),
                 ..Outcome::default()
             });
             (c, o)
@@ -267,9 +361,12 @@ fn script_corpus_matches_pytorch() {
         }
     }
     println!(
-        "script corpus: {} cases; PyTorch graphs parsed {}, reference runs equal {}, \
-         code printed equal {}",
+        "script corpus: {} cases; graphs equal {}, runs equal {}, errors {}; \
+         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}",
         cases.len(),
+        count(&outcomes, |o| &o.graph),
+        count(&outcomes, |o| &o.runs),
+        count(&outcomes, |o| &o.error),
         count(&outcomes, |o| &o.reference_parse),
         count(&outcomes, |o| &o.reference_runs),
         count(&outcomes, |o| &o.code),

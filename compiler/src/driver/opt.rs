@@ -175,7 +175,8 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
     if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
         return (String::new(), diags);
     }
-    match emit(options.emit, &graph) {
+    // A graph file has no function name; its code prints as `def forward(...)`.
+    match emit(options.emit, &graph, &CodeName::function("forward")) {
         Ok(text) => (text, Vec::new()),
         Err(message) => (
             String::new(),
@@ -210,22 +211,27 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
             }],
         );
     }
-    let mut graphs: Vec<(String, Graph)> = unit
+    let mut graphs: Vec<(String, Graph, CodeName)> = unit
         .functions()
         .iter()
-        .map(|f| (f.qualname.clone(), f.graph.clone()))
+        .map(|f| {
+            (
+                f.qualname.clone(),
+                f.graph.clone(),
+                CodeName::function(&f.qualname),
+            )
+        })
         .collect();
     for c in unit.classes() {
         let methods = c.methods.read().unwrap_or_else(|e| e.into_inner());
-        graphs.extend(
-            methods
-                .values()
-                .map(|f| (f.qualname.clone(), f.graph.clone())),
-        );
+        graphs.extend(methods.values().map(|f| {
+            let short = f.qualname.rsplit('.').next().unwrap_or(&f.qualname);
+            (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
+        }));
     }
     let locate = |_| Pos { line: 1, col: 1 };
     let mut out = String::new();
-    for (name, mut graph) in graphs {
+    for (name, mut graph, code_name) in graphs {
         if options.verify_each {
             if let Err(diags) = verify(&graph, &locate) {
                 return (String::new(), diags);
@@ -234,7 +240,7 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
         if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
             return (String::new(), diags);
         }
-        match emit(options.emit, &graph) {
+        match emit(options.emit, &graph, &code_name) {
             Ok(text) => {
                 let _ = write!(out, "# {name}\n{text}");
             }
@@ -305,11 +311,35 @@ fn verify(
     })
 }
 
-fn emit(emit: Emit, graph: &Graph) -> Result<String, String> {
+/// How `--emit=code` names a graph: a function, or a method (whose `self` prints untyped).
+struct CodeName {
+    name: String,
+    is_method: bool,
+}
+
+impl CodeName {
+    fn function(name: &str) -> CodeName {
+        CodeName {
+            name: name.to_string(),
+            is_method: false,
+        }
+    }
+
+    fn method(name: &str) -> CodeName {
+        CodeName {
+            name: name.to_string(),
+            is_method: true,
+        }
+    }
+}
+
+fn emit(emit: Emit, graph: &Graph, code_name: &CodeName) -> Result<String, String> {
+    use crate::frontend::python_print::{print_function, print_method};
     match emit {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
-        Emit::Code => Err("--emit=code needs the Python printer, which is not built yet".into()),
+        Emit::Code if code_name.is_method => print_method(graph, &code_name.name, None),
+        Emit::Code => print_function(graph, &code_name.name, None),
         Emit::Mlir | Emit::Llvm | Emit::Ptx => emit_lowered(emit, graph),
     }
 }

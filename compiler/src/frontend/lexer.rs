@@ -233,6 +233,11 @@ impl TokenKind {
     }
 
     pub fn keyword(text: &str) -> Option<TokenKind> {
+        // Keywords are short and lowercase but for three: skip the search for most identifiers.
+        let first = *text.as_bytes().first()?;
+        if text.len() > 8 || !(first.is_ascii_lowercase() || b"FNT".contains(&first)) {
+            return None;
+        }
         KEYWORDS.iter().find(|(t, _)| *t == text).map(|(_, k)| *k)
     }
 }
@@ -819,7 +824,7 @@ pub fn split_string(text: &str) -> StringParts<'_> {
     let quote_at = text.find(['"', '\'']).unwrap_or(0);
     let prefix = text[..quote_at].to_ascii_lowercase();
     let quote = text.as_bytes().get(quote_at).copied().unwrap_or(b'"');
-    let triple = text[quote_at..].as_bytes().starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
+    let triple = text.as_bytes()[quote_at..].starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
     let q = if triple { 3 } else { 1 };
     let body_end = text.len().saturating_sub(q).max(quote_at + q);
     StringParts {

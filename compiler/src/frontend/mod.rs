@@ -44,6 +44,18 @@ pub fn compile(
     emit::compile_module(file, &module, unit, resolver)
 }
 
+/// [`compile`] for a file of module `prefix` (`__torch__.foo.bar`): its classes are
+/// `<prefix>.<Name>`, as in an archive's code/ folder.
+pub fn compile_as_module(
+    file: Arc<SourceFile>,
+    unit: &CompilationUnit,
+    resolver: &dyn Resolver,
+    prefix: &str,
+) -> Result<(), FrontendError> {
+    let module = parser::parse_module(&file)?;
+    emit::compile_module_with_prefix(file, &module, unit, resolver, prefix)
+}
+
 /// [`compile`] for a self-contained source text; the error is the rendered diagnostic
 /// (`name:line:col: error: message` and the highlighted line).
 pub fn compile_source(name: &str, text: &str) -> Result<CompilationUnit, String> {

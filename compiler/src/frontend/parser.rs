@@ -384,7 +384,7 @@ impl<'a> Parser<'a> {
             }
             T::Nonlocal => return self.err(t.span, "nonlocal variables aren't supported"),
             T::Import => StmtKind::Import(self.import()?),
-            T::From => StmtKind::Import(self.from_import()?),
+            T::From => StmtKind::Import(self.import_from()?),
             _ => return self.assign_or_expr(),
         };
         Ok(Stmt::new(kind, self.span_from(start)))
@@ -557,7 +557,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn from_import(&mut self) -> Result<Import> {
+    fn import_from(&mut self) -> Result<Import> {
         let start = self.expect(T::From)?.span.start;
         if matches!(self.peek(), T::Dot | T::Ellipsis) {
             return self.err(self.cur().span, "relative imports are not supported");
@@ -741,8 +741,18 @@ impl<'a> Parser<'a> {
 
     fn with_stmt(&mut self) -> Result<Stmt> {
         let start = self.expect(T::With)?.span.start;
+        // `with (a as b, c):` (Python 3.9+): parentheses around the items, told apart from a
+        // parenthesized first expression by the `:` right after the closing parenthesis.
+        let parenthesized =
+            self.peek() == T::LParen && self.peek_at(self.matching_paren_offset() + 1) == T::Colon;
+        if parenthesized {
+            self.bump();
+        }
         let mut items = Vec::new();
         loop {
+            if parenthesized && self.peek() == T::RParen {
+                break;
+            }
             let context = self.expr(0)?;
             let target = if self.eat(T::As) {
                 let t = self.star_or_expr(CMP)?;
@@ -756,12 +766,34 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        if parenthesized {
+            self.expect(T::RParen)?;
+        }
         self.expect(T::Colon)?;
         let body = self.block(false)?;
         Ok(Stmt::new(
             StmtKind::With { items, body },
             self.span_from(start),
         ))
+    }
+
+    /// How many tokens ahead the `)` closing the current `(` is (at EOF if none).
+    fn matching_paren_offset(&self) -> usize {
+        let mut depth = 0usize;
+        for (offset, t) in self.tokens[self.pos..].iter().enumerate() {
+            match t.kind {
+                T::LParen | T::LBracket | T::LBrace => depth += 1,
+                T::RParen | T::RBracket | T::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return offset;
+                    }
+                }
+                T::Eof => return offset,
+                _ => {}
+            }
+        }
+        self.tokens.len() - self.pos
     }
 
     /// Decorators, then the def or class they apply to.
@@ -785,7 +817,9 @@ impl<'a> Parser<'a> {
     fn def(&mut self, decorators: Vec<Expr>, is_method: bool) -> Result<Stmt> {
         let start = self.expect(T::Def)?.span.start;
         let name = self.ident()?;
+        let params_start = self.cur().span.start;
         let mut params = self.params()?;
+        let params_end = self.prev_end;
         let mut return_type = if self.eat(T::Arrow) {
             Some(self.expr(0)?)
         } else {
@@ -794,7 +828,23 @@ impl<'a> Parser<'a> {
         let colon = self.expect(T::Colon)?;
         let header = Span::new(start, colon.span.end);
         if let Some(c) = self.signature_type_comment(colon.span.end) {
-            let (types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            let (mut types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            // PEP 484's long form: `# type: (...) -> R` with one `# type: T` per parameter line.
+            if let [Expr {
+                kind: ExprKind::Ellipsis,
+                ..
+            }] = types.as_slice()
+            {
+                let per_param: Vec<TypeComment> = self
+                    .type_comments_from(params_start)
+                    .take_while(|t| t.span.start < params_end)
+                    .copied()
+                    .collect();
+                types = per_param
+                    .into_iter()
+                    .map(|t| self.sub_parse(t.content, |p| p.whole_expr()))
+                    .collect::<Result<_>>()?;
+            }
             let skip = usize::from(is_method && !params.is_empty());
             let expected = params.len() - skip;
             if types.len() != expected {
@@ -1291,6 +1341,11 @@ impl<'a> Parser<'a> {
         let t = self.cur();
         let simple = |kind| Ok(Expr::new(kind, t.span));
         match t.kind {
+            // frontend.py reads the name `Ellipsis` as `...`.
+            T::Ident if self.text(t) == "Ellipsis" => {
+                self.bump();
+                simple(ExprKind::Ellipsis)
+            }
             T::Ident => {
                 self.bump();
                 simple(ExprKind::Name(self.text(t).to_string()))

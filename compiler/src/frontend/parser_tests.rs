@@ -129,6 +129,7 @@ fn atoms_and_trailers() {
         True
         False
         ...
+        x[Ellipsis, 0]
         1.5
         1e-3
         3j
@@ -171,6 +172,7 @@ fn atoms_and_trailers() {
             True  =>  True
             False  =>  False
             ...  =>  ...
+            x[Ellipsis, 0]  =>  (sub x ... 0)
             1.5  =>  1.5
             1e-3  =>  0.001
             3j  =>  3.0j
@@ -258,6 +260,12 @@ def f(x: Tensor, y: int = 2, *, z: Optional[float] = None) -> Tuple[Tensor, int]
         pass
     with torch.no_grad() as g, lock:
         del d[0], e
+    with (open(a) as f, open(b) as g,):
+        pass
+    with (a):
+        pass
+    with (a, b) as c:
+        pass
     assert x > 0, "positive"
     assert x
     global counter
@@ -302,6 +310,12 @@ def f(x: Tensor, y: int = 2, *, z: Optional[float] = None) -> Tuple[Tensor, int]
                 pass
               with (call (. torch no_grad)) as g, lock
                 del (sub d 0), e
+              with (call open a) as f, (call open b) as g
+                pass
+              with a
+                pass
+              with (tuple a b) as c
+                pass
               assert (> x 0), "positive"
               assert x
               global counter
@@ -439,6 +453,12 @@ class C:
     def m(self, a):
         # type: (int) -> None
         pass
+
+def long_form(a,  # type: int
+              b,  # type: List[float]
+              ):
+    # type: (...) -> float
+    return b[a]
 "#,
         expect![[r#"
             def f(x: int, y: (sub List int)) -> (sub Tuple int int)
@@ -450,6 +470,8 @@ class C:
             class C()
               def m(self, a: int) -> None
                 pass
+            def long_form(a: int, b: (sub List float)) -> float
+              return (sub b a)
         "#]],
     );
     check(

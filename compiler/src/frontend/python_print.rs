@@ -48,7 +48,19 @@ pub fn print_function_in(
     namespace: &str,
 ) -> Result<String, String> {
     let mut p = Printer::new(g, namespace);
-    p.print_function(name, schema)?;
+    p.print_function(name, schema, true)?;
+    Ok(p.body)
+}
+
+/// A method: as [`print_function`], with the first argument (`self`) printed without its type,
+/// as PyTorch prints the methods of a class.
+pub fn print_method(
+    g: &Graph,
+    name: &str,
+    schema: Option<&FunctionSchema>,
+) -> Result<String, String> {
+    let mut p = Printer::new(g, "__torch__");
+    p.print_function(name, schema, false)?;
     Ok(p.body)
 }
 
@@ -873,6 +885,7 @@ impl<'g> Printer<'g> {
         &mut self,
         name: &str,
         schema: Option<&FunctionSchema>,
+        first_argument_type: bool,
     ) -> Result<(), String> {
         let g = self.g;
         let inputs = g.inputs().to_vec();
@@ -902,8 +915,10 @@ impl<'g> Printer<'g> {
                 header.push_str(",\n    ");
             }
             header.push_str(&arg_name);
-            header.push_str(": ");
-            header.push_str(&annotation(&arg.ty));
+            if i > 0 || first_argument_type {
+                header.push_str(": ");
+                header.push_str(&annotation(&arg.ty));
+            }
             if let Some(d) = &arg.default {
                 header.push('=');
                 header.push_str(&default_repr(arg, d));

@@ -379,8 +379,8 @@ impl<'a> FnEmitter<'a> {
             Some(ModuleAttr::Constant(c)) => Ok(Sugared::Simple(self.insert_constant(c, span))),
             Some(ModuleAttr::Module(p)) => Ok(Sugared::Namespace(p)),
             Some(ModuleAttr::PythonFunction | ModuleAttr::BooleanDispatch { .. }) => {
-                if super::functional::has(name) {
-                    return Ok(Sugared::Functional(name.to_string()));
+                if super::functional::has(path, name) {
+                    return Ok(Sugared::Functional(full.clone()));
                 }
                 // Functions PyTorch compiles from Python source: call the operator of the
                 // same name, which computes the same thing.
@@ -416,6 +416,11 @@ impl<'a> FnEmitter<'a> {
     fn torch_path(&mut self, full: &str) -> Sugared {
         if self.cx.unit.class(full).is_some() {
             return Sugared::Class(full.to_string());
+        }
+        // Code printed by PyTorch names functions of its own module by qualified name.
+        let last = full.rsplit('.').next().unwrap_or(full);
+        if matches!(self.cx.globals.get(last), Some(Global::Def(_))) {
+            return Sugared::Function(last.to_string());
         }
         match self.cx.resolver.resolve(full) {
             Some(super::Resolved::Class(c)) => return Sugared::Class(c.qualname.clone()),
@@ -1150,6 +1155,20 @@ impl<'a> FnEmitter<'a> {
                 Ok(Sugared::Simple(out))
             }
             Sugared::Class(qual) => {
+                let is_module = self
+                    .cx
+                    .state
+                    .borrow()
+                    .classes
+                    .get(qual)
+                    .is_some_and(|c| c.is_module);
+                if is_module {
+                    let short = qual.rsplit('.').next().unwrap_or(qual);
+                    return Err(self.err(
+                        span,
+                        format!("Cannot instantiate class '{short}' in a script function"),
+                    ));
+                }
                 let n = self.emit_node(
                     Symbol::prim("CreateObject"),
                     &[],
@@ -1250,7 +1269,10 @@ impl<'a> FnEmitter<'a> {
                         return Ok(Sugared::Simple(out));
                     }
                 }
-                Err(self.err(span, format!("'{}' object is not callable", t.repr_str())))
+                Err(self.err(
+                    span,
+                    format!("cannot call a value of type '{}'", t.repr_str()),
+                ))
             }
             Sugared::PythonFunction(name) => {
                 // PyTorch infers `name(Tensor 0, ...) -> Tensor 0` for a Python function.

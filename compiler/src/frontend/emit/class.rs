@@ -252,6 +252,15 @@ impl ModuleCx<'_> {
         methods_of(c).find(|d| d.name.name == name && has_decorator(d, "staticmethod"))
     }
 
+    pub fn is_module_class(&self, c: &ClassDef) -> bool {
+        let qual = format!("{}.{}", self.prefix, c.name.name);
+        self.state
+            .borrow()
+            .classes
+            .get(&qual)
+            .is_some_and(|i| i.is_module)
+    }
+
     /// Compiles the methods of a class, `__init__` first (it decides the attributes).
     pub fn compile_class(&self, c: &ClassDef) -> R<()> {
         let qual = format!("{}.{}", self.prefix, c.name.name);
@@ -322,7 +331,7 @@ impl ModuleCx<'_> {
             return Ok(None);
         }
         let key = format!("{qual}.{name}");
-        if self.state.borrow().in_progress.iter().any(|n| *n == key) {
+        if self.state.borrow().in_progress.contains(&key) {
             return Err(FrontendError::new(
                 span,
                 format!(
@@ -406,25 +415,7 @@ impl FnEmitter<'_> {
         }
         // Classes of an archive: the signature from the compiled graph.
         if let Some(f) = self.unit_class(qual).and_then(|c| c.method(name)) {
-            let inputs = f.graph.inputs();
-            let params = inputs
-                .iter()
-                .skip(1)
-                .map(|&v| super::ParamSig {
-                    name: f.graph.debug_name(v).unwrap_or("").to_string(),
-                    ty: f.graph.ty(v).clone(),
-                    n: None,
-                    default: None,
-                    kwarg_only: false,
-                })
-                .collect();
-            let ret = f
-                .graph
-                .outputs()
-                .first()
-                .map(|&o| f.graph.ty(o).clone())
-                .unwrap_or(Type::None);
-            return Ok(Some(FnSig { params, ret }));
+            return Ok(Some(super::module::signature_of_graph(&f.graph, 1)));
         }
         Ok(None)
     }

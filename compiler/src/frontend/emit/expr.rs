@@ -1263,8 +1263,7 @@ impl<'a> FnEmitter<'a> {
         let n = indices.len();
         let mut dims = vec![0i64; n];
         let mut exprs: Vec<Option<Value>> = vec![None; n];
-        let mut slice_values: Vec<Option<(Option<Value>, Option<Value>, Option<Value>)>> =
-            vec![None; n];
+        let mut slice_values: Vec<Option<SliceParts>> = vec![None; n];
 
         let mut handle = |e: &mut FnEmitter<'a>, i: usize, dim: i64, reverse: bool| -> R<i64> {
             dims[i] = dim;
@@ -1376,6 +1375,9 @@ impl<'a> FnEmitter<'a> {
         Ok((sliceable, out))
     }
 }
+
+/// The start, stop and step of a `slice(...)` index.
+type SliceParts = (Option<Value>, Option<Value>, Option<Value>);
 
 /// `slice_indices_adjust`: Python's `PySlice_AdjustIndices`; returns the slice length.
 pub fn slice_indices_adjust(length: i64, start: &mut i64, stop: &mut i64, step: i64) -> i64 {

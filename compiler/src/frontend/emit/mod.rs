@@ -39,7 +39,7 @@ use super::error::FrontendError;
 use super::span::{SourceFile, Span};
 use env::Frame;
 
-pub use module::compile_module;
+pub use module::{compile_module, compile_module_with_prefix};
 
 pub(crate) type R<T> = Result<T, FrontendError>;
 
@@ -138,6 +138,7 @@ pub(crate) struct State {
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[allow(clippy::enum_variant_names)] // PyTorch's names
 pub(crate) enum LoopStatus {
     NotInLoop,
     InLoop,

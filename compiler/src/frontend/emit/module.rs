@@ -36,6 +36,28 @@ fn importable(path: &str) -> bool {
     ) || path.starts_with("torch.")
 }
 
+/// The signature of a compiled graph (no defaults are known), skipping `skip` inputs (`self`).
+pub(crate) fn signature_of_graph(g: &ember_dialects::Graph, skip: usize) -> FnSig {
+    let params = g
+        .inputs()
+        .iter()
+        .skip(skip)
+        .map(|&v| super::ParamSig {
+            name: g.debug_name(v).unwrap_or("").to_string(),
+            ty: g.ty(v).clone(),
+            n: None,
+            default: None,
+            kwarg_only: false,
+        })
+        .collect();
+    let ret = g
+        .outputs()
+        .first()
+        .map(|&o| g.ty(o).clone())
+        .unwrap_or(ember_dialects::Type::None);
+    FnSig { params, ret }
+}
+
 /// Whether a def is decorated `@torch.jit.ignore` or `@torch.jit.unused` (not compiled).
 pub fn is_ignored(decorators: &[Expr]) -> bool {
     decorators.iter().any(|d| {
@@ -57,6 +79,18 @@ pub fn compile_module(
     resolver: &dyn Resolver,
 ) -> R<()> {
     compile_module_functions(file, module, unit, resolver, "__torch__").map(|_| ())
+}
+
+/// [`compile_module`] for a module whose classes are `<prefix>.<Name>` (an archive's
+/// `code/__torch__/foo/bar.py` is module `__torch__.foo.bar`).
+pub fn compile_module_with_prefix(
+    file: Arc<SourceFile>,
+    module: &SourceModule,
+    unit: &CompilationUnit,
+    resolver: &dyn Resolver,
+    prefix: &str,
+) -> R<()> {
+    compile_module_functions(file, module, unit, resolver, prefix).map(|_| ())
 }
 
 /// [`compile_module`], also returning the compiled functions with their signatures.
@@ -165,7 +199,9 @@ pub(crate) fn compile_module_functions(
     for c in &classes {
         cx.declare_class(c)?;
     }
-    for c in &classes {
+    // Module classes last: PyTorch compiles a module's methods only when scripting an
+    // instance, never from a function, so errors in functions come first.
+    for c in classes.iter().filter(|c| !cx.is_module_class(c)) {
         cx.compile_class(c)?;
     }
     for d in &defs {
@@ -173,6 +209,9 @@ pub(crate) fn compile_module_functions(
             continue;
         }
         cx.ensure_function(&d.name.name, d.name.span)?;
+    }
+    for c in classes.iter().filter(|c| cx.is_module_class(c)) {
+        cx.compile_class(c)?;
     }
     // Functions enter the unit in source order, whatever order they were compiled in.
     let st = cx.state.into_inner();
@@ -226,11 +265,10 @@ impl ModuleCx<'_> {
             (_, Some(d)) => d,
             (Some(Global::Def(d)), _) => d,
             _ => {
+                // A function the resolver compiled: its signature is its graph's.
                 if let Some(super::Resolved::Function(f)) = self.resolver.resolve(name) {
-                    return Err(FrontendError::new(
-                        span,
-                        format!("calling {} of the archive is not supported yet", f.qualname),
-                    ));
+                    let sig = signature_of_graph(&f.graph, 0);
+                    return Ok((sig, f));
                 }
                 return Err(FrontendError::new(span, format!("undefined value {name}")));
             }

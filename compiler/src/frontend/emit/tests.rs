@@ -104,3 +104,43 @@ fn unknown_imports_are_refused() {
             ~~~~~~~~~~~~ <--- HERE"#]],
     );
 }
+
+/// What an archive loader does: classes of one code file used from another, through a
+/// resolver that knows the unit's classes.
+#[test]
+fn resolver_supplies_classes_of_other_modules() {
+    use std::sync::Arc;
+
+    use ember_runtime::unit::CompilationUnit;
+
+    use crate::frontend::{compile, compile_as_module, Resolved, Resolver, SourceFile};
+
+    struct UnitResolver<'u>(&'u CompilationUnit);
+    impl Resolver for UnitResolver<'_> {
+        fn resolve(&self, name: &str) -> Option<Resolved> {
+            self.0.class(name).map(Resolved::Class)
+        }
+    }
+
+    let unit = CompilationUnit::new();
+    let lib = Arc::new(SourceFile::new(
+        "m.py",
+        "class Lin:\n    def __init__(self, w: int):\n        self.w = w\n\n    def forward(self, x: int) -> int:\n        return x * self.w\n",
+    ));
+    compile_as_module(lib, &unit, &UnitResolver(&unit), "__torch__.m").expect("lib compiles");
+    let main = Arc::new(SourceFile::new(
+        "main.py",
+        "def f(x: int) -> int:\n    l = __torch__.m.Lin(3)\n    return l.forward(x)\n",
+    ));
+    compile(main, &unit, &UnitResolver(&unit)).expect("main compiles");
+    let f = unit.function("f").expect("f");
+    expect![[r#"
+        graph(%0 : int):
+          %1 : int = prim::Constant[value=3]()
+          %2 : __torch__.m.Lin = prim::CreateObject()
+          %3 : NoneType = prim::CallMethod[name="__init__"](%2, %1)
+          %4 : int = prim::CallMethod[name="forward"](%2, %0)
+          return (%4)
+    "#]]
+    .assert_eq(&normalized_text(&f.graph).unwrap());
+}
