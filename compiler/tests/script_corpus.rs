@@ -14,7 +14,9 @@
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
 //!   ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
-//!   signature from `.schema` ("code").
+//!   signature from `.schema` ("code");
+//! - the code Ember prints for PyTorch's graph must compile with Ember's frontend and run to
+//!   PyTorch's outputs ("printed code reads back").
 //!
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
-use ember_compiler::frontend::python_print::print_function_in;
+use ember_compiler::frontend::python_print::{print_function, print_function_in};
 use ember_compiler::passes::{inline, PassContext};
 use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
@@ -135,6 +137,7 @@ struct Outcome {
     reference_parse: Check,
     reference_runs: Check,
     code: Check,
+    code_reads_back: Check,
 }
 
 impl Outcome {
@@ -146,6 +149,7 @@ impl Outcome {
             ("PyTorch's graph", &self.reference_parse),
             ("reference run", &self.reference_runs),
             ("code", &self.code),
+            ("code read back", &self.code_reads_back),
         ]
         .into_iter()
         .filter_map(|(what, c)| match c {
@@ -277,6 +281,7 @@ fn check_case(case: &Case) -> Outcome {
         out.reference_runs = Some(check_runs(case, &reference));
     }
     out.code = Some(check_code(case));
+    out.code_reads_back = Some(check_code_reads_back(case, &source, &reference));
     out
 }
 
@@ -298,6 +303,23 @@ fn check_code(case: &Case) -> Result<(), String> {
         return Ok(());
     }
     Err(first_difference(&printed, &want))
+}
+
+/// Prints PyTorch's graph with Ember's Python printer, compiles the code with Ember's frontend
+/// and runs it: the printed code must read back to a graph that computes what PyTorch's does.
+fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result<(), String> {
+    let name = entry_name(source).ok_or("no top-level def")?;
+    let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
+    let code = print_function(reference, &name, schema.as_ref())?;
+    let unit = compile_source(&format!("{}.code", case.display_name()), &code)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
+    let f = unit
+        .function(&name)
+        .ok_or_else(|| format!("the printed code defines no {name}"))?;
+    if case.runs().is_empty() {
+        return Ok(());
+    }
+    check_runs(case, &runnable(&f.graph)?)
 }
 
 /// The first line where `got` and `want` differ.
@@ -362,7 +384,8 @@ fn script_corpus_matches_pytorch() {
     }
     println!(
         "script corpus: {} cases; graphs equal {}, runs equal {}, errors {}; \
-         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}",
+         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}, \
+         printed code reads back and runs equal {}",
         cases.len(),
         count(&outcomes, |o| &o.graph),
         count(&outcomes, |o| &o.runs),
@@ -370,6 +393,7 @@ fn script_corpus_matches_pytorch() {
         count(&outcomes, |o| &o.reference_parse),
         count(&outcomes, |o| &o.reference_runs),
         count(&outcomes, |o| &o.code),
+        count(&outcomes, |o| &o.code_reads_back),
     );
     if !fixed.is_empty() {
         println!(
