@@ -41,11 +41,10 @@ pub struct BuiltinFunction {
 /// Parses the builtin functions data: `## ns::name`, the schema line, then the graph text.
 fn parse_builtin_functions(text: &str) -> Result<Vec<BuiltinFunction>, String> {
     let mut out = Vec::new();
-    let mut sections = text.split("\n## ").skip(1).peekable();
     if text.starts_with("## ") {
         return Err("builtin functions data must start with its header".to_string());
     }
-    while let Some(section) = sections.next() {
+    for section in text.split("\n## ").skip(1) {
         let mut lines = section.splitn(3, '\n');
         let name = lines.next().unwrap_or_default().trim();
         let schema_text = lines.next().unwrap_or_default();

@@ -11,6 +11,10 @@
 //! branch exits is treated as exiting. Values that are never read after an exit are
 //! `prim::Uninitialized` (one per type, at the top of the graph).
 //!
+//! PyTorch shares one `prim::Uninitialized` per type *object*; Ember shares one per equal
+//! type, so where PyTorch holds two equal but separately built types (e.g. two `List[int]`)
+//! it may show two placeholders where Ember shows one.
+//!
 //! Afterwards, pairs of Ifs where the second branches on a flag the first set to different
 //! constants are merged (`if x: return 1` / `return 2` becomes one If), and `prim::Enter` ..
 //! `prim::Exit` pairs, wrapped in `prim::With` during the transform, are flattened again.

@@ -446,10 +446,10 @@ fn try_match_schema(
             }
             used_kwarg[k] = true;
             Some(kwargs[k].value)
-        } else if let Some(d) = &arg.default {
-            Some(g.insert_constant(d, default_type(arg, d)))
         } else {
-            None
+            arg.default
+                .as_ref()
+                .map(|d| g.insert_constant(d, default_type(arg, d)))
         };
         let Some(value) = value else {
             attempt.fail(format!("Argument {} not provided.\n", arg.name));

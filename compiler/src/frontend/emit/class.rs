@@ -345,10 +345,7 @@ impl ModuleCx<'_> {
             info.sigs.insert(name.to_string(), sig.clone());
         }
         if let Some(class) = self.unit.class(qual) {
-            class.add_method(Arc::new(Function {
-                qualname: key,
-                graph,
-            }));
+            class.add_method(Arc::new(Function::new(key, graph)));
         }
         Ok(Some(sig))
     }

@@ -178,10 +178,7 @@ pub(crate) fn compile_module_functions(
     let st = cx.state.into_inner();
     for d in &defs {
         if let Some((_, f)) = st.functions.get(&d.name.name) {
-            unit.add_function(Function {
-                qualname: f.qualname.clone(),
-                graph: f.graph.clone(),
-            });
+            unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
         }
     }
     Ok(st.functions)
@@ -242,10 +239,7 @@ impl ModuleCx<'_> {
         let result = self.compile_def(def, None);
         self.state.borrow_mut().in_progress.pop();
         let (sig, graph) = result?;
-        let f = Arc::new(Function {
-            qualname: name.to_string(),
-            graph,
-        });
+        let f = Arc::new(Function::new(name, graph));
         self.state
             .borrow_mut()
             .functions
