@@ -8,7 +8,8 @@
 //!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
 //!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
 //!   PyTorch's module path) ("graphs equal");
-//! - Ember's graph, calls inlined, must run to PyTorch's outputs on every run ("runs equal");
+//! - Ember's compiled entry must run to PyTorch's outputs on every run, calls and objects
+//!   resolved through its compilation unit ("runs equal");
 //! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
 //!   part of Ember's ("errors");
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
@@ -25,16 +26,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::{print_function, print_function_in};
-use ember_compiler::passes::{inline, PassContext};
 use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
+use ember_runtime::unit::CompilationUnit;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script")
@@ -163,6 +165,20 @@ impl Outcome {
 /// Runs `graph` on every run of the case and compares with PyTorch's results.
 fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
     let code = Code::new(graph).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, graph, &code)
+}
+
+/// Runs the entry of `unit` (its calls, objects and attributes resolved through the unit).
+fn check_unit_runs(case: &Case, unit: &Arc<CompilationUnit>, name: &str) -> Result<(), String> {
+    let f = unit
+        .function(name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    let code = f.code(Some(unit)).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, &f.graph, &code)
+}
+
+/// Runs `code` (the code of `graph`) on every run of the case.
+fn check_code_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
     let types: Vec<_> = graph
         .inputs()
         .iter()
@@ -181,7 +197,7 @@ fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
             .enumerate()
             .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
             .collect();
-        check_result(&arrays, run(&code, inputs), &tensor_inputs)
+        check_result(&arrays, run(code, inputs), &tensor_inputs)
             .map_err(|e| format!("{name}: {e}"))?;
     }
     Ok(())
@@ -207,14 +223,21 @@ fn check_error(case: &Case, source: &str) -> Result<(), String> {
 }
 
 /// The entry's graph as Ember's frontend compiles it.
-fn ember_graph(case: &Case, source: &str) -> Result<Graph, String> {
+/// The unit Ember's frontend compiles for a source text.
+fn ember_unit(file_name: &str, source: &str) -> Result<Arc<CompilationUnit>, String> {
+    compile_source(file_name, source)
+        .map(Arc::new)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))
+}
+
+/// The entry's graph as Ember's frontend compiles it, and its unit.
+fn ember_graph(case: &Case, source: &str) -> Result<(Arc<CompilationUnit>, Graph), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
-    let unit = compile_source(&case.display_name(), source)
-        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
+    let unit = ember_unit(&case.display_name(), source)?;
     let f = unit
         .function(&name)
         .ok_or_else(|| format!("the unit has no function {name}"))?;
-    Ok(f.graph.clone())
+    Ok((unit.clone(), f.graph.clone()))
 }
 
 fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
@@ -231,13 +254,6 @@ fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), S
     Err(first_difference(&got, &want))
 }
 
-/// Ember's graph with its calls inlined, so that the interpreter can run it.
-fn runnable(graph: &Graph) -> Result<Graph, String> {
-    let mut g = graph.clone();
-    inline::run(&mut g, &mut PassContext::unlimited("inline"))?;
-    Ok(g)
-}
-
 fn check_case(case: &Case) -> Outcome {
     let mut out = Outcome::default();
     let source = match std::fs::read_to_string(&case.py) {
@@ -252,6 +268,7 @@ fn check_case(case: &Case) -> Outcome {
         return out;
     }
     let ember = ember_graph(case, &source);
+    let name = entry_name(&source).unwrap_or_default();
     let reference = case.pytorch_text("graph").and_then(|text| {
         ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
     });
@@ -267,14 +284,14 @@ fn check_case(case: &Case) -> Outcome {
         ember
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|g| compare_graphs(case, g, &reference)),
+            .and_then(|(_, g)| compare_graphs(case, g, &reference)),
     );
     if !case.runs().is_empty() {
         out.runs = Some(
             ember
                 .as_ref()
                 .map_err(Clone::clone)
-                .and_then(|g| check_runs(case, &runnable(g)?)),
+                .and_then(|(unit, _)| check_unit_runs(case, unit, &name)),
         );
     }
     if !case.runs().is_empty() {
@@ -311,15 +328,14 @@ fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result
     let name = entry_name(source).ok_or("no top-level def")?;
     let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
     let code = print_function(reference, &name, schema.as_ref())?;
-    let unit = compile_source(&format!("{}.code", case.display_name()), &code)
-        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
-    let f = unit
-        .function(&name)
-        .ok_or_else(|| format!("the printed code defines no {name}"))?;
+    let unit = ember_unit(&format!("{}.code", case.display_name()), &code)?;
+    if unit.function(&name).is_none() {
+        return Err(format!("the printed code defines no {name}"));
+    }
     if case.runs().is_empty() {
         return Ok(());
     }
-    check_runs(case, &runnable(&f.graph)?)
+    check_unit_runs(case, &unit, &name)
 }
 
 /// The first line where `got` and `want` differ.
