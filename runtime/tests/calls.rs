@@ -413,3 +413,48 @@ fn errors_in_forked_code_surface_at_wait_with_both_stacks() {
     assert_eq!(functions, ["<graph>", "<forked function>", "bad"]);
     assert_eq!(err.call_stack[0].kind.to_string(), "aten::wait");
 }
+
+#[test]
+fn function_constants_find_qualified_unit_functions() {
+    // An archive's unit holds `__torch__.square`; the graph's constant names `square`.
+    let unit = Arc::new(CompilationUnit::new());
+    let square = "graph(%n : int):\n  %r : int = aten::mul(%n, %n)\n  return (%r)\n";
+    unit.add_function(Function::new(
+        "__torch__.square",
+        parse_graph(square).unwrap(),
+    ));
+    let caller = "graph(%n : int):\n  %f : Function = prim::Constant[name=\"square\"]()\n  %r : int = prim::CallFunction(%f, %n)\n  %s : int = prim::CallFunction(%f, %r)\n  return (%s)\n";
+    let code = Code::with_unit(&parse_graph(caller).unwrap(), &unit).unwrap();
+    assert_eq!(
+        run(&code, vec![IValue::Int(3)]).unwrap()[0].as_int(),
+        Some(81)
+    );
+    // Without the unit (and no attr::Subgraph) the callee is unknown: refused at load.
+    let err = Code::new(&parse_graph(caller).unwrap()).err().unwrap();
+    assert!(
+        err.message.contains("cannot call function 'square'"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn errors_inside_with_blocks_call_exit() {
+    // with t as d: raise ... -> Timer.__exit__ runs (depth += 100) before the error leaves.
+    let case = unit_of("context");
+    let body = r#"graph(%t : __torch__.Timer, %x : int):
+  %msg : str = prim::Constant[value="inside with"]()
+  %cls : str = prim::Constant[value="builtins.RuntimeError"]()
+  %d : int = prim::Enter(%t)
+  %y : int = aten::add(%x, %d)
+   = prim::RaiseException(%msg, %cls)
+  %e : Tensor = prim::Exit(%t)
+  return (%y)
+"#;
+    let code = Code::with_unit(&parse_graph(body).unwrap(), &case.unit).unwrap();
+    let t = case.unit.class("__torch__.Timer").unwrap().instantiate();
+    t.set_attr("depth", IValue::Int(0));
+    let err = run(&code, vec![IValue::Object(t.clone()), IValue::Int(1)]).unwrap_err();
+    assert_eq!(err.message, "RuntimeError: inside with");
+    assert_eq!(t.attr("depth").and_then(|v| v.as_int()), Some(101));
+}

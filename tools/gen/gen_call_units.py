@@ -24,7 +24,7 @@ generator's path made repo-relative.
 
 import os
 import sys
-from typing import List, Tuple
+from typing import Any, List, Tuple
 
 import torch
 
@@ -96,6 +96,26 @@ def use_vec(a: float, b: float) -> Tuple[float, bool, bool]:
     w = v.scaled(2.0)
     u = v
     return w.norm2() + v.dot(w), u is v, w is v
+
+
+@torch.jit.script
+class Timer:
+    def __init__(self):
+        self.depth = 0
+
+    def __enter__(self) -> int:
+        self.depth += 1
+        return self.depth * 10
+
+    def __exit__(self, kind: Any, value: Any, tb: Any):
+        self.depth += 100
+
+
+def use_timer(x: int) -> int:
+    t = Timer()
+    with t as d:
+        x = x + d
+    return x + t.depth
 
 
 # --- modules ---------------------------------------------------------------------------------
@@ -227,6 +247,13 @@ def main():
     u.cls("__torch__.Vec2", ["x : float", "y : float"], ["__init__", "dot", "norm2", "scaled"])
     u.function(use_vec)
     u.run("use_vec", ["1.5", "-2.0"], lambda: sv(1.5, -2.0))
+    u.write()
+
+    u = Unit("context", "a `with` block: prim::Enter and prim::Exit call __enter__ and __exit__")
+    st = torch.jit.script(use_timer)
+    u.cls("__torch__.Timer", ["depth : int"], ["__init__", "__enter__", "__exit__"])
+    u.function(use_timer)
+    u.run("use_timer", ["7"], lambda: st(7))
     u.write()
 
     u = Unit("module", "a module with a submodule, a parameter, a buffer and an int attribute")

@@ -7,7 +7,7 @@
 //! to be complete, so they come out in a documented provisional form the module builder
 //! resolves later:
 //! - an instance of a `__torch__` class (a module, a custom class) is an [`IValue::Object`]
-//!   whose `class_name` is the qualified class name and whose slots are exactly ONE value:
+//!   whose class (a placeholder `ClassType` with no attributes) names the qualified class and whose slots are exactly ONE value:
 //!   the pickled state. For ordinary classes the state is a `Dict` of attribute name to value;
 //!   for classes with `__setstate__` it is whatever their `__getstate__` returned. Read it
 //!   with [`PickledObject::from_ivalue`].
@@ -1144,7 +1144,8 @@ impl Converter<'_> {
                     )));
                 };
                 let state = self.convert(*state, depth + 1)?;
-                // The class is only a name until the module loader defines it.
+                // The classes of code/ are not compiled yet: the object gets a placeholder
+                // class that only names it.
                 IValue::Object(Arc::new(Object {
                     class: Arc::new(ClassType::new(class.clone(), false)),
                     slots: RwLock::new(vec![state]),

@@ -167,7 +167,8 @@ pub(super) fn function_callee(
         let found = [Some(name.clone()), qualname]
             .into_iter()
             .flatten()
-            .find_map(|q| unit.function(&q));
+            .find_map(|q| unit.function(&q))
+            .or_else(|| function_by_last_name(unit, &name));
         if let Some(f) = found {
             let code = f
                 .code(Some(unit))
@@ -185,6 +186,18 @@ pub(super) fn function_callee(
     ))
 }
 
+/// The one function of the unit whose qualified name ends in `.name` (graphs name callees
+/// `helper` where an archive's unit holds `__torch__.helper`).
+fn function_by_last_name(unit: &CompilationUnit, name: &str) -> Option<Arc<Function>> {
+    let suffix = format!(".{name}");
+    let mut matches = unit
+        .functions()
+        .into_iter()
+        .filter(|f| f.qualname.ends_with(&suffix));
+    let first = matches.next()?;
+    matches.next().is_none().then_some(first)
+}
+
 /// The callee of `prim::CallMethod[name=...]` node `n`.
 pub(super) fn method_callee(
     g: &Graph,
@@ -194,12 +207,23 @@ pub(super) fn method_callee(
     let Some(name) = name_attr(g, n) else {
         return Err(error_at(g, n, "prim::CallMethod needs a name".into()));
     };
+    named_method_callee(g, n, &name, unit)
+}
+
+/// Method `name` of the object that is node `n`'s first input: resolved now when the
+/// object's static type is a class of the unit, else looked up on the object at run time.
+pub(super) fn named_method_callee(
+    g: &Graph,
+    n: Node,
+    name: &str,
+    unit: Option<&Arc<CompilationUnit>>,
+) -> Result<CallTarget, BuildError> {
     let Some(&receiver) = g.node_inputs(n).first() else {
-        return Err(error_at(g, n, "prim::CallMethod needs an object".into()));
+        return Err(error_at(g, n, format!("{} needs an object", g.kind(n))));
     };
     if let (Type::Class(q), Some(unit)) = (g.ty(receiver), unit) {
         if let Some(class) = unit.class(q) {
-            let Some(f) = class.method(&name) else {
+            let Some(f) = class.method(name) else {
                 return Err(error_at(g, n, format!("'{q}' has no method '{name}'")));
             };
             let code = f
@@ -208,7 +232,7 @@ pub(super) fn method_callee(
             return Ok(CallTarget::Code(code));
         }
     }
-    Ok(CallTarget::Method(name))
+    Ok(CallTarget::Method(name.to_string()))
 }
 
 /// The operation of a node the registry does not build because it needs the unit or other

@@ -370,6 +370,9 @@ impl Builder<'_> {
             };
             return self.emit_call(n, target);
         }
+        if kind == sym::enter() || kind == sym::exit() {
+            return self.emit_context_call(n);
+        }
         if kind == calls::wait_kind() {
             let inputs = g.node_inputs(n).to_vec();
             if inputs.len() != 1 || g.node_outputs(n).len() != 1 {
@@ -438,15 +441,49 @@ impl Builder<'_> {
         ))
     }
 
+    /// `prim::Enter(%obj)` calls `obj.__enter__()`; `prim::Exit(%obj)` calls
+    /// `obj.__exit__(None, None, None)` (the `with` block ended normally).
+    fn emit_context_call(&mut self, n: Node) -> Result<(), BuildError> {
+        let g = self.g;
+        let enter = g.kind(n) == sym::enter();
+        let name = if enter { "__enter__" } else { "__exit__" };
+        let target = calls::named_method_callee(g, n, name, self.unit)?;
+        let inputs = g.node_inputs(n).to_vec();
+        if inputs.len() != 1 {
+            return Err(self.error(n, format!("{} takes one object", g.kind(n))));
+        }
+        self.push_uses(n, &inputs, 0);
+        let extra = if enter { 0 } else { 3 };
+        if extra > 0 {
+            self.code.constants.push(IValue::None);
+            let none = self.code.constants.len() as u32 - 1;
+            for _ in 0..extra {
+                self.emit(Instr::Const(none));
+            }
+        }
+        self.finish_call(n, target, 1 + extra)
+    }
+
     /// A call: the arguments (a function call's function input excluded) are pushed, the
     /// callee runs in a frame of its own and its outputs are stored.
     fn emit_call(&mut self, n: Node, target: calls::CallTarget) -> Result<(), BuildError> {
         let g = self.g;
         let first = usize::from(g.kind(n) == sym::call_function());
         let args = g.node_inputs(n)[first..].to_vec();
-        let outputs = g.node_outputs(n).to_vec();
+        self.push_uses(n, &args, first);
+        self.finish_call(n, target, args.len())
+    }
+
+    /// Emits the call of `target` with its `nargs` arguments pushed, and stores its outputs.
+    fn finish_call(
+        &mut self,
+        n: Node,
+        target: calls::CallTarget,
+        nargs: usize,
+    ) -> Result<(), BuildError> {
+        let outputs = self.g.node_outputs(n).to_vec();
         if let calls::CallTarget::Code(code) = &target {
-            if code.num_inputs != args.len() || code.num_outputs != outputs.len() {
+            if code.num_inputs != nargs || code.num_outputs != outputs.len() {
                 return Err(self.error(
                     n,
                     format!(
@@ -454,16 +491,15 @@ impl Builder<'_> {
                         code.name,
                         code.num_inputs,
                         code.num_outputs,
-                        args.len(),
+                        nargs,
                         outputs.len()
                     ),
                 ));
             }
         }
-        self.push_uses(n, &args, first);
         self.code.calls.push(CallSite {
             target,
-            num_inputs: args.len(),
+            num_inputs: nargs,
             num_outputs: outputs.len(),
             site: self.site(n),
         });

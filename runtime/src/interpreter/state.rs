@@ -9,6 +9,9 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use ember_dialects::symbol::sym;
+use ember_dialects::Symbol;
+
 use super::calls::CallTarget;
 use super::code::{Code, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
@@ -48,8 +51,14 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
         },
         regs,
         stack: Vec::with_capacity(16),
+        entered: Vec::new(),
+        enter_kind: sym::enter(),
+        exit_kind: sym::exit(),
     };
-    m.run_loop().map_err(|fault| m.traceback(fault, traced))
+    m.run_loop().map_err(|fault| {
+        m.exit_entered();
+        m.traceback(fault, traced)
+    })
 }
 
 /// The code a frame runs: the one `run` was given, or a callee's.
@@ -96,6 +105,11 @@ struct Machine<'a> {
     cur: Frame<'a>,
     regs: Vec<IValue>,
     stack: Vec<IValue>,
+    /// Objects of `with` blocks entered and not exited yet, innermost last: an error leaving
+    /// them calls their `__exit__`, as Python does.
+    entered: Vec<IValue>,
+    enter_kind: Symbol,
+    exit_kind: Symbol,
 }
 
 impl<'a> Machine<'a> {
@@ -206,6 +220,13 @@ impl<'a> Machine<'a> {
     /// Enters the callee of call `k` of the current code: its arguments are on the stack.
     fn call(&mut self, k: usize) -> Result<(), Fault> {
         let call = &self.cur.code.calls[k];
+        if call.site.kind == self.enter_kind {
+            if let Some(receiver) = self.stack.last() {
+                self.entered.push(receiver.clone());
+            }
+        } else if call.site.kind == self.exit_kind {
+            self.entered.pop();
+        }
         let callee = match &call.target {
             CallTarget::Code(code) => code.clone(),
             CallTarget::Method(name) => {
@@ -281,6 +302,24 @@ impl<'a> Machine<'a> {
             let at = e.source.map(|s| format!(" at {s}")).unwrap_or_default();
             format!("{} (in '{}'{at})", e.message, f.qualname)
         })
+    }
+
+    /// Calls `__exit__(None, None, None)` of every object whose `with` block the error
+    /// leaves, innermost first. Their own errors are dropped: the first error is reported.
+    fn exit_entered(&mut self) {
+        let unit = self.cur.code.unit.as_ref().and_then(|u| u.upgrade());
+        while let Some(obj) = self.entered.pop() {
+            let IValue::Object(o) = &obj else { continue };
+            let Some(f) = o.class.method("__exit__") else {
+                continue;
+            };
+            if let Ok(code) = f.code(unit.as_ref()) {
+                let args = vec![obj.clone(), IValue::None, IValue::None, IValue::None];
+                if code.num_inputs == args.len() {
+                    let _ = run(&code, args);
+                }
+            }
+        }
     }
 
     /// The error with the call stack of the frames it passed through.
