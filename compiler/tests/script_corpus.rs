@@ -8,13 +8,16 @@
 //!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
 //!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
 //!   PyTorch's module path) ("graphs equal");
-//! - Ember's graph, calls inlined, must run to PyTorch's outputs on every run ("runs equal");
+//! - Ember's compiled entry must run to PyTorch's outputs on every run, calls and objects
+//!   resolved through its compilation unit ("runs equal");
 //! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
 //!   part of Ember's ("errors");
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
 //!   ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
-//!   signature from `.schema` ("code").
+//!   signature from `.schema` ("code");
+//! - the code Ember prints for PyTorch's graph must compile with Ember's frontend and run to
+//!   PyTorch's outputs ("printed code reads back").
 //!
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
@@ -23,16 +26,17 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
-use ember_compiler::frontend::python_print::print_function_in;
-use ember_compiler::passes::{inline, PassContext};
+use ember_compiler::frontend::python_print::{print_function, print_function_in};
 use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
+use ember_runtime::unit::CompilationUnit;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script")
@@ -135,6 +139,7 @@ struct Outcome {
     reference_parse: Check,
     reference_runs: Check,
     code: Check,
+    code_reads_back: Check,
 }
 
 impl Outcome {
@@ -146,6 +151,7 @@ impl Outcome {
             ("PyTorch's graph", &self.reference_parse),
             ("reference run", &self.reference_runs),
             ("code", &self.code),
+            ("code read back", &self.code_reads_back),
         ]
         .into_iter()
         .filter_map(|(what, c)| match c {
@@ -159,6 +165,20 @@ impl Outcome {
 /// Runs `graph` on every run of the case and compares with PyTorch's results.
 fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
     let code = Code::new(graph).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, graph, &code)
+}
+
+/// Runs the entry of `unit` (its calls, objects and attributes resolved through the unit).
+fn check_unit_runs(case: &Case, unit: &Arc<CompilationUnit>, name: &str) -> Result<(), String> {
+    let f = unit
+        .function(name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    let code = f.code(Some(unit)).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, &f.graph, &code)
+}
+
+/// Runs `code` (the code of `graph`) on every run of the case.
+fn check_code_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
     let types: Vec<_> = graph
         .inputs()
         .iter()
@@ -177,7 +197,7 @@ fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
             .enumerate()
             .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
             .collect();
-        check_result(&arrays, run(&code, inputs), &tensor_inputs)
+        check_result(&arrays, run(code, inputs), &tensor_inputs)
             .map_err(|e| format!("{name}: {e}"))?;
     }
     Ok(())
@@ -203,14 +223,21 @@ fn check_error(case: &Case, source: &str) -> Result<(), String> {
 }
 
 /// The entry's graph as Ember's frontend compiles it.
-fn ember_graph(case: &Case, source: &str) -> Result<Graph, String> {
+/// The unit Ember's frontend compiles for a source text.
+fn ember_unit(file_name: &str, source: &str) -> Result<Arc<CompilationUnit>, String> {
+    compile_source(file_name, source)
+        .map(Arc::new)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))
+}
+
+/// The entry's graph as Ember's frontend compiles it, and its unit.
+fn ember_graph(case: &Case, source: &str) -> Result<(Arc<CompilationUnit>, Graph), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
-    let unit = compile_source(&case.display_name(), source)
-        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
+    let unit = ember_unit(&case.display_name(), source)?;
     let f = unit
         .function(&name)
         .ok_or_else(|| format!("the unit has no function {name}"))?;
-    Ok(f.graph.clone())
+    Ok((unit.clone(), f.graph.clone()))
 }
 
 fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
@@ -227,13 +254,6 @@ fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), S
     Err(first_difference(&got, &want))
 }
 
-/// Ember's graph with its calls inlined, so that the interpreter can run it.
-fn runnable(graph: &Graph) -> Result<Graph, String> {
-    let mut g = graph.clone();
-    inline::run(&mut g, &mut PassContext::unlimited("inline"))?;
-    Ok(g)
-}
-
 fn check_case(case: &Case) -> Outcome {
     let mut out = Outcome::default();
     let source = match std::fs::read_to_string(&case.py) {
@@ -248,6 +268,7 @@ fn check_case(case: &Case) -> Outcome {
         return out;
     }
     let ember = ember_graph(case, &source);
+    let name = entry_name(&source).unwrap_or_default();
     let reference = case.pytorch_text("graph").and_then(|text| {
         ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
     });
@@ -263,20 +284,21 @@ fn check_case(case: &Case) -> Outcome {
         ember
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|g| compare_graphs(case, g, &reference)),
+            .and_then(|(_, g)| compare_graphs(case, g, &reference)),
     );
     if !case.runs().is_empty() {
         out.runs = Some(
             ember
                 .as_ref()
                 .map_err(Clone::clone)
-                .and_then(|g| check_runs(case, &runnable(g)?)),
+                .and_then(|(unit, _)| check_unit_runs(case, unit, &name)),
         );
     }
     if !case.runs().is_empty() {
         out.reference_runs = Some(check_runs(case, &reference));
     }
     out.code = Some(check_code(case));
+    out.code_reads_back = Some(check_code_reads_back(case, &source, &reference));
     out
 }
 
@@ -298,6 +320,22 @@ fn check_code(case: &Case) -> Result<(), String> {
         return Ok(());
     }
     Err(first_difference(&printed, &want))
+}
+
+/// Prints PyTorch's graph with Ember's Python printer, compiles the code with Ember's frontend
+/// and runs it: the printed code must read back to a graph that computes what PyTorch's does.
+fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result<(), String> {
+    let name = entry_name(source).ok_or("no top-level def")?;
+    let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
+    let code = print_function(reference, &name, schema.as_ref())?;
+    let unit = ember_unit(&format!("{}.code", case.display_name()), &code)?;
+    if unit.function(&name).is_none() {
+        return Err(format!("the printed code defines no {name}"));
+    }
+    if case.runs().is_empty() {
+        return Ok(());
+    }
+    check_unit_runs(case, &unit, &name)
 }
 
 /// The first line where `got` and `want` differ.
@@ -362,7 +400,8 @@ fn script_corpus_matches_pytorch() {
     }
     println!(
         "script corpus: {} cases; graphs equal {}, runs equal {}, errors {}; \
-         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}",
+         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}, \
+         printed code reads back and runs equal {}",
         cases.len(),
         count(&outcomes, |o| &o.graph),
         count(&outcomes, |o| &o.runs),
@@ -370,6 +409,7 @@ fn script_corpus_matches_pytorch() {
         count(&outcomes, |o| &o.reference_parse),
         count(&outcomes, |o| &o.reference_runs),
         count(&outcomes, |o| &o.code),
+        count(&outcomes, |o| &o.code_reads_back),
     );
     if !fixed.is_empty() {
         println!(
