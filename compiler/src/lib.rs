@@ -6,5 +6,6 @@ pub mod codegen;
 pub mod driver;
 pub mod fold;
 pub mod frontend;
+pub mod import;
 pub mod passes;
 pub mod rewrite;

@@ -43,6 +43,33 @@ fn strip_zeros(s: &str) -> &str {
     }
 }
 
+/// A float as Python's `repr` and `str` write it: the shortest digits that round-trip,
+/// scientific below 1e-4 and from 1e16, always with a `.` or an exponent (`1.0`, `1e-05`).
+pub fn format_python_float(d: f64) -> String {
+    if d.is_nan() {
+        return "nan".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let sci = format!("{d:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..16).contains(&exp) {
+        return format!(
+            "{mantissa}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        );
+    }
+    let s = format!("{d}");
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
 /// A double as `IValue::repr` prints it: integral values below 1e10 as `3.`, others with 17
 /// significant digits.
 pub fn format_repr(d: f64) -> String {

@@ -3,7 +3,7 @@
 //! in the graph). Reproduced here for literals built in Rust; parsed ones keep their text.
 
 use crate::attr::Scalar;
-use crate::floatfmt::format_g;
+use crate::floatfmt::{format_g, format_python_float};
 use crate::types::ScalarType;
 
 /// How one number is written: PyTorch switches the stream between these.
@@ -105,8 +105,8 @@ fn scale_line(scale: f64) -> String {
 fn print_matrix(out: &mut String, values: &[f64], rows: usize, cols: usize, indent: usize) {
     const LINESIZE: usize = 80;
     let (scale, sz, style) = print_format(values);
+    // The first row follows the caller's header unindented, as PyTorch 2.x prints it.
     let pad = " ".repeat(indent);
-    out.push_str(&pad);
     let per_line = ((LINESIZE - indent) / (sz + 1)).max(1);
     let mut first = 0;
     while first < cols {
@@ -157,20 +157,29 @@ pub fn format_tensor(dtype: ScalarType, sizes: &[i64], values: &[Scalar]) -> Str
             Scalar::Complex(re, _) => re,
         })
         .collect();
+    print_tensor(dtype.name(), sizes, &vals).replace('\n', " ")
+}
+
+/// ATen's `print(stream, tensor, 80)`, what `str(t)` gives in TorchScript: `vals` are the
+/// tensor's elements in row-major order as doubles, `type_name` the scalar type's name
+/// (`Float`), printed as `[ CPUFloatType{2,3} ]`.
+pub fn print_tensor(type_name: &str, sizes: &[i64], vals: &[f64]) -> String {
     let dims: Vec<usize> = sizes.iter().map(|&d| d.max(0) as usize).collect();
     let mut out = String::new();
     match dims.len() {
         0 => {
-            out.push_str(&format_g(vals.first().copied().unwrap_or(0.0), 6));
+            // fmt's shortest round-trip form: Python's repr without a trailing `.0`.
+            let v = format_python_float(vals.first().copied().unwrap_or(0.0));
+            out.push_str(v.strip_suffix(".0").unwrap_or(&v));
             out.push('\n');
         }
         1 => {
             if !vals.is_empty() {
-                let (scale, sz, style) = print_format(&vals);
+                let (scale, sz, style) = print_format(vals);
                 if scale != 1.0 {
                     out.push_str(&scale_line(scale));
                 }
-                for v in &vals {
+                for v in vals {
                     out.push_str(&number(v / scale, style, sz));
                     out.push('\n');
                 }
@@ -178,7 +187,7 @@ pub fn format_tensor(dtype: ScalarType, sizes: &[i64], values: &[Scalar]) -> Str
         }
         2 => {
             if !vals.is_empty() {
-                print_matrix(&mut out, &vals, dims[0], dims[1], 0);
+                print_matrix(&mut out, vals, dims[0], dims[1], 0);
             }
         }
         n => {
@@ -196,7 +205,7 @@ pub fn format_tensor(dtype: ScalarType, sizes: &[i64], values: &[Scalar]) -> Str
                     for c in &counter {
                         out.push_str(&format!("{},", c + 1));
                     }
-                    out.push_str(".,.) =\n");
+                    out.push_str(".,.) = \n");
                     first = false;
                     // The slice at `counter` in row-major order.
                     let index = counter.iter().zip(outer).fold(0, |acc, (c, d)| acc * d + c);
@@ -231,8 +240,8 @@ pub fn format_tensor(dtype: ScalarType, sizes: &[i64], values: &[Scalar]) -> Str
     let dims_text: Vec<String> = sizes.iter().map(|d| d.to_string()).collect();
     out.push_str(&format!(
         "[ CPU{}Type{{{}}} ]",
-        dtype.name(),
+        type_name,
         dims_text.join(",")
     ));
-    out.replace('\n', " ")
+    out
 }

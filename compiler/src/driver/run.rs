@@ -60,9 +60,7 @@ fn load(opts: &RunOptions) -> Result<Graph, String> {
     let path = Path::new(&opts.model);
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
-        Some("py") => {
-            Some("TorchScript source (.py) is not supported yet: the source frontend is not built")
-        }
+        Some("py") => return load_source(opts),
         Some("pt") => Some(
             "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
         ),
@@ -81,6 +79,31 @@ fn load(opts: &RunOptions) -> Result<Graph, String> {
         let first = &errors[0];
         return Err(format!("{}: invalid graph: {}", opts.model, first.message));
     }
+    Ok(graph)
+}
+
+/// The entry function of a TorchScript source file (the last def, or `--entry`), with the
+/// calls to other functions of the file inlined so the interpreter runs it alone.
+fn load_source(opts: &RunOptions) -> Result<Graph, String> {
+    if opts.method.is_some() {
+        return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
+    }
+    let text = std::fs::read_to_string(&opts.model)
+        .map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let unit = crate::frontend::compile_source(&opts.model, &text)?;
+    let functions = unit.functions();
+    let f = match &opts.entry {
+        Some(name) => functions
+            .iter()
+            .find(|f| f.qualname == *name)
+            .ok_or_else(|| format!("{}: no function named '{name}'", opts.model))?,
+        None => functions
+            .last()
+            .ok_or_else(|| format!("{}: the file defines no function", opts.model))?,
+    };
+    let mut graph = f.graph.clone();
+    let mut cx = crate::passes::PassContext::unlimited("inline");
+    crate::passes::inline::run(&mut graph, &mut cx)?;
     Ok(graph)
 }
 

@@ -5,6 +5,7 @@
 //! until alias analysis exists.
 
 pub mod canonicalize;
+pub mod canonicalize_outputs;
 pub mod constant_pooling;
 pub mod constant_propagation;
 pub mod context;
@@ -20,6 +21,10 @@ pub(crate) mod testing_fold;
 pub use context::{LogLevel, PassConfig, PassContext};
 
 use ember_dialects::Graph;
+
+use crate::frontend::{
+    canonicalize_modified_loop, convert_to_ssa, exit_transform, inline_loop_condition,
+};
 
 /// The signature every pass has. `Err` is for input the pass cannot handle, with a message.
 pub type PassFn = fn(&mut Graph, &mut PassContext) -> Result<bool, String>;
@@ -39,6 +44,16 @@ pub static PASSES: &[PassInfo] = &[
         run: canonicalize::run,
     },
     PassInfo {
+        name: "canonicalize-modified-loops",
+        description: "Turn loops with both a trip count and a condition into while-style loops",
+        run: canonicalize_modified_loop::run,
+    },
+    PassInfo {
+        name: "canonicalize-outputs",
+        description: "Order the outputs of If and Loop nodes by their first use, as PyTorch does",
+        run: canonicalize_outputs::run,
+    },
+    PassInfo {
         name: "constant-pooling",
         description: "Merge equal immutable constants and hoist them to the top of the graph",
         run: constant_pooling::run,
@@ -47,6 +62,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "constant-propagation",
         description: "Fold nodes whose inputs are all constants; inline Ifs on constant conditions",
         run: constant_propagation::run,
+    },
+    PassInfo {
+        name: "convert-to-ssa",
+        description: "Convert the emitter's Load/Store graph to SSA: If/Loop outputs, exits, loop conditions",
+        run: convert_to_ssa::run,
     },
     PassInfo {
         name: "cse",
@@ -59,9 +79,19 @@ pub static PASSES: &[PassInfo] = &[
         run: dce::run,
     },
     PassInfo {
+        name: "exit-transform",
+        description: "Remove LoopContinuation and ReturnStmt nodes by guarding what follows an exit",
+        run: exit_transform::run,
+    },
+    PassInfo {
         name: "inline",
         description: "Inline calls to known functions and subgraph nodes into their parent",
         run: inline::run,
+    },
+    PassInfo {
+        name: "inline-loop-condition",
+        description: "Move a pre-SSA loop condition before the loop and to the end of its body",
+        run: inline_loop_condition::run,
     },
     PassInfo {
         name: "lower-tuples",

@@ -546,6 +546,19 @@ impl Graph {
         }
     }
 
+    /// Reorders `n`'s outputs so that output `i` is the old output `order[i]` (PyTorch's
+    /// `permuteOutputs`); a block's inputs are its param node's outputs. Uses follow their
+    /// values.
+    pub fn permute_node_outputs(&mut self, n: Node, order: &[usize]) {
+        let old = self.nodes[n].outputs.clone();
+        assert_eq!(order.len(), old.len(), "permutation of the wrong length");
+        let new: Vec<Value> = order.iter().map(|&i| old[i]).collect();
+        for (i, &v) in new.iter().enumerate() {
+            self.values[v].offset = i;
+        }
+        self.nodes[n].outputs = new;
+    }
+
     fn new_value(&mut self, node: Node, offset: usize, ty: Type) -> Value {
         let unique = self.next_unique;
         self.next_unique += 1;

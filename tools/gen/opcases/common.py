@@ -182,41 +182,16 @@ class Cases:
         graph = str(scripted.graph).replace(_GEN_DIR + os.sep, "tools/gen/")
         graph = graph.replace(_TORCH_DIR + os.sep, "torch/")
         arrays = {}
-        for i, v in enumerate(inputs):
-            if v is None:
-                continue
-            if isinstance(v, torch.Tensor):
-                _put(arrays, f"in{i}", v)
-            elif isinstance(v, list) and v and all(isinstance(x, torch.Tensor) for x in v):
-                for j, x in enumerate(v):
-                    _put(arrays, f"in{i}_{j}", x)
-            elif isinstance(v, str):
-                _put_str(arrays, f"in{i}", v)
-            elif isinstance(v, list) and v and all(isinstance(x, str) for x in v):
-                for j, x in enumerate(v):
-                    _put_str(arrays, f"in{i}_{j}", x)
-            else:
-                arrays[f"in{i}"] = _scalar_array(v)
+        put_inputs(arrays, inputs)
         call_inputs = [_clone(v) for v in inputs]
         try:
             with torch.no_grad() if no_grad else contextlib.nullcontext():
-                result = scripted(*call_inputs)
-            outs = []
-            _flatten(result, outs)
-            for k, a in enumerate(outs):
-                if isinstance(a, torch.Tensor):
-                    _put(arrays, f"out{k}", a)
-                elif isinstance(a, _Str):
-                    _put_str(arrays, f"out{k}", a.text)
-                else:
-                    arrays[f"out{k}"] = a
+                put_outputs(arrays, scripted(*call_inputs))
             for i, v in enumerate(call_inputs):
                 if isinstance(v, torch.Tensor):
                     _put(arrays, f"after{i}", v)
         except Exception as e:  # PyTorch raised: Ember must raise too.
-            message = str(e).strip().splitlines()
-            # As UTF-8 bytes: simpler for the runner than numpy's unicode arrays.
-            arrays["error"] = np.frombuffer(_error_line(message).encode(), dtype=np.uint8)
+            put_error(arrays, e)
         if rtol is not None:
             arrays["rtol"] = np.array(rtol, dtype=np.float64)
         if atol is not None:
@@ -226,6 +201,44 @@ class Cases:
             f.write(graph)
         _write_npz(os.path.join(self.dir, name + ".npz"), arrays)
 
+
+def put_inputs(arrays, inputs):
+    """Stores call inputs as in0..inN (see the module doc for the encoding)."""
+    for i, v in enumerate(inputs):
+        if v is None:
+            continue
+        if isinstance(v, torch.Tensor):
+            _put(arrays, f"in{i}", v)
+        elif isinstance(v, list) and v and all(isinstance(x, torch.Tensor) for x in v):
+            for j, x in enumerate(v):
+                _put(arrays, f"in{i}_{j}", x)
+        elif isinstance(v, str):
+            _put_str(arrays, f"in{i}", v)
+        elif isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+            for j, x in enumerate(v):
+                _put_str(arrays, f"in{i}_{j}", x)
+        else:
+            arrays[f"in{i}"] = _scalar_array(v)
+
+
+def put_outputs(arrays, result):
+    """Stores a call's result flattened depth-first as out0..outN."""
+    outs = []
+    _flatten(result, outs)
+    for k, a in enumerate(outs):
+        if isinstance(a, torch.Tensor):
+            _put(arrays, f"out{k}", a)
+        elif isinstance(a, _Str):
+            _put_str(arrays, f"out{k}", a.text)
+        else:
+            arrays[f"out{k}"] = a
+
+
+def put_error(arrays, e):
+    """Stores the line of PyTorch's run-time error that carries its message under `error`."""
+    message = str(e).strip().splitlines()
+    # As UTF-8 bytes: simpler for the runner than numpy's unicode arrays.
+    arrays["error"] = np.frombuffer(_error_line(message).encode(), dtype=np.uint8)
 
 def _error_line(lines):
     """The line of a TorchScript error that carries PyTorch's message."""

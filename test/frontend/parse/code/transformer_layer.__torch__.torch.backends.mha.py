@@ -1,0 +1,2 @@
+def get_fastpath_enabled() -> bool:
+  return True

@@ -1,0 +1,10 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x, y):
+    # type: (int, List[float]) -> float
+    return x * y[0]

@@ -1,0 +1,13 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    if x > 0:
+        pass
+    else:
+        x = 0
+    return x

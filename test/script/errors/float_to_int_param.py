@@ -1,0 +1,13 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def helper(x: int) -> int:
+    return x
+
+
+def f(a: float) -> int:
+    return helper(a)

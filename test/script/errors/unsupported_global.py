@@ -1,0 +1,10 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    global counter
+    return x

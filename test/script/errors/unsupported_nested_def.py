@@ -1,0 +1,11 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    def g(y: int) -> int:
+        return y + 1
+    return g(x)

@@ -1,0 +1,12 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    if x < 0:
+        return 0
+    y = x * 2
+    return y + 1

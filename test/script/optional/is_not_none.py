@@ -1,0 +1,11 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: Optional[int]) -> int:
+    if x is not None:
+        return x + 1
+    return 0

@@ -1,0 +1,11 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    y = 1
+    y = "s"
+    return x
