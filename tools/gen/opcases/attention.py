@@ -76,6 +76,27 @@ def mha_forward(q: Tensor, k: Tensor, v: Tensor, heads: int, w: Tensor, b: Tenso
                                           need_weights=need_weights, attn_mask=attn_mask)
 
 
+def left_aligned(x: Tensor, mask: Tensor):
+    return torch._nested_tensor_from_mask_left_aligned(x, mask)
+
+
+def is_nested(x: Tensor):
+    return x.is_nested
+
+
+def nested_cases(c):
+    x = r(2, 3, 4)
+    c.add("left_aligned_true", left_aligned, x, torch.tensor([[True, True, False],
+                                                              [True, False, False]]))
+    c.add("left_aligned_full", left_aligned, x, torch.ones(2, 3, dtype=torch.bool))
+    c.add("left_aligned_false", left_aligned, x, torch.tensor([[True, False, True],
+                                                               [True, True, True]]))
+    c.add("left_aligned_err_dtype", left_aligned, x, torch.ones(2, 3, dtype=torch.long))
+    c.add("left_aligned_err_size", left_aligned, x, torch.ones(2, 4, dtype=torch.bool))
+    c.add("left_aligned_err_2d", left_aligned, x[0], torch.ones(3, 4, dtype=torch.bool))
+    c.add("is_nested", is_nested, x)
+
+
 def sdpa_cases(c):
     q, k, v = r(2, 3, 4), r(2, 5, 4), r(2, 5, 6)
     c.add("sdpa", sdpa, q, k, v, None, False)
@@ -265,6 +286,10 @@ def module_cases(c):
         ("traced_encoder", nn.TransformerEncoder(
             nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
             enable_nested_tensor=False), (x,)),
+        ("traced_decoder_layer", nn.TransformerDecoderLayer(8, 2, 16, batch_first=True),
+         (x, r(2, 4, 8))),
+        ("traced_transformer", nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
+         (r(2, 4, 8), x)),
     ]
     for name, module, inputs in traced:
         fn, params = module_call(module.eval(), len(inputs))
@@ -283,6 +308,7 @@ def cases(c):
     torch.manual_seed(0)
     sdpa_cases(c)
     masked_softmax_cases(c)
+    nested_cases(c)
     mha_cases(c)
     encoder_cases(c)
     module_cases(c)

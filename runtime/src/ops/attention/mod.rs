@@ -1,9 +1,11 @@
 //! Attention operators: `scaled_dot_product_attention`, `_masked_softmax`, and the fused
 //! eval-mode fast paths of `nn.MultiheadAttention` (`_native_multi_head_attention`) and
-//! `nn.TransformerEncoderLayer` (`_transformer_encoder_layer_fwd`).
+//! `nn.TransformerEncoderLayer` (`_transformer_encoder_layer_fwd`), and the nested-tensor
+//! queries around them.
 
 pub mod encoder;
 pub mod mha;
+pub mod nested;
 pub mod sdpa;
 pub mod softmax;
 
@@ -23,6 +25,7 @@ pub fn register(r: &mut Registry) {
     r.add("aten::_masked_softmax", masked_softmax);
     r.add("aten::_native_multi_head_attention", native_mha);
     r.add("aten::_transformer_encoder_layer_fwd", encoder_layer);
+    nested::register(r);
 }
 
 fn count_in(g: &Graph, n: Node, lo: usize, hi: usize, op: &str) -> Result<usize, String> {
@@ -172,3 +175,6 @@ fn encoder_layer(g: &Graph, n: Node) -> Result<Operation, String> {
         }
     }))
 }
+
+#[cfg(test)]
+mod tests;

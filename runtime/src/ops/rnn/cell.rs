@@ -119,6 +119,14 @@ pub fn step(
     w: &Weights,
 ) -> TensorResult<(Tensor, Option<Tensor>)> {
     let hgates = linear(hx, &w.w_hh, w.b_hh.as_ref())?;
+    if hgates.dim() != 2 || hgates.sizes()[1] % kind.gates() != 0 {
+        return fail(format!(
+            "{}: the hidden gates of shape {:?} do not split into {} equal chunks along dim 1",
+            kind.name(),
+            hgates.sizes().as_slice(),
+            kind.gates()
+        ));
+    }
     let dtype = hgates.dtype();
     match kind {
         Kind::Tanh => {

@@ -115,3 +115,6 @@ fn sequence_op(g: &Graph, n: Node, kind: Kind) -> Result<Operation, String> {
         Ok(out)
     }))
 }
+
+#[cfg(test)]
+mod tests;
