@@ -189,6 +189,10 @@ def mha_cases(c):
     c.add("mha_empty_batch", mha_self_out, x[:0], 8, 2, *w, None, None)
     c.add("mha_f64", mha_self, x.double(), 8, 2, *mha_weights(8, torch.float64), None, True,
           True, None)
+    c.add("mha_bf16", mha_self, x.bfloat16(), 8, 2, *[t.bfloat16() for t in w], None, True,
+          True, None, rtol=5e-2, atol=5e-2)
+    c.add("mha_f16", mha_self, x.half(), 8, 2, *[t.half() for t in w], None, True, True, None,
+          rtol=2e-2, atol=2e-2)
     x16, w16 = r(2, 3, 16), mha_weights(16)
     # dim_per_head % 8 == 0 and no weights: PyTorch routes through SDPA.
     c.add("mha_sdpa_path", mha_self_out, x16, 16, 2, *w16, None, None)
@@ -232,6 +236,8 @@ def encoder_cases(c):
     c.add("encoder_layer_f64", encoder_layer, x.double(), 8, 2,
           *[t.double() for t in attn], False, False, 1e-5, *[t.double() for t in rest], None,
           None)
+    c.add("encoder_layer_f16", encoder_layer, x.half(), 8, 2, *[t.half() for t in attn], True,
+          True, 1e-5, *[t.half() for t in rest], None, None, rtol=2e-2, atol=2e-2)
     c.add("encoder_layer_empty", encoder_layer, x[:0], 8, 2, *attn, False, False, 1e-5, *rest,
           None, None)
 
