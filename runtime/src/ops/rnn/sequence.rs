@@ -36,7 +36,7 @@ pub fn gather(
     has_projections: bool,
 ) -> TensorResult<Vec<Weights>> {
     let stride = if has_biases { 4 } else { 2 } + usize::from(has_projections);
-    if params.len() % stride != 0 {
+    if !params.len().is_multiple_of(stride) {
         return fail("got an incorrect number of RNN parameters");
     }
     Ok(params
