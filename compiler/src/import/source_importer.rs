@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use ember_runtime::unit::{ClassType, CompilationUnit};
+use ember_runtime::unit::{ClassType, CompilationUnit, Function};
 
 use super::archive::Archive;
 use super::error::ImportError;
@@ -105,15 +105,16 @@ impl Resolver for SourceImporter<'_> {
         if let Some(c) = self.unit.class(name) {
             return Some(Resolved::Class(c));
         }
-        // Top-level defs of a code file enter the unit by their plain name.
-        if let Some(f) = self
-            .unit
-            .function(name)
-            .or_else(|| self.unit.function(last))
-        {
+        if let Some(f) = self.unit.function(name) {
             return Some(Resolved::Function(f));
         }
-        None
+        // Top-level defs of a code file enter the unit by their plain name; callers name them
+        // by qualified name, which the emitter asks for again, so the unit gets that name too.
+        let f = self.unit.function(last)?;
+        let f = self
+            .unit
+            .add_function(Function::new(name.to_string(), f.graph.clone()));
+        Some(Resolved::Function(f))
     }
 }
 
