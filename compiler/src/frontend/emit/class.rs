@@ -23,6 +23,12 @@ enum ClassKind {
     Enum,
 }
 
+/// Whether a class is a NamedTuple or an Enum: types other classes' attributes may name, so
+/// they are declared first.
+pub(crate) fn is_type_like(c: &ClassDef) -> bool {
+    matches!(class_kind(c), Ok(ClassKind::NamedTuple | ClassKind::Enum))
+}
+
 fn class_kind(c: &ClassDef) -> R<ClassKind> {
     let mut kind = ClassKind::Plain;
     for b in &c.bases {
