@@ -51,6 +51,8 @@ pub struct Module {
     pub unit: Arc<CompilationUnit>,
     /// The archive's `extra/` files.
     pub extra: std::collections::BTreeMap<String, Vec<u8>>,
+    /// The root class's methods' literal default arguments (after `self`).
+    pub defaults: HashMap<String, Vec<Option<IValue>>>,
 }
 
 impl Module {
@@ -59,9 +61,22 @@ impl Module {
         self.object.class.method(name)
     }
 
-    /// Runs method `name` of the root module on `args` (without `self`).
+    /// Runs method `name` of the root module on `args` (without `self`); trailing arguments
+    /// left out take the method's defaults.
     pub fn run_method(&self, name: &str, args: Vec<IValue>) -> Result<Vec<IValue>, RuntimeError> {
+        let args = self.with_defaults(name, args);
         call_method(&self.object, name, args, Some(&self.unit))
+    }
+
+    /// `args` completed with the defaults of method `name`'s later parameters, when every one
+    /// left out has a default (otherwise unchanged, for the call to report).
+    pub fn with_defaults(&self, name: &str, mut args: Vec<IValue>) -> Vec<IValue> {
+        if let Some(defaults) = self.defaults.get(name) {
+            if args.len() < defaults.len() && defaults[args.len()..].iter().all(Option::is_some) {
+                args.extend(defaults[args.len()..].iter().flatten().cloned());
+            }
+        }
+        args
     }
 
     /// `forward`.
@@ -124,10 +139,12 @@ pub fn load_module(bytes: &[u8], opts: &LoadOptions) -> Result<Module, ImportErr
             ))
         }
     };
+    let defaults = super::defaults::method_defaults(&archive, object.class_name());
     Ok(Module {
         object,
         unit,
         extra: archive.extra,
+        defaults,
     })
 }
 
