@@ -126,8 +126,19 @@ fn every_pass_runs_on_every_real_graph() {
         failures.len(),
         failures.join("\n\n")
     );
-    // Each pass finds something to do somewhere in the corpus.
+    // Each pass finds something to do somewhere in the corpus, except the frontend's passes:
+    // they rewrite the emitter's pre-SSA graphs, and every corpus graph is already past them.
+    const FRONTEND_PASSES: &[&str] = &[
+        "convert-to-ssa",
+        "exit-transform",
+        "inline-loop-condition",
+        "canonicalize-modified-loops",
+    ];
     for (pass, n) in PASSES.iter().zip(changed) {
+        if FRONTEND_PASSES.contains(&pass.name) {
+            assert_eq!(n, 0, "{} changed a graph already in SSA form", pass.name);
+            continue;
+        }
         assert!(n > 0, "{} changed no graph of the corpus", pass.name);
     }
 }

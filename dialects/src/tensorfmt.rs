@@ -99,7 +99,17 @@ fn print_format(values: &[f64]) -> (f64, usize, Style) {
 }
 
 fn scale_line(scale: f64) -> String {
-    format!("{} *\n", format_g(scale, 6))
+    format!("{} *\n", shortest(scale))
+}
+
+/// A double as fmt's `{}` writes it: the shortest round-trip digits, Python's repr without a
+/// trailing `.0` (`1000000`, `0.001`, `1e+20`).
+fn shortest(x: f64) -> String {
+    let v = format_python_float(x);
+    match v.strip_suffix(".0") {
+        Some(s) => s.to_string(),
+        None => v,
+    }
 }
 
 fn print_matrix(out: &mut String, values: &[f64], rows: usize, cols: usize, indent: usize) {
@@ -168,9 +178,7 @@ pub fn print_tensor(type_name: &str, sizes: &[i64], vals: &[f64]) -> String {
     let mut out = String::new();
     match dims.len() {
         0 => {
-            // fmt's shortest round-trip form: Python's repr without a trailing `.0`.
-            let v = format_python_float(vals.first().copied().unwrap_or(0.0));
-            out.push_str(v.strip_suffix(".0").unwrap_or(&v));
+            out.push_str(&shortest(vals.first().copied().unwrap_or(0.0)));
             out.push('\n');
         }
         1 => {

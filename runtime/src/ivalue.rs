@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use indexmap::IndexMap;
 
 use crate::tensor::{DType, Device, Tensor};
+use crate::unit::ClassType;
+
+pub use crate::interpreter::Future;
 
 /// A value of a TorchScript program.
 #[derive(Clone)]
@@ -41,10 +44,61 @@ pub struct List(pub Arc<RwLock<Vec<IValue>>>);
 #[derive(Clone, Default)]
 pub struct Dict(pub Arc<RwLock<IndexMap<DictKey, IValue>>>);
 
-/// A class instance: its qualified type name and its attribute slots.
+/// A class instance: its class and its attribute slots (in the class's slot order; a module's
+/// parameters, buffers and submodules are slots too).
 pub struct Object {
-    pub class_name: String,
+    pub class: Arc<ClassType>,
     pub slots: RwLock<Vec<IValue>>,
+}
+
+impl Object {
+    /// A new instance of `class` with every slot None.
+    pub fn new(class: Arc<ClassType>) -> Object {
+        let n = class.num_attributes();
+        Object {
+            class,
+            slots: RwLock::new(vec![IValue::None; n]),
+        }
+    }
+
+    pub fn class_name(&self) -> &str {
+        &self.class.qualname
+    }
+
+    /// The value in slot `i`, or None when the object has no such slot.
+    pub fn slot(&self, i: usize) -> Option<IValue> {
+        self.slots
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(i)
+            .cloned()
+    }
+
+    /// Sets slot `i`, growing the slots when the class gained attributes after the object
+    /// was made (classes grow while they are compiled).
+    pub fn set_slot(&self, i: usize, v: IValue) {
+        let mut slots = self.slots.write().unwrap_or_else(|e| e.into_inner());
+        if slots.len() <= i {
+            slots.resize(i + 1, IValue::None);
+        }
+        slots[i] = v;
+    }
+
+    /// The attribute named `name`, looked up through the class.
+    pub fn attr(&self, name: &str) -> Option<IValue> {
+        self.slot(self.class.attribute_slot(name)?)
+    }
+
+    /// Sets the attribute named `name`; false when the class has no such attribute.
+    pub fn set_attr(&self, name: &str, v: IValue) -> bool {
+        match self.class.attribute_slot(name) {
+            Some(i) => {
+                self.set_slot(i, v);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// A value of a TorchScript enum.
@@ -52,13 +106,6 @@ pub struct EnumValue {
     pub class_name: String,
     pub name: String,
     pub value: IValue,
-}
-
-/// The result of `fork`, completed once.
-#[derive(Default)]
-pub struct Future {
-    pub value: Mutex<Option<Result<IValue, String>>>,
-    pub done: std::sync::Condvar,
 }
 
 /// A seeded random number generator (`torch.Generator`).
@@ -325,7 +372,7 @@ impl fmt::Debug for IValue {
                 .debug_map()
                 .entries(d.items().into_iter().map(|(k, v)| (k.to_ivalue(), v)))
                 .finish(),
-            IValue::Object(o) => write!(f, "<{} object>", o.class_name),
+            IValue::Object(o) => write!(f, "<{} object>", o.class_name()),
             IValue::Enum(e) => write!(f, "{}.{}", e.class_name, e.name),
             IValue::Future(_) => f.write_str("<Future>"),
             IValue::Generator(g) => write!(

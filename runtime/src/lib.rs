@@ -4,6 +4,7 @@ pub mod interpreter;
 pub mod ivalue;
 pub mod kernel_abi;
 pub mod npy;
+pub mod npz_case;
 pub mod ops;
 pub mod repr;
 pub mod tensor;

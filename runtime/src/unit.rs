@@ -7,19 +7,50 @@
 //! they are compiled (attributes are found in `__init__`, methods are added one by one), so
 //! their tables sit behind locks; once a program runs they are only read.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use ember_dialects::types::Type;
 use ember_dialects::Graph;
 use indexmap::IndexMap;
 
-use crate::ivalue::IValue;
+use crate::interpreter::{BuildError, Code};
+use crate::ivalue::{IValue, Object};
 
 /// A compiled function or method: its qualified name and its graph. A method's first input is
-/// `self`.
+/// `self`. Its interpreter code is built on first use and kept ([`Function::code`]).
 pub struct Function {
     pub qualname: String,
     pub graph: Graph,
+    code: OnceLock<Result<Arc<Code>, BuildError>>,
+}
+
+impl Function {
+    pub fn new(qualname: impl Into<String>, graph: Graph) -> Function {
+        Function {
+            qualname: qualname.into(),
+            graph,
+            code: OnceLock::new(),
+        }
+    }
+
+    /// The function's code, built once (with `unit` resolving the calls, attributes and
+    /// objects it uses) and shared by every caller. A function that calls itself, directly or
+    /// through others, is refused here: TorchScript has no recursion.
+    pub fn code(&self, unit: Option<&Arc<CompilationUnit>>) -> Result<Arc<Code>, BuildError> {
+        if let Some(code) = self.code.get() {
+            return code.clone();
+        }
+        let built = crate::interpreter::build_function_code(self, unit);
+        // Another thread may have built it meanwhile: the first result is the one kept.
+        let _ = self.code.set(built.clone());
+        self.code.get().cloned().unwrap_or(built)
+    }
+
+    /// The name callers see in tracebacks: the last component of the qualified name for
+    /// methods and functions alike.
+    pub fn name(&self) -> &str {
+        self.qualname.rsplit('.').next().unwrap_or(&self.qualname)
+    }
 }
 
 /// Whether an attribute of a module is a parameter, a buffer or a plain attribute.
@@ -66,7 +97,10 @@ impl ClassType {
     }
 
     pub fn attribute(&self, name: &str) -> Option<ClassAttribute> {
-        read(&self.attributes).iter().find(|a| a.name == name).cloned()
+        read(&self.attributes)
+            .iter()
+            .find(|a| a.name == name)
+            .cloned()
     }
 
     /// Adds an attribute slot (or returns the existing slot of that name) and its index.
@@ -84,7 +118,12 @@ impl ClassType {
     }
 
     pub fn add_method(&self, f: Arc<Function>) {
-        let name = f.qualname.rsplit('.').next().unwrap_or(&f.qualname).to_string();
+        let name = f
+            .qualname
+            .rsplit('.')
+            .next()
+            .unwrap_or(&f.qualname)
+            .to_string();
         self.methods
             .write()
             .unwrap_or_else(|e| e.into_inner())
@@ -93,6 +132,22 @@ impl ClassType {
 
     pub fn constant(&self, name: &str) -> Option<IValue> {
         read(&self.constants).get(name).cloned()
+    }
+
+    pub fn add_constant(&self, name: impl Into<String>, value: IValue) {
+        self.constants
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.into(), value);
+    }
+
+    pub fn num_attributes(&self) -> usize {
+        read(&self.attributes).len()
+    }
+
+    /// A new instance: every slot None until it is set, as `prim::CreateObject` makes one.
+    pub fn instantiate(self: &Arc<Self>) -> Arc<Object> {
+        Arc::new(Object::new(self.clone()))
     }
 }
 

@@ -12,7 +12,10 @@ For a case NAME of group GROUP this writes, under test/script/GROUP/:
                source has its own); the entry point is its last top-level def
   NAME.graph   str(torch.jit.script(entry).graph)          (cases PyTorch compiles)
   NAME.code    torch.jit.script(entry).code                 (cases PyTorch compiles)
-  NAME.npz     the first run: in0.., out0.. or error, encoded as test/ops does
+  NAME.schema  str(torch.jit.script(entry).schema): argument names and defaults, which the
+               graph does not hold and the printed code shows
+  NAME.npz     the first run: in0.., out0.. or error, encoded as test/ops does (every argument
+               is stored, defaults included)
                (tools/gen/opcases/common.py); NAME.run1.npz, NAME.run2.npz, ... the others
   NAME.error   PyTorch's message, for cases PyTorch refuses to script
 
@@ -26,6 +29,7 @@ import ast
 import glob
 import importlib
 import importlib.util
+import inspect
 import os
 import re
 import shutil
@@ -127,9 +131,16 @@ class Cases:
             f.write(relative(str(scripted.graph)))
         with open(os.path.join(self.dir, name + ".code"), "w") as f:
             f.write(relative(scripted.code))
+        with open(os.path.join(self.dir, name + ".schema"), "w") as f:
+            f.write(relative(str(scripted.schema)) + "\n")
+        signature = inspect.signature(entry)
         for k, args in enumerate(runs):
             if not isinstance(args, tuple):
                 args = (args,)
+            # Defaults are passed explicitly: graph inputs are every argument.
+            bound = signature.bind(*args)
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
             arrays = {}
             put_inputs(arrays, args)
             try:

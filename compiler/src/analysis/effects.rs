@@ -390,7 +390,7 @@ pub fn may_write(g: &Graph, n: Node) -> bool {
 }
 
 /// Whether `n` itself (not the nodes in its blocks or subgraph) may write.
-fn writes_itself(g: &Graph, n: Node) -> bool {
+pub fn writes_itself(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     if kind.is_aten() {
         match schema_of(g, n) {

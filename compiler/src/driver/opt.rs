@@ -124,10 +124,7 @@ fn input_kind(name: &str) -> Result<(), String> {
     match Path::new(name).extension().and_then(|e| e.to_str()) {
         None if name == "-" => Ok(()),
         Some("ir") => Ok(()),
-        Some("py") => Err(
-            "TorchScript source input (.py) is not supported yet: the source frontend is not built"
-                .into(),
-        ),
+        Some("py") => Ok(()),
         Some("pt") => Err(
             "TorchScript archives (.pt) are not supported yet: the archive loader is not built"
                 .into(),
@@ -142,6 +139,13 @@ fn input_kind(name: &str) -> Result<(), String> {
 /// Parses, verifies, transforms and emits one chunk. Returns the emitted text and the
 /// diagnostics (which stop the chunk at the first failing stage).
 fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
+    if Path::new(&options.input_name)
+        .extension()
+        .and_then(|e| e.to_str())
+        == Some("py")
+    {
+        return process_source(options, text, log);
+    }
     let Located {
         mut graph,
         node_positions,
@@ -168,18 +172,109 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
             return (String::new(), diags);
         }
     }
+    if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
+        return (String::new(), diags);
+    }
+    // A graph file has no function name; its code prints as `def forward(...)`.
+    match emit(options.emit, &graph, &CodeName::function("forward")) {
+        Ok(text) => (text, Vec::new()),
+        Err(message) => (
+            String::new(),
+            vec![ChunkDiag {
+                pos: Pos { line: 1, col: 1 },
+                message,
+            }],
+        ),
+    }
+}
+
+/// A TorchScript source chunk: every function of the file, then every method of its classes,
+/// each through the passes and emitted in turn.
+fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
+    use std::sync::Arc;
+
+    use crate::frontend::{compile, NoResolver, SourceFile};
+    use ember_runtime::unit::CompilationUnit;
+
+    let file = Arc::new(SourceFile::new(options.input_name.as_str(), text));
+    let unit = CompilationUnit::new();
+    if let Err(e) = compile(file.clone(), &unit, &NoResolver) {
+        let rendered = e.render(&file);
+        let message = rendered
+            .split_once(": error: ")
+            .map_or(rendered.clone(), |(_, m)| m.to_string());
+        return (
+            String::new(),
+            vec![ChunkDiag {
+                pos: file.pos(e.span.start),
+                message,
+            }],
+        );
+    }
+    let mut graphs: Vec<(String, Graph, CodeName)> = unit
+        .functions()
+        .iter()
+        .map(|f| {
+            (
+                f.qualname.clone(),
+                f.graph.clone(),
+                CodeName::function(&f.qualname),
+            )
+        })
+        .collect();
+    for c in unit.classes() {
+        let methods = c.methods.read().unwrap_or_else(|e| e.into_inner());
+        graphs.extend(methods.values().map(|f| {
+            let short = f.qualname.rsplit('.').next().unwrap_or(&f.qualname);
+            (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
+        }));
+    }
+    let locate = |_| Pos { line: 1, col: 1 };
+    let mut out = String::new();
+    for (name, mut graph, code_name) in graphs {
+        if options.verify_each {
+            if let Err(diags) = verify(&graph, &locate) {
+                return (String::new(), diags);
+            }
+        }
+        if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
+            return (String::new(), diags);
+        }
+        match emit(options.emit, &graph, &code_name) {
+            Ok(text) => {
+                let _ = write!(out, "# {name}\n{text}");
+            }
+            Err(message) => {
+                return (
+                    String::new(),
+                    vec![ChunkDiag {
+                        pos: Pos { line: 1, col: 1 },
+                        message,
+                    }],
+                )
+            }
+        }
+    }
+    (out, Vec::new())
+}
+
+/// Runs the requested passes, verifying after each when asked.
+fn run_passes(
+    options: &OptOptions,
+    graph: &mut Graph,
+    locate: &dyn Fn(ember_dialects::Node) -> Pos,
+    log: &mut String,
+) -> Result<(), Vec<ChunkDiag>> {
+    let graph = &mut *graph;
     for pass in &options.passes {
         let mut cx = options.config.context_for(pass.name);
         cx.log(LogLevel::Dump, || format!("before {}:\n{graph}", pass.name));
-        if let Err(message) = (pass.run)(&mut graph, &mut cx) {
+        if let Err(message) = (pass.run)(graph, &mut cx) {
             let message = format!("pass '{}' failed: {message}", pass.name);
-            return (
-                String::new(),
-                vec![ChunkDiag {
-                    pos: Pos { line: 1, col: 1 },
-                    message,
-                }],
-            );
+            return Err(vec![ChunkDiag {
+                pos: Pos { line: 1, col: 1 },
+                message,
+            }]);
         }
         cx.log(LogLevel::Dump, || format!("after {}:\n{graph}", pass.name));
         if options.print_ir_after_all {
@@ -190,24 +285,15 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
             );
         }
         if options.verify_each {
-            if let Err(mut diags) = verify(&graph, &locate) {
+            if let Err(mut diags) = verify(graph, locate) {
                 for d in &mut diags {
                     d.message = format!("after pass '{}': {}", pass.name, d.message);
                 }
-                return (String::new(), diags);
+                return Err(diags);
             }
         }
     }
-    match emit(options.emit, &graph) {
-        Ok(text) => (text, Vec::new()),
-        Err(message) => (
-            String::new(),
-            vec![ChunkDiag {
-                pos: Pos { line: 1, col: 1 },
-                message,
-            }],
-        ),
-    }
+    Ok(())
 }
 
 fn verify(
@@ -225,11 +311,35 @@ fn verify(
     })
 }
 
-fn emit(emit: Emit, graph: &Graph) -> Result<String, String> {
+/// How `--emit=code` names a graph: a function, or a method (whose `self` prints untyped).
+struct CodeName {
+    name: String,
+    is_method: bool,
+}
+
+impl CodeName {
+    fn function(name: &str) -> CodeName {
+        CodeName {
+            name: name.to_string(),
+            is_method: false,
+        }
+    }
+
+    fn method(name: &str) -> CodeName {
+        CodeName {
+            name: name.to_string(),
+            is_method: true,
+        }
+    }
+}
+
+fn emit(emit: Emit, graph: &Graph, code_name: &CodeName) -> Result<String, String> {
+    use crate::frontend::python_print::{print_function, print_method};
     match emit {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
-        Emit::Code => Err("--emit=code needs the Python printer, which is not built yet".into()),
+        Emit::Code if code_name.is_method => print_method(graph, &code_name.name, None),
+        Emit::Code => print_function(graph, &code_name.name, None),
         Emit::Mlir | Emit::Llvm | Emit::Ptx => emit_lowered(emit, graph),
     }
 }

@@ -4,13 +4,15 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ember_dialects::{catalogue, Graph, Node};
-use ember_runtime::interpreter::{run as interpret, Code};
+use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
+use ember_runtime::unit::CompilationUnit;
 
 use super::run_args::{parse_arg, to_ivalue};
 
@@ -32,17 +34,18 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let graph = load(opts)?;
-    let code =
-        Code::new(&graph).map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
+    let (graph, unit) = load(opts)?;
+    let code = match &unit {
+        Some((unit, name)) => Code::build(&graph, Some(unit), name),
+        None => Code::new(&graph),
+    }
+    .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
     let inputs = read_args(&graph, &opts.args)?;
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
-        stderr =
-            bench(&code, &inputs, n).map_err(|e| node_error(&graph, &opts.model, e.0, &e.1))?;
+        stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
     }
-    let outputs = interpret(&code, inputs)
-        .map_err(|e| node_error(&graph, &opts.model, e.node, &e.message))?;
+    let outputs = interpret(&code, inputs).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),
@@ -56,13 +59,13 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     })
 }
 
-fn load(opts: &RunOptions) -> Result<Graph, String> {
+/// The graph to run and, for source files, the compilation unit its calls resolve through and
+/// the function's name.
+fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
     let path = Path::new(&opts.model);
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
-        Some("py") => {
-            Some("TorchScript source (.py) is not supported yet: the source frontend is not built")
-        }
+        Some("py") => return load_source(opts),
         Some("pt") => Some(
             "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
         ),
@@ -81,7 +84,34 @@ fn load(opts: &RunOptions) -> Result<Graph, String> {
         let first = &errors[0];
         return Err(format!("{}: invalid graph: {}", opts.model, first.message));
     }
-    Ok(graph)
+    Ok((graph, None))
+}
+
+/// The entry function of a TorchScript source file (the last def, or `--entry`) and the
+/// file's unit: calls to its other functions and classes run as calls, so errors inside them
+/// carry the call stack.
+fn load_source(
+    opts: &RunOptions,
+) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
+    if opts.method.is_some() {
+        return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
+    }
+    let text = std::fs::read_to_string(&opts.model)
+        .map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let unit = Arc::new(crate::frontend::compile_source(&opts.model, &text)?);
+    let functions = unit.functions();
+    let f = match &opts.entry {
+        Some(name) => functions
+            .iter()
+            .find(|f| f.qualname == *name)
+            .ok_or_else(|| format!("{}: no function named '{name}'", opts.model))?,
+        None => functions
+            .last()
+            .ok_or_else(|| format!("{}: the file defines no function", opts.model))?,
+    };
+    let graph = f.graph.clone();
+    let name = f.name().to_string();
+    Ok((graph, Some((unit.clone(), name))))
 }
 
 /// Reads the ARGs and matches them to the graph's inputs.
@@ -134,15 +164,29 @@ fn node_error(graph: &Graph, model: &str, node: Option<Node>, message: &str) -> 
     out
 }
 
+/// The message for an error raised while running: as `node_error` at the node of the graph
+/// where it surfaced (the outermost call when it happened inside one), then the TorchScript
+/// call stack, most recent call last.
+fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
+    let mut out = node_error(graph, model, e.top_node(), &e.message);
+    if !e.call_stack.is_empty() {
+        out.push_str("\nTraceback of TorchScript (most recent call last):");
+        for entry in &e.call_stack {
+            let _ = write!(out, "\n  {entry}");
+        }
+    }
+    out
+}
+
 /// Runs the code `n` times and reports the time per call.
-fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, (Option<Node>, String)> {
+fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, RuntimeError> {
     if n == 0 {
-        return Err((None, "--bench needs at least one call".into()));
+        return Err(RuntimeError::new("--bench needs at least one call"));
     }
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        interpret(code, inputs.to_vec()).map_err(|e| (e.node, e.message))?;
+        interpret(code, inputs.to_vec())?;
         times.push(start.elapsed());
     }
     times.sort();

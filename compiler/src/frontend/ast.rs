@@ -152,7 +152,8 @@ pub enum ExprKind {
     Float(f64),
     /// `3j`: the imaginary part.
     Imaginary(f64),
-    /// Adjacent string literals, already concatenated and unescaped.
+    /// Adjacent string literals, already concatenated and unescaped. An f-string arrives as
+    /// frontend.py rewrites it: `"a{}b".format(x)`, a `Call` of the `format` attribute.
     Str(String),
     True,
     False,
@@ -168,8 +169,8 @@ pub enum ExprKind {
         op: UnaryOp,
         operand: Box<Expr>,
     },
-    /// `a < b`, `a is not b`, `a in b`. Chains (`a < b < c`) nest to the left, as TorchScript's
-    /// parser builds them.
+    /// `a < b`, `a is not b`, `a in b`. A chain `a < b < c` arrives as `a < b and b < c` (a
+    /// `BoolOp` with `b` copied), as torch/jit/frontend.py rewrites it.
     Compare {
         op: CmpOp,
         lhs: Box<Expr>,

@@ -16,8 +16,9 @@
 //!   the other assigns `x`, the exiting branch ends with `%u : T = prim::Uninitialized()` and
 //!   `= prim::Store[name="x"](%u)` (PyTorch's `emitIfElseBlocks`).
 //! - **Loop.** `= prim::Loop(%max_trip_count)`: *one* int input, no outputs, two blocks:
-//!   - `block0(%i : int)`, the body, with no outputs. A `for` body starts by fetching the
-//!     element for iteration `%i` and storing it to the target variable(s).
+//!   - `block0(%i : int)`, the body, with no outputs. A `for` body starts by storing the
+//!     element for iteration `%i` to the target variable(s): `%i` itself for `range(n)`, an
+//!     `aten::__getitem__(%list, %i)` (or the like) otherwise.
 //!   - `block1()`, the condition, with one bool output. For `while c:` it holds the nodes
 //!     computing `c` (reading variables through Loads) and returns it. For a `for` it is empty
 //!     and returns `%true : bool = prim::Constant[value=1]()`, emitted just before the Loop.
@@ -49,11 +50,19 @@
 //!
 //! # Errors
 //!
-//! The emitter reports most errors with its own source ranges, as PyTorch does; what this pass
-//! can still see is reported with the node's source range: a variable read where it is not
-//! defined (`undefined value x`, or `x is not defined in the false branch` when only one
-//! branch of an `if` assigned it), a loop body assigning a type that does not unify with the
-//! variable's type before the loop, breaks and continues outside loops, and malformed nodes.
+//! PyTorch's emitter reports type errors itself, knowing annotations this pass cannot see (it
+//! throws `Type mismatch: x is set to type int in the true branch and type str in the false
+//! branch` when `x` was defined before the `if`, and `Variable 'x' previously had type ...` on
+//! the assignment); like PyTorch's pass, this one then unifies branch types with
+//! `default_to_union`, so `x: Union[int, str]` assigned an int and a str comes out as a Union.
+//! What the pass still reports, with the node's source range ([`SsaError`]): a variable read
+//! where it is not defined (`undefined value x`; `x is not defined in the false branch` when
+//! only one branch of an `if` assigned it, with the read as `used_at`), a loop body assigning a
+//! type that does not unify with the variable's type before the loop (PyTorch's message),
+//! `break`/`continue` outside a loop, and malformed nodes. Nothing panics on bad input.
+//!
+//! After this, PyTorch's `to_ir` runs `NormalizeOps` and its cleanup passes
+//! ([`super::cleanup::run_cleanup_passes`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -157,8 +166,29 @@ pub fn convert_to_ssa_located(g: &mut Graph) -> Result<(), SsaError> {
 /// The `convert-to-ssa` pass of `ember-opt`. It rewrites the graph as a whole, so
 /// `EMBER_OPT_LIMIT` does not apply.
 pub fn run(g: &mut Graph, _cx: &mut PassContext) -> Result<bool, String> {
+    // A graph without the emitter's Load/Store/exit nodes is already SSA: leave it alone.
+    if !has_any_kind(
+        g,
+        &[
+            "prim::Store",
+            "prim::Load",
+            "prim::ReturnStmt",
+            "prim::LoopContinuation",
+            "prim::BreakStmt",
+            "prim::ContinueStmt",
+        ],
+    ) {
+        return Ok(false);
+    }
     convert_to_ssa(g)?;
     Ok(true)
+}
+
+/// Whether any node of the graph, at any depth, has one of `kinds`.
+pub(crate) fn has_any_kind(g: &Graph, kinds: &[&str]) -> bool {
+    g.nodes()
+        .into_iter()
+        .any(|n| kinds.contains(&g.kind(n).as_str()))
 }
 
 /// PyTorch's `meaningfulName`: names the graph shows (not `$temporaries`, nor `_123`).
@@ -520,7 +550,9 @@ impl EraseLoadStores {
                 let Some(var) = found else {
                     return Err(self.undefined(g, n, &name));
                 };
-                let out = g.output(n, 0);
+                let Some(&out) = g.node_outputs(n).first() else {
+                    return Err(SsaError::at(g, n, "prim::Load must have one output"));
+                };
                 g.replace_all_uses_with(out, var);
                 g.destroy(n);
             } else if k == kind::comprehension_scope() {

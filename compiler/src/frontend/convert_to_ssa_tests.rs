@@ -983,6 +983,61 @@ fn with_statement_stays_flat() {
     );
 }
 
+// A closure's returns and loops are its own: a return inside it ends the closure, not the
+// function (PyTorch's emitClosure: one block with its own placeholder output).
+#[test]
+fn returns_inside_a_closure_stay_in_it() {
+    check(
+        r#"graph(%x.1 : int):
+   = prim::Store[name="x"](%x.1)
+  %f : NoneType = prim::Closure()
+    block0(%y.1 : int):
+       = prim::Store[name="y"](%y.1)
+      %y : int = prim::Load[name="y"]()
+      %zero : int = prim::Constant[value=0]()
+      %gt : bool = aten::gt(%y, %zero)
+       = prim::If(%gt)
+        block0():
+          %y.2 : int = prim::Load[name="y"]()
+           = prim::ReturnStmt(%y.2)
+          -> ()
+        block1():
+          -> ()
+      %x : int = prim::Load[name="x"]()
+       = prim::ReturnStmt(%x)
+      %cret : int = prim::Uninitialized()
+      -> (%cret)
+  %x.2 : int = prim::Load[name="x"]()
+   = prim::ReturnStmt(%x.2)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect![[r#"
+            graph(%x.1 : int):
+              %19 : int = prim::Uninitialized()
+              %18 : bool = prim::Uninitialized()
+              %16 : bool = prim::Constant[value=1]()
+              %17 : bool = prim::Constant[value=0]()
+              %15 : bool = prim::Uninitialized()
+              %13 : bool = prim::Constant[value=1]()
+              %14 : bool = prim::Constant[value=0]()
+              %11 : bool = prim::Constant[value=0]()
+              %f : NoneType = prim::Closure()
+                block0(%y.1 : int):
+                  %12 : bool = prim::Constant[value=0]()
+                  %zero : int = prim::Constant[value=0]()
+                  %gt : bool = aten::gt(%y.1, %zero)
+                  %20 : bool, %21 : int, %24 : int, %25 : int = prim::If(%gt)
+                    block0():
+                      -> (%16, %y.1, %19, %y.1)
+                    block1():
+                      -> (%17, %19, %19, %x.1)
+                  -> (%25)
+              return (%x.1)
+        "#]],
+    );
+}
+
 // def f(c: bool) -> int:
 //     if c:
 //         y = 1
@@ -1065,5 +1120,47 @@ fn break_outside_a_loop_is_an_error() {
   return (%ret)
 "#,
         expect!["SyntaxError: 'break' outside loop"],
+    );
+}
+
+#[test]
+fn a_loop_already_in_ssa_form_is_an_error() {
+    check_error(
+        r#"graph(%n : int):
+  %true : bool = prim::Constant[value=1]()
+   = prim::Loop(%n, %true)
+    block0(%i : int):
+      -> (%true)
+  %none : NoneType = prim::Constant()
+   = prim::ReturnStmt(%none)
+  %ret : NoneType = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::Loop must have 2 block(s) here, found 1"],
+    );
+}
+
+#[test]
+fn a_store_without_a_name_is_an_error() {
+    check_error(
+        r#"graph(%x : int):
+   = prim::Store(%x)
+   = prim::ReturnStmt(%x)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::Store has no string attribute 'name'"],
+    );
+}
+
+#[test]
+fn a_return_with_the_wrong_number_of_values_is_an_error() {
+    check_error(
+        r#"graph(%x : int):
+   = prim::ReturnStmt(%x, %x)
+  %ret : int = prim::Uninitialized()
+  return (%ret)
+"#,
+        expect!["prim::ReturnStmt carries 2 value(s) but its target block returns 1"],
     );
 }

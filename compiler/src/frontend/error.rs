@@ -33,7 +33,9 @@ impl FrontendError {
             let width = if end.line == pos.line {
                 end.col.saturating_sub(pos.col).max(1)
             } else {
-                (line.chars().count() as u32 + 1).saturating_sub(pos.col).max(1)
+                (line.chars().count() as u32 + 1)
+                    .saturating_sub(pos.col)
+                    .max(1)
             };
             let pad = " ".repeat(pos.col as usize - 1);
             let _ = write!(

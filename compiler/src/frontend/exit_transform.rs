@@ -11,6 +11,10 @@
 //! branch exits is treated as exiting. Values that are never read after an exit are
 //! `prim::Uninitialized` (one per type, at the top of the graph).
 //!
+//! PyTorch shares one `prim::Uninitialized` per type *object*; Ember shares one per equal
+//! type, so where PyTorch holds two equal but separately built types (e.g. two `List[int]`)
+//! it may show two placeholders where Ember shows one.
+//!
 //! Afterwards, pairs of Ifs where the second branches on a flag the first set to different
 //! constants are merged (`if x: return 1` / `return 2` becomes one If), and `prim::Enter` ..
 //! `prim::Exit` pairs, wrapped in `prim::With` during the transform, are flattened again.
@@ -37,6 +41,9 @@ pub fn transform_exits(g: &mut Graph) -> Result<(), SsaError> {
 
 /// The `exit-transform` pass of `ember-opt`.
 pub fn run(g: &mut Graph, _cx: &mut PassContext) -> Result<bool, String> {
+    if !super::convert_to_ssa::has_any_kind(g, &["prim::ReturnStmt", "prim::LoopContinuation"]) {
+        return Ok(false);
+    }
     transform_exits(g).map_err(|e| e.to_string())?;
     Ok(true)
 }
@@ -208,6 +215,9 @@ impl ExitTransformer {
         if self.target_block == Some(b) {
             match self.status(&exit_pair) {
                 ExitStatus::Might => {
+                    if exit_pair.exit_values.len() != g.block_outputs(b).len() {
+                        return Err(self.arity_error(g, b, exit_pair.exit_values.len()));
+                    }
                     let new_if = g.create(sym::if_(), &[exit_pair.has_exited], 0);
                     g.insert_before(new_if, g.return_node(b));
                     g.add_block(new_if);
@@ -217,13 +227,35 @@ impl ExitTransformer {
                     let new_outs = g.node_outputs(new_if).to_vec();
                     replace_block_outputs(g, b, &new_outs);
                 }
-                ExitStatus::Will => replace_block_outputs(g, b, &exit_pair.exit_values),
+                ExitStatus::Will => {
+                    if exit_pair.exit_values.len() != g.block_outputs(b).len() {
+                        return Err(self.arity_error(g, b, exit_pair.exit_values.len()));
+                    }
+                    replace_block_outputs(g, b, &exit_pair.exit_values)
+                }
                 _ => {}
             }
             exit_pair = self.wont();
         }
         self.target_block = prev_target;
         Ok(exit_pair)
+    }
+
+    /// An exit carrying a different number of values than its target block returns.
+    fn arity_error(&self, g: &Graph, b: Block, carried: usize) -> SsaError {
+        let message = format!(
+            "{} carries {carried} value(s) but its target block returns {}",
+            self.exit_kind,
+            g.block_outputs(b).len()
+        );
+        match g.owning_node(b) {
+            Some(owner) => SsaError::at(g, owner, message),
+            None => SsaError {
+                message,
+                range: None,
+                used_at: None,
+            },
+        }
     }
 
     fn transform_if(&mut self, g: &mut Graph, n: Node) -> Result<ExitPair, SsaError> {
@@ -245,6 +277,13 @@ impl ExitTransformer {
             then_pair.exit_values = self.match_with_uninitialized(g, &else_pair.exit_values);
         } else if quiet(else_status) {
             else_pair.exit_values = self.match_with_uninitialized(g, &then_pair.exit_values);
+        }
+        if then_pair.exit_values.len() != else_pair.exit_values.len() {
+            return Err(SsaError::at(
+                g,
+                n,
+                "the exits in the branches of this prim::If carry different numbers of values",
+            ));
         }
         let has_exited = if if_status == ExitStatus::Will {
             // Keeps the invariant: `true_val` means exited for certain.
@@ -414,15 +453,21 @@ fn inline_consecutive_ifs(g: &mut Graph, first: Node) -> bool {
     if g.kind(first) != sym::if_() || g.kind(second) != sym::if_() {
         return false;
     }
-    let cond = g.input(second, 0);
-    if g.producer(cond) != first {
+    let Some(&cond) = g.node_inputs(second).first() else {
+        return false;
+    };
+    let first_blocks = g.node_blocks(first).to_vec();
+    let second_blocks = g.node_blocks(second).to_vec();
+    if g.producer(cond) != first || first_blocks.len() != 2 || second_blocks.len() != 2 {
         return false;
     }
     let offset = g.offset(cond);
-    let first_blocks = g.node_blocks(first).to_vec();
-    let second_blocks = g.node_blocks(second).to_vec();
-    let then_value = constant_bool(g, g.block_outputs(first_blocks[0])[offset]);
-    let else_value = constant_bool(g, g.block_outputs(first_blocks[1])[offset]);
+    let branch_value = |b: Block| {
+        let v = g.block_outputs(b).get(offset).copied()?;
+        constant_bool(g, v)
+    };
+    let then_value = branch_value(first_blocks[0]);
+    let else_value = branch_value(first_blocks[1]);
     let (Some(then_value), Some(else_value)) = (then_value, else_value) else {
         return false;
     };

@@ -31,7 +31,14 @@ pub fn inline_loop_condition(g: &mut Graph) -> Result<(), SsaError> {
 
 /// The `inline-loop-condition` pass of `ember-opt`.
 pub fn run(g: &mut Graph, _cx: &mut PassContext) -> Result<bool, String> {
-    let had_loops = g.nodes().into_iter().any(|n| g.kind(n) == sym::loop_());
+    // Only loops straight from the emitter still have their condition block.
+    let had_loops = g
+        .nodes()
+        .into_iter()
+        .any(|n| g.kind(n) == sym::loop_() && g.node_blocks(n).len() == 2);
+    if !had_loops {
+        return Ok(false);
+    }
     inline_loop_condition(g).map_err(|e| e.to_string())?;
     Ok(had_loops)
 }

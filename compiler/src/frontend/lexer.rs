@@ -233,6 +233,11 @@ impl TokenKind {
     }
 
     pub fn keyword(text: &str) -> Option<TokenKind> {
+        // Keywords are short and lowercase but for three: skip the search for most identifiers.
+        let first = *text.as_bytes().first()?;
+        if text.len() > 8 || !(first.is_ascii_lowercase() || b"FNT".contains(&first)) {
+            return None;
+        }
         KEYWORDS.iter().find(|(t, _)| *t == text).map(|(_, k)| *k)
     }
 }
@@ -280,7 +285,13 @@ pub struct Lexer<'a> {
 
 impl<'a> Lexer<'a> {
     pub fn new(file: &'a SourceFile) -> Lexer<'a> {
-        Lexer::with_range(file, 0, file.text.len(), true)
+        // A UTF-8 byte order mark at the start is not part of the program, as in Python.
+        let start = if file.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        Lexer::with_range(file, start, file.text.len(), true)
     }
 
     /// Tokens of a part of the file with no layout tokens (no NEWLINE, INDENT or DEDENT), as
@@ -608,11 +619,10 @@ impl<'a> Lexer<'a> {
         match lower.as_str() {
             "r" | "u" => Ok(Some(TokenKind::String)),
             "f" | "rf" | "fr" => Ok(Some(TokenKind::FString)),
-            "b" | "rb" | "br" => Err(self.error(
-                start,
-                self.pos + 1,
-                "bytes literals are not supported in TorchScript",
-            )),
+            // frontend.py's words for a bytes constant.
+            "b" | "rb" | "br" => {
+                Err(self.error(start, self.pos + 1, "Unknown Constant expression type"))
+            }
             _ => Ok(None),
         }
     }
@@ -814,7 +824,7 @@ pub fn split_string(text: &str) -> StringParts<'_> {
     let quote_at = text.find(['"', '\'']).unwrap_or(0);
     let prefix = text[..quote_at].to_ascii_lowercase();
     let quote = text.as_bytes().get(quote_at).copied().unwrap_or(b'"');
-    let triple = text[quote_at..].as_bytes().starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
+    let triple = text.as_bytes()[quote_at..].starts_with(&[quote; 3]) && text.len() >= quote_at + 6;
     let q = if triple { 3 } else { 1 };
     let body_end = text.len().saturating_sub(q).max(quote_at + q);
     StringParts {
@@ -998,6 +1008,8 @@ mod tests {
                 r#"if ident(a) : newline indent ident(b) newline ident(c) newline dedent eof"#
             ]],
         );
+        // A byte order mark is skipped.
+        check("\u{feff}x\n", expect![[r#"ident(x) newline eof"#]]);
         // CRLF line ends.
         check(
             "if a:\r\n  b\r\n",
@@ -1089,11 +1101,10 @@ x = '''abc
         );
         check(
             "x = b'abc'\n",
-            expect![[
-                r#"ident(x) = ERROR t.py:1:5: error: bytes literals are not supported in TorchScript
-x = b'abc'
-    ~~ <--- HERE"#
-            ]],
+            expect![[r#"
+                ident(x) = ERROR t.py:1:5: error: Unknown Constant expression type
+                x = b'abc'
+                    ~~ <--- HERE"#]],
         );
     }
 

@@ -25,6 +25,9 @@ use TokenKind as T;
 /// How deeply expressions and blocks may nest.
 pub const MAX_DEPTH: u32 = 256;
 
+/// How many AST nodes the expansion of `a < b < c` may copy in one file.
+const MAX_COPIED_NODES: usize = 1 << 16;
+
 /// Parses a whole source file.
 pub fn parse_module(file: &SourceFile) -> Result<SourceModule> {
     let mut p = Parser::new(file, Lexer::new(file));
@@ -71,6 +74,8 @@ struct Parser<'a> {
     /// A lexer error; the tokens stop where it happened.
     lex_error: Option<FrontendError>,
     depth: u32,
+    /// AST nodes copied so far by the expansion of comparison chains.
+    copied_nodes: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -104,6 +109,7 @@ impl<'a> Parser<'a> {
             type_comments: lexer.into_type_comments(),
             lex_error,
             depth: 0,
+            copied_nodes: 0,
         }
     }
 
@@ -162,6 +168,9 @@ impl<'a> Parser<'a> {
     /// `expected 'x' but found 'y' here`, at the current token.
     fn expected<R>(&self, what: &str) -> Result<R> {
         let t = self.cur();
+        if t.kind == T::Walrus {
+            return self.err(t.span, "NamedExpr aren't supported");
+        }
         self.err(
             t.span,
             format!("expected {what} but found '{}' here", t.kind.name()),
@@ -182,6 +191,15 @@ impl<'a> Parser<'a> {
             name: self.text(t).to_string(),
             span: t.span,
         })
+    }
+
+    /// The one-character span PyTorch's `UnsupportedNodeError` highlights at a node's start.
+    fn first_char(&self, start: u32) -> Span {
+        let len = self.file.text[start as usize..]
+            .chars()
+            .next()
+            .map_or(0, char::len_utf8);
+        Span::new(start, start + len as u32)
     }
 
     fn span_from(&self, start: u32) -> Span {
@@ -250,7 +268,14 @@ impl<'a> Parser<'a> {
             T::Def | T::Class | T::At => self.decorated(in_class)?,
             T::Indent => return self.err(t.span, "unexpected indent"),
             T::Try => return self.err(t.span, "try blocks aren't supported"),
-            T::Async => return self.err(t.span, "async functions and statements aren't supported"),
+            T::Async => {
+                let what = match self.peek_at(1) {
+                    T::For => "async for loops",
+                    T::With => "async with statements",
+                    _ => "async function definitions",
+                };
+                return self.err(t.span, format!("{what} aren't supported"));
+            }
             _ => return self.simple_line(),
         };
         Ok(vec![stmt])
@@ -359,7 +384,7 @@ impl<'a> Parser<'a> {
             }
             T::Nonlocal => return self.err(t.span, "nonlocal variables aren't supported"),
             T::Import => StmtKind::Import(self.import()?),
-            T::From => StmtKind::Import(self.from_import()?),
+            T::From => StmtKind::Import(self.import_from()?),
             _ => return self.assign_or_expr(),
         };
         Ok(Stmt::new(kind, self.span_from(start)))
@@ -496,9 +521,8 @@ impl<'a> Parser<'a> {
         }
         let line_end = self.cur().span.start;
         let found = self
-            .type_comments
-            .iter()
-            .find(|c| c.span.start >= value_end && c.span.start <= line_end)
+            .type_comments_from(value_end)
+            .find(|c| c.span.start <= line_end)
             .copied();
         match found {
             Some(c) if !self.file.slice(c.content).starts_with("ignore") => {
@@ -533,7 +557,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn from_import(&mut self) -> Result<Import> {
+    fn import_from(&mut self) -> Result<Import> {
         let start = self.expect(T::From)?.span.start;
         if matches!(self.peek(), T::Dot | T::Ellipsis) {
             return self.err(self.cur().span, "relative imports are not supported");
@@ -717,8 +741,18 @@ impl<'a> Parser<'a> {
 
     fn with_stmt(&mut self) -> Result<Stmt> {
         let start = self.expect(T::With)?.span.start;
+        // `with (a as b, c):` (Python 3.9+): parentheses around the items, told apart from a
+        // parenthesized first expression by the `:` right after the closing parenthesis.
+        let parenthesized =
+            self.peek() == T::LParen && self.peek_at(self.matching_paren_offset() + 1) == T::Colon;
+        if parenthesized {
+            self.bump();
+        }
         let mut items = Vec::new();
         loop {
+            if parenthesized && self.peek() == T::RParen {
+                break;
+            }
             let context = self.expr(0)?;
             let target = if self.eat(T::As) {
                 let t = self.star_or_expr(CMP)?;
@@ -732,12 +766,34 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
+        if parenthesized {
+            self.expect(T::RParen)?;
+        }
         self.expect(T::Colon)?;
         let body = self.block(false)?;
         Ok(Stmt::new(
             StmtKind::With { items, body },
             self.span_from(start),
         ))
+    }
+
+    /// How many tokens ahead the `)` closing the current `(` is (at EOF if none).
+    fn matching_paren_offset(&self) -> usize {
+        let mut depth = 0usize;
+        for (offset, t) in self.tokens[self.pos..].iter().enumerate() {
+            match t.kind {
+                T::LParen | T::LBracket | T::LBrace => depth += 1,
+                T::RParen | T::RBracket | T::RBrace => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return offset;
+                    }
+                }
+                T::Eof => return offset,
+                _ => {}
+            }
+        }
+        self.tokens.len() - self.pos
     }
 
     /// Decorators, then the def or class they apply to.
@@ -761,7 +817,9 @@ impl<'a> Parser<'a> {
     fn def(&mut self, decorators: Vec<Expr>, is_method: bool) -> Result<Stmt> {
         let start = self.expect(T::Def)?.span.start;
         let name = self.ident()?;
+        let params_start = self.cur().span.start;
         let mut params = self.params()?;
+        let params_end = self.prev_end;
         let mut return_type = if self.eat(T::Arrow) {
             Some(self.expr(0)?)
         } else {
@@ -770,7 +828,23 @@ impl<'a> Parser<'a> {
         let colon = self.expect(T::Colon)?;
         let header = Span::new(start, colon.span.end);
         if let Some(c) = self.signature_type_comment(colon.span.end) {
-            let (types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            let (mut types, ret) = self.sub_parse(c.content, |p| p.type_comment_signature())?;
+            // PEP 484's long form: `# type: (...) -> R` with one `# type: T` per parameter line.
+            if let [Expr {
+                kind: ExprKind::Ellipsis,
+                ..
+            }] = types.as_slice()
+            {
+                let per_param: Vec<TypeComment> = self
+                    .type_comments_from(params_start)
+                    .take_while(|t| t.span.start < params_end)
+                    .copied()
+                    .collect();
+                types = per_param
+                    .into_iter()
+                    .map(|t| self.sub_parse(t.content, |p| p.whole_expr()))
+                    .collect::<Result<_>>()?;
+            }
             let skip = usize::from(is_method && !params.is_empty());
             let expected = params.len() - skip;
             if types.len() != expected {
@@ -811,14 +885,18 @@ impl<'a> Parser<'a> {
             i += 1;
         }
         let body_start = self.tokens[i.min(self.tokens.len() - 1)].span.start;
-        self.type_comments
-            .iter()
-            .find(|c| {
-                c.span.start >= colon_end
-                    && c.span.start < body_start
-                    && self.file.slice(c.content).starts_with('(')
-            })
+        self.type_comments_from(colon_end)
+            .take_while(|c| c.span.start < body_start)
+            .find(|c| self.file.slice(c.content).starts_with('('))
             .copied()
+    }
+
+    /// The type comments at or after byte `offset`, in order (they are sorted by position).
+    fn type_comments_from(&self, offset: u32) -> impl Iterator<Item = &TypeComment> {
+        let first = self
+            .type_comments
+            .partition_point(|c| c.span.start < offset);
+        self.type_comments[first..].iter()
     }
 
     /// `(A, B) -> R` of a signature type comment.
@@ -980,12 +1058,17 @@ impl<'a> Parser<'a> {
 
     /// The longest expression whose operators bind tighter than `min` (0 parses everything).
     fn expr(&mut self, min: u8) -> Result<Expr> {
-        self.nested(|p| {
+        let e = self.nested(|p| {
             let mut levels = 0;
             let r = p.expr_inner(min, &mut levels);
             p.depth -= levels;
             r
-        })
+        })?;
+        if self.peek() == T::Walrus {
+            // `(y := x)`: frontend.py reports the NamedExpr at its start.
+            return self.err(self.first_char(e.span.start), "NamedExpr aren't supported");
+        }
+        Ok(e)
     }
 
     fn expr_inner(&mut self, min: u8, levels: &mut u32) -> Result<Expr> {
@@ -1009,8 +1092,7 @@ impl<'a> Parser<'a> {
                 self.unary(op, operand, start)
             }
             T::Star => return self.err(t.span, "can't use starred expression here"),
-            T::Await => return self.err(t.span, "await expressions aren't supported"),
-            T::Yield => return self.err(t.span, "yield expressions aren't supported"),
+            T::Await | T::Yield => return self.unsupported_expr(t),
             _ => self.primary()?,
         };
         loop {
@@ -1118,6 +1200,17 @@ impl<'a> Parser<'a> {
             operands.push(self.expr(CMP)?);
         }
         self.depth -= levels;
+        // Middle operands are copied into two comparisons; nested chains in middle positions
+        // would double the tree per level, so the copies are budgeted.
+        for middle in &operands[1..operands.len() - 1] {
+            self.copied_nodes += expr_size(middle, MAX_COPIED_NODES);
+            if self.copied_nodes > MAX_COPIED_NODES {
+                return self.err(
+                    middle.span,
+                    "comparison chains here are too large to expand",
+                );
+            }
+        }
         let mut result: Option<Expr> = None;
         for (op, pair) in ops.into_iter().zip(operands.windows(2)) {
             let span = pair[0].span.to(pair[1].span);
@@ -1248,6 +1341,11 @@ impl<'a> Parser<'a> {
         let t = self.cur();
         let simple = |kind| Ok(Expr::new(kind, t.span));
         match t.kind {
+            // frontend.py reads the name `Ellipsis` as `...`.
+            T::Ident if self.text(t) == "Ellipsis" => {
+                self.bump();
+                simple(ExprKind::Ellipsis)
+            }
             T::Ident => {
                 self.bump();
                 simple(ExprKind::Name(self.text(t).to_string()))
@@ -1280,10 +1378,23 @@ impl<'a> Parser<'a> {
             T::LParen => self.paren(),
             T::LBracket => self.list_display(),
             T::LBrace => self.brace_display(),
-            T::Yield => self.err(t.span, "yield expressions aren't supported"),
-            T::Await => self.err(t.span, "await expressions aren't supported"),
+            T::Await | T::Yield => self.unsupported_expr(t),
             _ => self.expected("an expression"),
         }
+    }
+
+    /// `yield`, `yield from`, `await`: Python expressions TorchScript refuses (frontend.py's
+    /// words).
+    fn unsupported_expr<R>(&self, t: Token) -> Result<R> {
+        let what = match t.kind {
+            T::Await => "Await",
+            _ if self.peek_at(1) == T::From => "YieldFrom",
+            _ => "Yield",
+        };
+        self.err(
+            self.first_char(t.span.start),
+            format!("{what} aren't supported"),
+        )
     }
 
     /// `(...)`: the empty tuple, a parenthesized expression, a tuple, or a generator
@@ -1407,7 +1518,12 @@ impl<'a> Parser<'a> {
             }
             let key = self.star_or_expr(0)?;
             if self.peek() != T::Colon {
-                return self.err(key.span, "set literals are not supported in TorchScript");
+                let what = if self.peek() == T::For {
+                    "SetComp"
+                } else {
+                    "Set"
+                };
+                return self.err(self.first_char(start), format!("{what} aren't supported"));
             }
             self.bump();
             let value = self.expr(0)?;
@@ -1622,8 +1738,9 @@ impl<'a> Parser<'a> {
                     Some(b':') => {
                         return self.err(field_span, "Don't support formatting in JoinedStr")
                     }
+                    // `{x=}` is `x={x!r}` to Python's ast: a conversion.
                     Some(b'=') => {
-                        return self.err(field_span, "f-string: '=' specifiers aren't supported")
+                        return self.err(field_span, "Don't support conversion in JoinedStr")
                     }
                     _ => {
                         return self.err(
@@ -1690,6 +1807,83 @@ fn fstring_field_end(bytes: &[u8], start: usize) -> usize {
         i += 1;
     }
     bytes.len()
+}
+
+/// The number of nodes of `e`, counting no further than `limit`.
+fn expr_size(e: &Expr, limit: usize) -> usize {
+    let mut count = 0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        match &e.kind {
+            ExprKind::BinOp { lhs, rhs, .. }
+            | ExprKind::Compare { lhs, rhs, .. }
+            | ExprKind::BoolOp { lhs, rhs, .. } => {
+                stack.push(lhs);
+                stack.push(rhs);
+            }
+            ExprKind::UnaryOp { operand: v, .. }
+            | ExprKind::Starred(v)
+            | ExprKind::Attribute { value: v, .. } => stack.push(v),
+            ExprKind::IfExp {
+                cond,
+                then,
+                otherwise,
+            } => stack.extend([&**cond, &**then, &**otherwise]),
+            ExprKind::Call { func, args, kwargs } => {
+                stack.push(func);
+                stack.extend(args);
+                stack.extend(kwargs.iter().map(|k| &k.value));
+            }
+            ExprKind::Subscript { value, indices } => {
+                stack.push(value);
+                stack.extend(indices);
+            }
+            ExprKind::Slice { start, end, step } => {
+                stack.extend([start, end, step].into_iter().flatten().map(|b| &**b))
+            }
+            ExprKind::List(items) | ExprKind::Tuple(items) => stack.extend(items),
+            ExprKind::Dict(entries) => {
+                for (k, v) in entries {
+                    stack.push(k);
+                    stack.push(v);
+                }
+            }
+            ExprKind::ListComp {
+                elt,
+                target,
+                iter,
+                cond,
+            } => {
+                stack.extend([&**elt, &**target, &**iter]);
+                stack.extend(cond.as_deref());
+            }
+            ExprKind::DictComp {
+                key,
+                value,
+                target,
+                iter,
+                cond,
+            } => {
+                stack.extend([&**key, &**value, &**target, &**iter]);
+                stack.extend(cond.as_deref());
+            }
+            ExprKind::Lambda { body, .. } => stack.push(body),
+            ExprKind::Name(_)
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Imaginary(_)
+            | ExprKind::Str(_)
+            | ExprKind::True
+            | ExprKind::False
+            | ExprKind::None
+            | ExprKind::Ellipsis => {}
+        }
+    }
+    count
 }
 
 fn can_start_expr(kind: TokenKind) -> bool {

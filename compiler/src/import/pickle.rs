@@ -7,7 +7,7 @@
 //! to be complete, so they come out in a documented provisional form the module builder
 //! resolves later:
 //! - an instance of a `__torch__` class (a module, a custom class) is an [`IValue::Object`]
-//!   whose `class_name` is the qualified class name and whose slots are exactly ONE value:
+//!   whose class (a placeholder `ClassType` with no attributes) names the qualified class and whose slots are exactly ONE value:
 //!   the pickled state. For ordinary classes the state is a `Dict` of attribute name to value;
 //!   for classes with `__setstate__` it is whatever their `__getstate__` returned. Read it
 //!   with [`PickledObject::from_ivalue`].
@@ -23,6 +23,7 @@ use std::sync::{Arc, RwLock};
 
 use ember_runtime::ivalue::{Dict, DictKey, EnumValue, IValue, Object};
 use ember_runtime::tensor::{DType, Device, Storage};
+use ember_runtime::unit::ClassType;
 
 use super::error::ImportError;
 use super::limits::Limits;
@@ -40,7 +41,7 @@ impl PickledObject {
     pub fn from_ivalue(v: &IValue) -> Option<PickledObject> {
         match v {
             IValue::Object(o) => object_state(o).map(|state| PickledObject {
-                class: o.class_name.clone(),
+                class: o.class_name().to_string(),
                 state,
             }),
             _ => None,
@@ -1143,8 +1144,10 @@ impl Converter<'_> {
                     )));
                 };
                 let state = self.convert(*state, depth + 1)?;
+                // The classes of code/ are not compiled yet: the object gets a placeholder
+                // class that only names it.
                 IValue::Object(Arc::new(Object {
-                    class_name: class.clone(),
+                    class: Arc::new(ClassType::new(class.clone(), false)),
                     slots: RwLock::new(vec![state]),
                 }))
             }

@@ -181,6 +181,12 @@ impl Graph {
         Ok(n)
     }
 
+    /// A `prim::Constant` holding `value` of type `ty`, inserted at the insertion point with
+    /// attributes as PyTorch's `insertConstant` sets them.
+    pub fn insert_constant(&mut self, value: &ConstValue, ty: Type) -> Value {
+        insert_constant_node(self, value, ty)
+    }
+
     fn apply_conversion(&mut self, value: Value, c: Option<&Conversion>) -> Result<Value, String> {
         Ok(match c {
             None => value,

@@ -8,14 +8,21 @@
 //! pushed directly at their uses. `prim::If` and `prim::Loop` become jumps; loops whose trip
 //! count is the maximum int (`while`) skip the trip counter, and loops whose condition is
 //! always true (`for`) skip the condition.
+//!
+//! Calls (`prim::CallFunction`, `prim::CallMethod`) become `Call` instructions that push a
+//! frame (see `calls.rs` for how callees are found); `aten::wait` becomes `Wait`.
+
+use std::sync::{Arc, Weak};
 
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, SourceRange, Symbol, Value};
 use hashbrown::HashMap;
 
+use super::calls::{self, CallSite};
 use crate::ivalue::IValue;
 use crate::ops::registry::registry;
 use crate::ops::Operation;
+use crate::unit::CompilationUnit;
 
 /// One instruction. Jump targets are absolute instruction indices.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -59,6 +66,10 @@ pub enum Instr {
         cond: u32,
         exit: u32,
     },
+    /// Call `calls[n]`: its inputs are on the stack; its outputs are pushed when it returns.
+    Call(u32),
+    /// Pop a future, wait for it and push its value; `waits[n]` is the site.
+    Wait(u32),
     /// Return the stack.
     Ret,
 }
@@ -80,6 +91,15 @@ pub struct Code {
     pub num_registers: usize,
     pub num_inputs: usize,
     pub num_outputs: usize,
+    /// The calls of `Instr::Call`.
+    pub calls: Vec<CallSite>,
+    /// The sites of `Instr::Wait`.
+    pub waits: Vec<OpSite>,
+    /// The function's name in tracebacks (`<graph>` for a graph built directly).
+    pub name: String,
+    /// The unit the code was built with: methods found at run time (interface calls) are
+    /// built with it. Weak, since the unit's functions own their code.
+    pub unit: Option<Weak<CompilationUnit>>,
 }
 
 /// A node the interpreter cannot run, found while building code.
@@ -104,8 +124,26 @@ impl std::fmt::Display for BuildError {
 
 impl Code {
     /// Linearizes `g`. Every node must have an operator; otherwise the first one missing is
-    /// reported here, before anything runs.
+    /// reported here, before anything runs. Called functions must carry their graphs (a
+    /// function constant's `attr::Subgraph`); methods are found on the objects' classes.
     pub fn new(g: &Graph) -> Result<Code, BuildError> {
+        Code::build(g, None, "<graph>")
+    }
+
+    /// Linearizes `g`, resolving function calls, method calls, attribute slots and the
+    /// classes of `prim::CreateObject` through `unit`. Callees' code is built now (once per
+    /// function, kept by the unit's functions), so every operator they miss is reported here.
+    pub fn with_unit(g: &Graph, unit: &Arc<CompilationUnit>) -> Result<Code, BuildError> {
+        Code::build(g, Some(unit), "<graph>")
+    }
+
+    /// Linearizes `g` as the body of the function `name` (the name tracebacks show).
+    pub fn build(
+        g: &Graph,
+        unit: Option<&Arc<CompilationUnit>>,
+        name: &str,
+    ) -> Result<Code, BuildError> {
+        let _nesting = calls::enter_build(g)?;
         let liveness = Liveness::compute(g);
         let mut b = Builder {
             g,
@@ -118,10 +156,16 @@ impl Code {
                 num_registers: 0,
                 num_inputs: g.inputs().len(),
                 num_outputs: g.outputs().len(),
+                calls: Vec::new(),
+                waits: Vec::new(),
+                name: name.to_string(),
+                unit: unit.map(Arc::downgrade),
             },
             registers: HashMap::new(),
             next_register: 0,
             constant_of: HashMap::new(),
+            unit,
+            callees: HashMap::new(),
         };
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
@@ -228,6 +272,9 @@ struct Builder<'g> {
     next_register: u32,
     /// Values produced by `prim::Constant`, by constant index.
     constant_of: HashMap<Value, u32>,
+    unit: Option<&'g Arc<CompilationUnit>>,
+    /// Code of the functions carried by function constants, built once per constant.
+    callees: HashMap<Node, Arc<Code>>,
 }
 
 impl Builder<'_> {
@@ -315,7 +362,33 @@ impl Builder<'_> {
                 format!("the interpreter cannot run '{kind}' nodes with blocks"),
             ));
         }
-        let operation = registry().build(g, n).map_err(|m| self.error(n, m))?;
+        if kind == sym::call_function() || kind == sym::call_method() {
+            let target = if kind == sym::call_function() {
+                self.function_callee(n)?
+            } else {
+                calls::method_callee(g, n, self.unit)?
+            };
+            return self.emit_call(n, target);
+        }
+        if kind == sym::enter() || kind == sym::exit() {
+            return self.emit_context_call(n);
+        }
+        if kind == calls::wait_kind() {
+            let inputs = g.node_inputs(n).to_vec();
+            if inputs.len() != 1 || g.node_outputs(n).len() != 1 {
+                return Err(self.error(n, "aten::wait needs one future".into()));
+            }
+            self.push_uses(n, &inputs, 0);
+            self.code.waits.push(self.site(n));
+            self.emit(Instr::Wait(self.code.waits.len() as u32 - 1));
+            let outputs = g.node_outputs(n).to_vec();
+            self.store_outputs(&outputs);
+            return Ok(());
+        }
+        let operation = match calls::special_operation(g, n, self.unit)? {
+            Some(operation) => operation,
+            None => registry().build(g, n).map_err(|m| self.error(n, m))?,
+        };
         if kind == sym::constant() && g.node_outputs(n).len() == 1 {
             // Constants run once, now; their uses push the value directly.
             let mut stack = Vec::new();
@@ -331,13 +404,106 @@ impl Builder<'_> {
         let inputs = g.node_inputs(n).to_vec();
         self.push_uses(n, &inputs, 0);
         self.code.operations.push(operation);
-        self.code.sites.push(OpSite {
-            node: n,
-            kind,
-            source: g.source_range(n).cloned(),
-        });
+        self.code.sites.push(self.site(n));
         self.emit(Instr::Op(self.code.operations.len() as u32 - 1));
         let outputs = g.node_outputs(n).to_vec();
+        self.store_outputs(&outputs);
+        Ok(())
+    }
+
+    fn site(&self, n: Node) -> OpSite {
+        OpSite {
+            node: n,
+            kind: self.g.kind(n),
+            source: self.g.source_range(n).cloned(),
+        }
+    }
+
+    /// The callee of `prim::CallFunction`, its code built once per function constant.
+    fn function_callee(&mut self, n: Node) -> Result<calls::CallTarget, BuildError> {
+        let g = self.g;
+        let Some(&f) = g.node_inputs(n).first() else {
+            return Err(self.error(n, "prim::CallFunction needs a function input".into()));
+        };
+        if let ember_dialects::ValueDef::Output(c, _) = g.value_def(f) {
+            if let Some(code) = self.callees.get(&c) {
+                return Ok(calls::CallTarget::Code(code.clone()));
+            }
+            let target = calls::function_callee(g, n, c, self.unit)?;
+            if let calls::CallTarget::Code(code) = &target {
+                self.callees.insert(c, code.clone());
+            }
+            return Ok(target);
+        }
+        Err(self.error(
+            n,
+            "prim::CallFunction on a function that is not a constant cannot run".into(),
+        ))
+    }
+
+    /// `prim::Enter(%obj)` calls `obj.__enter__()`; `prim::Exit(%obj)` calls
+    /// `obj.__exit__(None, None, None)` (the `with` block ended normally).
+    fn emit_context_call(&mut self, n: Node) -> Result<(), BuildError> {
+        let g = self.g;
+        let enter = g.kind(n) == sym::enter();
+        let name = if enter { "__enter__" } else { "__exit__" };
+        let target = calls::named_method_callee(g, n, name, self.unit)?;
+        let inputs = g.node_inputs(n).to_vec();
+        if inputs.len() != 1 {
+            return Err(self.error(n, format!("{} takes one object", g.kind(n))));
+        }
+        self.push_uses(n, &inputs, 0);
+        let extra = if enter { 0 } else { 3 };
+        if extra > 0 {
+            self.code.constants.push(IValue::None);
+            let none = self.code.constants.len() as u32 - 1;
+            for _ in 0..extra {
+                self.emit(Instr::Const(none));
+            }
+        }
+        self.finish_call(n, target, 1 + extra)
+    }
+
+    /// A call: the arguments (a function call's function input excluded) are pushed, the
+    /// callee runs in a frame of its own and its outputs are stored.
+    fn emit_call(&mut self, n: Node, target: calls::CallTarget) -> Result<(), BuildError> {
+        let g = self.g;
+        let first = usize::from(g.kind(n) == sym::call_function());
+        let args = g.node_inputs(n)[first..].to_vec();
+        self.push_uses(n, &args, first);
+        self.finish_call(n, target, args.len())
+    }
+
+    /// Emits the call of `target` with its `nargs` arguments pushed, and stores its outputs.
+    fn finish_call(
+        &mut self,
+        n: Node,
+        target: calls::CallTarget,
+        nargs: usize,
+    ) -> Result<(), BuildError> {
+        let outputs = self.g.node_outputs(n).to_vec();
+        if let calls::CallTarget::Code(code) = &target {
+            if code.num_inputs != nargs || code.num_outputs != outputs.len() {
+                return Err(self.error(
+                    n,
+                    format!(
+                        "'{}' takes {} inputs and returns {} values, but the call passes {} and expects {}",
+                        code.name,
+                        code.num_inputs,
+                        code.num_outputs,
+                        nargs,
+                        outputs.len()
+                    ),
+                ));
+            }
+        }
+        self.code.calls.push(CallSite {
+            target,
+            num_inputs: nargs,
+            num_outputs: outputs.len(),
+            site: self.site(n),
+        });
+        self.emit(Instr::Call(self.code.calls.len() as u32 - 1));
         self.store_outputs(&outputs);
         Ok(())
     }

@@ -88,7 +88,7 @@ pub fn write_value(out: &mut String, v: &IValue) -> Result<(), String> {
             let class = e.class_name.rsplit('.').next().unwrap_or(&e.class_name);
             out.push_str(&format!("Enum<{class}.{}>", e.name));
         }
-        IValue::Object(o) => out.push_str(&format!("<{} object>", o.class_name)),
+        IValue::Object(o) => out.push_str(&format!("<{} object>", o.class_name())),
         IValue::Future(_) => out.push_str("Future"),
         IValue::Generator(_) => out.push_str("Generator"),
         IValue::Uninitialized => out.push_str("Uninitialized"),

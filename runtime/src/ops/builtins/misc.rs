@@ -159,7 +159,7 @@ pub fn value_is(v: &IValue, ty: &Type) -> bool {
             .items()
             .iter()
             .all(|(key, x)| value_is(&key.to_ivalue(), k) && value_is(x, val)),
-        (Type::Class(name), IValue::Object(o)) => o.class_name == *name,
+        (Type::Class(name), IValue::Object(o)) => o.class_name() == name,
         (Type::AnyClass, IValue::Object(_)) => true,
         (Type::Enum(name), IValue::Enum(e)) => e.class_name == *name,
         (Type::AnyEnum, IValue::Enum(_)) => true,

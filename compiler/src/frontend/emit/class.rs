@@ -1,0 +1,422 @@
+//! Classes: TorchScript classes (attributes found in `__init__`, methods, `@property`),
+//! `nn.Module` subclasses (methods through `self`), NamedTuples (tuple types with field
+//! names) and Enums, as PyTorch's `CompilationUnit::define` for a class and the Python side of
+//! `torch.jit.script` on a class describe them.
+
+use std::sync::Arc;
+
+use ember_dialects::attr::ConstValue;
+use ember_dialects::types::{NamedTupleInfo, TupleType};
+use ember_dialects::Type;
+use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
+
+use super::types::{dotted_name, is_final};
+use super::{ClassInfo, FnEmitter, FnSig, ModuleCx, R};
+use crate::frontend::ast::{ClassDef, Def, ExprKind, StmtKind};
+use crate::frontend::error::FrontendError;
+use crate::frontend::span::Span;
+
+enum ClassKind {
+    Plain,
+    Module,
+    NamedTuple,
+    Enum,
+}
+
+fn class_kind(c: &ClassDef) -> R<ClassKind> {
+    let mut kind = ClassKind::Plain;
+    for b in &c.bases {
+        let name = dotted_name(b).unwrap_or_default();
+        let last = name.rsplit('.').next().unwrap_or("");
+        kind = match last {
+            "object" => ClassKind::Plain,
+            "Module" => ClassKind::Module,
+            "NamedTuple" => ClassKind::NamedTuple,
+            "Enum" | "IntEnum" => ClassKind::Enum,
+            _ => {
+                return Err(FrontendError::new(
+                    b.span,
+                    "TorchScript classes does not support inheritance yet. Please directly declare all the methods and attributes in this class",
+                ))
+            }
+        };
+    }
+    Ok(kind)
+}
+
+fn has_decorator(d: &Def, name: &str) -> bool {
+    d.decorators.iter().any(|e| {
+        let e = match &e.kind {
+            ExprKind::Call { func, .. } => func.as_ref(),
+            _ => e,
+        };
+        dotted_name(e).is_some_and(|n| n == name || n.ends_with(&format!(".{name}")))
+    })
+}
+
+fn methods_of(c: &ClassDef) -> impl Iterator<Item = &Def> {
+    c.body.iter().filter_map(|s| match &s.kind {
+        StmtKind::Def(d) => Some(d),
+        _ => None,
+    })
+}
+
+impl ModuleCx<'_> {
+    /// Registers a class's name, kind, fields and method names before any code is compiled.
+    pub fn declare_class(&self, c: &ClassDef) -> R<()> {
+        let qual = format!("{}.{}", self.prefix, c.name.name);
+        let kind = class_kind(c)?;
+        let mut info = ClassInfo::default();
+        match kind {
+            ClassKind::NamedTuple => {
+                let mut fields = Vec::new();
+                let mut elements = Vec::new();
+                let mut defaults = Vec::new();
+                for s in &c.body {
+                    if let StmtKind::Assign {
+                        targets,
+                        annotation: Some(a),
+                        value,
+                    } = &s.kind
+                    {
+                        if let [t] = targets.as_slice() {
+                            if let ExprKind::Name(n) = &t.kind {
+                                fields.push(n.clone());
+                                elements.push(self.parse_type(a)?);
+                                defaults.push(
+                                    value.as_ref().map(|v| self.file.slice(v.span).to_string()),
+                                );
+                            }
+                        }
+                    }
+                }
+                info.named_tuple = Some(Type::Tuple(TupleType {
+                    elements,
+                    names: Some(NamedTupleInfo {
+                        qualified_name: qual.clone(),
+                        fields,
+                        defaults,
+                    }),
+                }));
+            }
+            ClassKind::Enum => {
+                let mut members = Vec::new();
+                for s in &c.body {
+                    if let StmtKind::Assign {
+                        targets,
+                        value: Some(v),
+                        ..
+                    } = &s.kind
+                    {
+                        if let [t] = targets.as_slice() {
+                            if let ExprKind::Name(n) = &t.kind {
+                                let val = self.literal_value(v).ok_or_else(|| {
+                                    FrontendError::new(
+                                        v.span,
+                                        "Enum values must be int, float or str literals",
+                                    )
+                                })?;
+                                members.push((n.clone(), val));
+                            }
+                        }
+                    }
+                }
+                info.enum_members = Some(members);
+            }
+            ClassKind::Plain | ClassKind::Module => {
+                info.is_module = matches!(kind, ClassKind::Module);
+                for d in methods_of(c) {
+                    if super::module::is_ignored(&d.decorators) {
+                        continue;
+                    }
+                    if has_decorator(d, "staticmethod") {
+                        info.static_methods.push(d.name.name.clone());
+                    } else if has_decorator(d, "property") {
+                        info.properties.push(d.name.name.clone());
+                    } else if has_decorator(d, "setter") {
+                        continue;
+                    } else {
+                        info.methods.push(d.name.name.clone());
+                    }
+                }
+                let class = ClassType::new(qual.clone(), info.is_module);
+                // Archive code declares attributes in the class body: `weight : Tensor`,
+                // with `__parameters__`/`__buffers__` naming their kinds.
+                let names_in = |list: &str| -> Vec<String> {
+                    c.body
+                        .iter()
+                        .filter_map(|s| match &s.kind {
+                            StmtKind::Assign {
+                                targets,
+                                value: Some(v),
+                                ..
+                            } if matches!(targets.as_slice(), [t] if matches!(&t.kind, ExprKind::Name(n) if n == list)) => {
+                                match &v.kind {
+                                    ExprKind::List(items) => Some(
+                                        items
+                                            .iter()
+                                            .filter_map(|i| match &i.kind {
+                                                ExprKind::Str(s) => Some(s.clone()),
+                                                _ => None,
+                                            })
+                                            .collect::<Vec<_>>(),
+                                    ),
+                                    _ => None,
+                                }
+                            }
+                            _ => None,
+                        })
+                        .flatten()
+                        .collect()
+                };
+                let parameters = names_in("__parameters__");
+                let buffers = names_in("__buffers__");
+                for s in &c.body {
+                    if let StmtKind::Assign {
+                        targets,
+                        annotation: Some(a),
+                        value: None,
+                    } = &s.kind
+                    {
+                        if let [t] = targets.as_slice() {
+                            if let ExprKind::Name(n) = &t.kind {
+                                let kind = if parameters.contains(n) {
+                                    AttributeKind::Parameter
+                                } else if buffers.contains(n) {
+                                    AttributeKind::Buffer
+                                } else {
+                                    AttributeKind::Regular
+                                };
+                                class.add_attribute(ClassAttribute {
+                                    name: n.clone(),
+                                    ty: self.parse_type(a)?,
+                                    kind,
+                                });
+                            }
+                        }
+                    }
+                }
+                // Class-level `x: Final[T] = v` and `x: T = v` of modules are constants.
+                for s in &c.body {
+                    if let StmtKind::Assign {
+                        targets,
+                        annotation,
+                        value,
+                    } = &s.kind
+                    {
+                        if let ([t], Some(v)) = (targets.as_slice(), value) {
+                            if let ExprKind::Name(n) = &t.kind {
+                                let constant = annotation.as_ref().is_some_and(is_final)
+                                    || (info.is_module && annotation.is_none());
+                                if constant {
+                                    if let Some(cv) = self.literal_value(v) {
+                                        info.constants.insert(n.clone(), cv);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                self.unit.add_class(class);
+            }
+        }
+        self.state.borrow_mut().classes.insert(qual, info);
+        Ok(())
+    }
+
+    pub fn is_static_method(&self, qual: &str, name: &str) -> bool {
+        self.state
+            .borrow()
+            .classes
+            .get(qual)
+            .is_some_and(|c| c.static_methods.iter().any(|m| m == name))
+    }
+
+    /// The type of an enum's values (they are all of one type).
+    pub fn enum_value_type(&self, qual: &str) -> Type {
+        let st = self.state.borrow();
+        let first = st
+            .classes
+            .get(qual)
+            .and_then(|c| c.enum_members.as_ref())
+            .and_then(|m| {
+                m.first()
+                    .map(|(_, v)| ember_dialects::schema::const_type(v))
+            });
+        first.unwrap_or(Type::Any)
+    }
+
+    /// The def of static method `name` of class `qual`.
+    pub fn static_method_def(&self, qual: &str, name: &str) -> Option<&Def> {
+        let c = self.class_def(qual)?;
+        methods_of(c).find(|d| d.name.name == name && has_decorator(d, "staticmethod"))
+    }
+
+    pub fn is_module_class(&self, c: &ClassDef) -> bool {
+        let qual = format!("{}.{}", self.prefix, c.name.name);
+        self.state
+            .borrow()
+            .classes
+            .get(&qual)
+            .is_some_and(|i| i.is_module)
+    }
+
+    /// Compiles the methods of a class, `__init__` first (it decides the attributes).
+    pub fn compile_class(&self, c: &ClassDef) -> R<()> {
+        let qual = format!("{}.{}", self.prefix, c.name.name);
+        let methods = match self.state.borrow().classes.get(&qual) {
+            Some(info) if info.named_tuple.is_none() && info.enum_members.is_none() => {
+                let mut m = info.methods.clone();
+                m.extend(info.properties.iter().map(|p| format!("__{p}_getter")));
+                m
+            }
+            _ => return Ok(()),
+        };
+        if methods.iter().any(|m| m == "__init__") {
+            self.ensure_method(&qual, "__init__", c.name.span)?;
+        }
+        for m in &methods {
+            self.ensure_method(&qual, m, c.name.span)?;
+        }
+        Ok(())
+    }
+
+    fn class_def(&self, qual: &str) -> Option<&ClassDef> {
+        let local = qual.strip_prefix(self.prefix.as_str())?.strip_prefix('.')?;
+        match self.globals.get(local) {
+            Some(super::Global::Class(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The signature of method `name` of class `qual`, compiling it first if needed; `None`
+    /// if the class has no such method.
+    pub fn ensure_method(&self, qual: &str, name: &str, span: Span) -> R<Option<FnSig>> {
+        if let Some(sig) = self
+            .state
+            .borrow()
+            .classes
+            .get(qual)
+            .and_then(|c| c.sigs.get(name).cloned())
+        {
+            return Ok(Some(sig));
+        }
+        let Some(c) = self.class_def(qual) else {
+            return Ok(None);
+        };
+        // A property's getter is the method `__<name>_getter`, as PyTorch names it.
+        let property = name
+            .strip_prefix("__")
+            .and_then(|n| n.strip_suffix("_getter"))
+            .filter(|p| {
+                self.state
+                    .borrow()
+                    .classes
+                    .get(qual)
+                    .is_some_and(|c| c.properties.iter().any(|x| x == p))
+            });
+        let found = match property {
+            Some(p) => methods_of(c).find(|d| d.name.name == p && has_decorator(d, "property")),
+            None => methods_of(c).find(|d| {
+                d.name.name == name
+                    && !has_decorator(d, "setter")
+                    && !has_decorator(d, "property")
+                    && !has_decorator(d, "staticmethod")
+            }),
+        };
+        let Some(def) = found else {
+            return Ok(None);
+        };
+        if super::module::is_ignored(&def.decorators) {
+            return Ok(None);
+        }
+        let key = format!("{qual}.{name}");
+        if self.state.borrow().in_progress.contains(&key) {
+            return Err(FrontendError::new(
+                span,
+                format!(
+                    "function '{}.{name}' is called recursively. Recursive calls are not supported",
+                    qual.rsplit('.').next().unwrap_or(qual)
+                ),
+            ));
+        }
+        if has_decorator(def, "staticmethod") || has_decorator(def, "classmethod") {
+            return Err(FrontendError::new(
+                def.span,
+                "static and class methods are not supported yet",
+            ));
+        }
+        self.state.borrow_mut().in_progress.push(key.clone());
+        let result = self.compile_def(def, Some(qual.to_string()));
+        self.state.borrow_mut().in_progress.pop();
+        let (sig, graph) = result?;
+        if let Some(info) = self.state.borrow_mut().classes.get_mut(qual) {
+            info.sigs.insert(name.to_string(), sig.clone());
+        }
+        if let Some(class) = self.unit.class(qual) {
+            class.add_method(Arc::new(Function::new(key, graph)));
+        }
+        Ok(Some(sig))
+    }
+}
+
+impl FnEmitter<'_> {
+    fn class_info<T>(&self, qual: &str, f: impl FnOnce(&ClassInfo) -> T) -> Option<T> {
+        self.cx.state.borrow().classes.get(qual).map(f)
+    }
+
+    fn unit_class(&self, qual: &str) -> Option<Arc<ClassType>> {
+        self.cx.unit.class(qual)
+    }
+
+    pub fn class_has_method(&self, qual: &str, name: &str) -> bool {
+        self.class_info(qual, |c| c.methods.iter().any(|m| m == name))
+            .unwrap_or_else(|| {
+                self.unit_class(qual)
+                    .is_some_and(|c| c.method(name).is_some())
+            })
+    }
+
+    pub fn class_has_property(&self, qual: &str, name: &str) -> bool {
+        self.class_info(qual, |c| c.properties.iter().any(|m| m == name))
+            .unwrap_or(false)
+    }
+
+    pub fn class_attribute(&self, qual: &str, name: &str) -> Option<Type> {
+        self.unit_class(qual)?.attribute(name).map(|a| a.ty)
+    }
+
+    pub fn class_constant(&self, qual: &str, name: &str) -> Option<ConstValue> {
+        self.class_info(qual, |c| c.constants.get(name).cloned())
+            .flatten()
+    }
+
+    pub fn add_class_attribute(&self, qual: &str, name: &str, ty: Type) {
+        if let Some(c) = self.unit_class(qual) {
+            c.add_attribute(ClassAttribute {
+                name: name.to_string(),
+                ty,
+                kind: AttributeKind::Regular,
+            });
+        }
+    }
+
+    /// Whether this is `__init__` of `qual` and `obj` its `self`.
+    pub fn is_initializing(&self, qual: &str, obj: ember_dialects::Value) -> bool {
+        self.method_name.as_deref() == Some("__init__")
+            && self.self_class.as_deref() == Some(qual)
+            && self.g.inputs().first().map(|&i| self.g.ty(i)) == Some(self.g.ty(obj))
+    }
+
+    /// The signature of a method (compiled on demand).
+    pub fn method_sig(&self, qual: &str, name: &str) -> R<Option<FnSig>> {
+        if let Some(sig) = self.cx.ensure_method(qual, name, Span::default())? {
+            return Ok(Some(sig));
+        }
+        // Classes of an archive: the signature from the compiled graph.
+        if let Some(f) = self.unit_class(qual).and_then(|c| c.method(name)) {
+            return Ok(Some(super::module::signature_of_graph(&f.graph, 1)));
+        }
+        Ok(None)
+    }
+}

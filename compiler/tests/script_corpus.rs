@@ -1,0 +1,386 @@
+//! The TorchScript frontend conformance corpus: test/script/<group>/<case>.py with what PyTorch
+//! made of it beside it (tools/gen/gen_script_corpus.py): `.graph` (str(graph) of the entry, the
+//! file's last top-level def), `.code`, `.npz` / `.runN.npz` (inputs and outputs, the encoding
+//! of ember_runtime::npz_case), or `.error` for programs PyTorch refuses.
+//!
+//! For each case:
+//! - Ember's frontend (`frontend::compile_source`) must compile the file, and the entry's graph
+//!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
+//!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
+//!   PyTorch's module path) ("graphs equal");
+//! - Ember's graph, calls inlined, must run to PyTorch's outputs on every run ("runs equal");
+//! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
+//!   part of Ember's ("errors");
+//! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
+//!   ("reference runs");
+//! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
+//!   signature from `.schema` ("code").
+//!
+//! Every case that fails a check is listed in test/script/expected-failures.txt
+//! (`group/case: reason`); the test fails only for failures not listed there, and names the
+//! listed cases that pass now. `EMBER_SCRIPT_FILTER=substring` runs only the cases whose path
+//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases; `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ember_compiler::frontend::compile_source;
+use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
+use ember_compiler::frontend::python_print::print_function_in;
+use ember_compiler::passes::{inline, PassContext};
+use ember_dialects::schema::parse_schema;
+use ember_dialects::Graph;
+use ember_runtime::interpreter::{run, Code};
+use ember_runtime::npz_case::{check_result, Arrays};
+use ember_runtime::tensor::Tensor;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script")
+}
+
+/// One case of the corpus.
+struct Case {
+    /// `group/name`.
+    id: String,
+    /// The `.py` file.
+    py: PathBuf,
+    /// The module name PyTorch saw (`case_<group>_<name>`), whose path qualifies its classes.
+    module: String,
+}
+
+impl Case {
+    /// The file name diagnostics show: repo-relative, as in PyTorch's messages.
+    fn display_name(&self) -> String {
+        format!("test/script/{}.py", self.id)
+    }
+
+    fn sibling(&self, ext: &str) -> PathBuf {
+        self.py.with_extension(ext)
+    }
+
+    /// The npz files of the case's runs, first run first.
+    fn runs(&self) -> Vec<PathBuf> {
+        let mut runs = Vec::new();
+        let first = self.sibling("npz");
+        if first.exists() {
+            runs.push(first);
+            while let Some(p) =
+                Some(self.sibling(&format!("run{}.npz", runs.len()))).filter(|p| p.exists())
+            {
+                runs.push(p);
+            }
+        }
+        runs
+    }
+
+    /// PyTorch's text `ext` with the module path stripped from qualified names.
+    fn pytorch_text(&self, ext: &str) -> Result<String, String> {
+        let path = self.sibling(ext);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(strip_module_path(&text, &self.module))
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let filter = std::env::var("EMBER_SCRIPT_FILTER").unwrap_or_default();
+    let root = corpus_dir();
+    let mut out: Vec<Case> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .filter_map(|py| {
+            let rel = py.strip_prefix(&root).ok()?.with_extension("");
+            let id = rel.to_string_lossy().replace('\\', "/");
+            let module = format!("case_{}", id.replace('/', "_"));
+            Some(Case { id, py, module })
+        })
+        .filter(|c| c.id.contains(&filter))
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// The name of the last top-level def of a source file: the case's entry point.
+fn entry_name(source: &str) -> Option<String> {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix("def "))
+        .filter_map(|rest| rest.split('(').next())
+        .map(|name| name.trim().to_string())
+        .last()
+}
+
+/// The cases expected to fail, with the reason for each.
+fn expected_failures() -> BTreeMap<String, String> {
+    let path = corpus_dir().join("expected-failures.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(id, why)| (id.trim().to_string(), why.trim().to_string()))
+        .collect()
+}
+
+/// The outcome of one check of one case: `None` when it was not applicable.
+type Check = Option<Result<(), String>>;
+
+#[derive(Default)]
+struct Outcome {
+    graph: Check,
+    runs: Check,
+    error: Check,
+    reference_parse: Check,
+    reference_runs: Check,
+    code: Check,
+}
+
+impl Outcome {
+    fn failures(&self) -> Vec<String> {
+        [
+            ("graph", &self.graph),
+            ("run", &self.runs),
+            ("error", &self.error),
+            ("PyTorch's graph", &self.reference_parse),
+            ("reference run", &self.reference_runs),
+            ("code", &self.code),
+        ]
+        .into_iter()
+        .filter_map(|(what, c)| match c {
+            Some(Err(m)) => Some(format!("{what}: {m}")),
+            _ => None,
+        })
+        .collect()
+    }
+}
+
+/// Runs `graph` on every run of the case and compares with PyTorch's results.
+fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
+    let code = Code::new(graph).map_err(|e| format!("load: {e}"))?;
+    let types: Vec<_> = graph
+        .inputs()
+        .iter()
+        .map(|&v| graph.ty(v).clone())
+        .collect();
+    for npz in case.runs() {
+        let name = npz
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let arrays = Arrays::load(&npz)?;
+        let inputs = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
+        let tensor_inputs: Vec<(usize, Tensor)> = inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
+            .collect();
+        check_result(&arrays, run(&code, inputs), &tensor_inputs)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The first line of PyTorch's error message, as Ember is expected to word it.
+fn pytorch_error_line(case: &Case) -> Result<String, String> {
+    let text = case.pytorch_text("error")?;
+    let first = text.lines().next().unwrap_or_default().trim();
+    Ok(first.strip_suffix(':').unwrap_or(first).trim().to_string())
+}
+
+fn check_error(case: &Case, source: &str) -> Result<(), String> {
+    let want = pytorch_error_line(case)?;
+    match compile_source(&case.display_name(), source) {
+        Ok(_) => Err(format!("compiles, but PyTorch refuses it: {want}")),
+        Err(message) if message.contains(&want) => Ok(()),
+        Err(message) => Err(format!(
+            "PyTorch says {want:?}, Ember says {:?}",
+            message.lines().next().unwrap_or_default()
+        )),
+    }
+}
+
+/// The entry's graph as Ember's frontend compiles it.
+fn ember_graph(case: &Case, source: &str) -> Result<Graph, String> {
+    let name = entry_name(source).ok_or("no top-level def")?;
+    let unit = compile_source(&case.display_name(), source)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
+    let f = unit
+        .function(&name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    Ok(f.graph.clone())
+}
+
+fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
+    let (got, want) = (normalized_text(ember)?, normalized_text(reference)?);
+    if std::env::var("EMBER_SCRIPT_SHOW").is_ok_and(|v| !v.is_empty() && case.id.contains(&v)) {
+        println!(
+            "== {} (Ember, normalized)\n{got}== {} (PyTorch, normalized)\n{want}",
+            case.id, case.id
+        );
+    }
+    if got == want {
+        return Ok(());
+    }
+    Err(first_difference(&got, &want))
+}
+
+/// Ember's graph with its calls inlined, so that the interpreter can run it.
+fn runnable(graph: &Graph) -> Result<Graph, String> {
+    let mut g = graph.clone();
+    inline::run(&mut g, &mut PassContext::unlimited("inline"))?;
+    Ok(g)
+}
+
+fn check_case(case: &Case) -> Outcome {
+    let mut out = Outcome::default();
+    let source = match std::fs::read_to_string(&case.py) {
+        Ok(s) => s,
+        Err(e) => {
+            out.graph = Some(Err(e.to_string()));
+            return out;
+        }
+    };
+    if case.sibling("error").exists() {
+        out.error = Some(check_error(case, &source));
+        return out;
+    }
+    let ember = ember_graph(case, &source);
+    let reference = case.pytorch_text("graph").and_then(|text| {
+        ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
+    });
+    let reference = match reference {
+        Ok(g) => g,
+        Err(e) => {
+            out.reference_parse = Some(Err(e));
+            return out;
+        }
+    };
+    out.reference_parse = Some(normalized_text(&reference).map(|_| ()));
+    out.graph = Some(
+        ember
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(|g| compare_graphs(case, g, &reference)),
+    );
+    if !case.runs().is_empty() {
+        out.runs = Some(
+            ember
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|g| check_runs(case, &runnable(g)?)),
+        );
+    }
+    if !case.runs().is_empty() {
+        out.reference_runs = Some(check_runs(case, &reference));
+    }
+    out.code = Some(check_code(case));
+    out
+}
+
+/// Prints PyTorch's graph with Ember's Python printer and compares with PyTorch's `.code`.
+///
+/// Both keep PyTorch's module path: the printer decides where to split lines by their length.
+fn check_code(case: &Case) -> Result<(), String> {
+    let source = std::fs::read_to_string(&case.py).map_err(|e| e.to_string())?;
+    let name = entry_name(&source).ok_or("no top-level def")?;
+    let read = |ext: &str| std::fs::read_to_string(case.sibling(ext)).map_err(|e| e.to_string());
+    let graph =
+        ember_dialects::parse::parse_graph(&read("graph")?).map_err(|d| format!("parse: {d}"))?;
+    // A schema naming types the schema parser does not read leaves the signature to the graph.
+    let schema = parse_schema(read("schema")?.trim()).ok();
+    let namespace = format!("__torch__.{}", case.module);
+    let printed = print_function_in(&graph, &name, schema.as_ref(), &namespace)?;
+    let want = read("code")?;
+    if printed == want {
+        return Ok(());
+    }
+    Err(first_difference(&printed, &want))
+}
+
+/// The first line where `got` and `want` differ.
+fn first_difference(got: &str, want: &str) -> String {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    let i = (0..g.len().max(w.len()))
+        .find(|&i| g.get(i) != w.get(i))
+        .unwrap_or(0);
+    format!(
+        "line {}: printed {:?}, PyTorch {:?}",
+        i + 1,
+        g.get(i).unwrap_or(&"<end>"),
+        w.get(i).unwrap_or(&"<end>")
+    )
+}
+
+fn count(outcomes: &[(&Case, Outcome)], pick: impl Fn(&Outcome) -> &Check) -> String {
+    let applicable: Vec<&Result<(), String>> = outcomes
+        .iter()
+        .filter_map(|(_, o)| pick(o).as_ref())
+        .collect();
+    let ok = applicable.iter().filter(|r| r.is_ok()).count();
+    format!("{ok}/{}", applicable.len())
+}
+
+#[test]
+fn script_corpus_matches_pytorch() {
+    let cases = cases();
+    assert!(
+        !cases.is_empty(),
+        "no cases under {}",
+        corpus_dir().display()
+    );
+    for c in &cases {
+        let source = std::fs::read_to_string(&c.py).expect("readable case");
+        assert!(entry_name(&source).is_some(), "{}: no top-level def", c.id);
+    }
+    let outcomes: Vec<(&Case, Outcome)> = cases
+        .iter()
+        .map(|c| {
+            let o = std::panic::catch_unwind(|| check_case(c)).unwrap_or_else(|_| Outcome {
+                graph: Some(Err("panicked".into())),
+                ..Outcome::default()
+            });
+            (c, o)
+        })
+        .collect();
+    let expected = expected_failures();
+    let verbose = std::env::var("EMBER_SCRIPT_VERBOSE").is_ok_and(|v| v == "1");
+    let mut unexpected = Vec::new();
+    let mut fixed = Vec::new();
+    for (case, outcome) in &outcomes {
+        let failures = outcome.failures();
+        match (failures.is_empty(), expected.get(&case.id)) {
+            (false, None) => unexpected.push(format!("FAIL {}: {}", case.id, failures.join("; "))),
+            (false, Some(_)) if verbose => {
+                println!("expected FAIL {}: {}", case.id, failures.join("; "))
+            }
+            (true, Some(_)) => fixed.push(case.id.clone()),
+            _ => {}
+        }
+    }
+    println!(
+        "script corpus: {} cases; graphs equal {}, runs equal {}, errors {}; \
+         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}",
+        cases.len(),
+        count(&outcomes, |o| &o.graph),
+        count(&outcomes, |o| &o.runs),
+        count(&outcomes, |o| &o.error),
+        count(&outcomes, |o| &o.reference_parse),
+        count(&outcomes, |o| &o.reference_runs),
+        count(&outcomes, |o| &o.code),
+    );
+    if !fixed.is_empty() {
+        println!(
+            "these cases pass now; remove them from test/script/expected-failures.txt:\n  {}",
+            fixed.join("\n  ")
+        );
+    }
+    assert!(
+        unexpected.is_empty(),
+        "{} cases fail and are not in test/script/expected-failures.txt:\n{}",
+        unexpected.len(),
+        unexpected.join("\n")
+    );
+}
