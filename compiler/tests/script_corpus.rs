@@ -8,34 +8,42 @@
 //!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
 //!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
 //!   PyTorch's module path) ("graphs equal");
-//! - Ember's graph, calls inlined, must run to PyTorch's outputs on every run ("runs equal");
+//! - Ember's entry function must run to PyTorch's outputs on every run, with its calls, methods
+//!   and classes resolved through Ember's compilation unit (not inlined) ("runs equal");
 //! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
 //!   part of Ember's ("errors");
-//! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
-//!   ("reference runs");
+//! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter, the
+//!   functions and classes it calls taken from Ember's unit ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
 //!   signature from `.schema` ("code").
 //!
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
 //! listed cases that pass now. `EMBER_SCRIPT_FILTER=substring` runs only the cases whose path
-//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases; `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not.
+//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases;
+//! `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not; `EMBER_SCRIPT_ROOT=dir` reads
+//! another corpus laid out the same way (its expected failures from `dir/expected-failures.txt`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::print_function_in;
-use ember_compiler::passes::{inline, PassContext};
 use ember_dialects::schema::parse_schema;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{run, Code};
+use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
+use ember_runtime::unit::CompilationUnit;
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script")
+    std::env::var("EMBER_SCRIPT_ROOT").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script"),
+        PathBuf::from,
+    )
 }
 
 /// One case of the corpus.
@@ -156,9 +164,9 @@ impl Outcome {
     }
 }
 
-/// Runs `graph` on every run of the case and compares with PyTorch's results.
-fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
-    let code = Code::new(graph).map_err(|e| format!("load: {e}"))?;
+/// Runs `code` (whose inputs have the types of `graph`'s) on every run of the case and compares
+/// with PyTorch's results.
+fn check_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
     let types: Vec<_> = graph
         .inputs()
         .iter()
@@ -171,13 +179,13 @@ fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
             .to_string_lossy()
             .into_owned();
         let arrays = Arrays::load(&npz)?;
-        let inputs = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
+        let inputs: Vec<IValue> = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
         let tensor_inputs: Vec<(usize, Tensor)> = inputs
             .iter()
             .enumerate()
             .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
             .collect();
-        check_result(&arrays, run(&code, inputs), &tensor_inputs)
+        check_result(&arrays, run(code, inputs), &tensor_inputs)
             .map_err(|e| format!("{name}: {e}"))?;
     }
     Ok(())
@@ -202,15 +210,15 @@ fn check_error(case: &Case, source: &str) -> Result<(), String> {
     }
 }
 
-/// The entry's graph as Ember's frontend compiles it.
-fn ember_graph(case: &Case, source: &str) -> Result<Graph, String> {
+/// Ember's compilation unit of the case and the name of its entry function.
+fn ember_unit(case: &Case, source: &str) -> Result<(Arc<CompilationUnit>, String), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
     let unit = compile_source(&case.display_name(), source)
         .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
-    let f = unit
-        .function(&name)
-        .ok_or_else(|| format!("the unit has no function {name}"))?;
-    Ok(f.graph.clone())
+    if unit.function(&name).is_none() {
+        return Err(format!("the unit has no function {name}"));
+    }
+    Ok((Arc::new(unit), name))
 }
 
 fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
@@ -227,13 +235,6 @@ fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), S
     Err(first_difference(&got, &want))
 }
 
-/// Ember's graph with its calls inlined, so that the interpreter can run it.
-fn runnable(graph: &Graph) -> Result<Graph, String> {
-    let mut g = graph.clone();
-    inline::run(&mut g, &mut PassContext::unlimited("inline"))?;
-    Ok(g)
-}
-
 fn check_case(case: &Case) -> Outcome {
     let mut out = Outcome::default();
     let source = match std::fs::read_to_string(&case.py) {
@@ -247,7 +248,7 @@ fn check_case(case: &Case) -> Outcome {
         out.error = Some(check_error(case, &source));
         return out;
     }
-    let ember = ember_graph(case, &source);
+    let ember = ember_unit(case, &source);
     let reference = case.pytorch_text("graph").and_then(|text| {
         ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
     });
@@ -263,18 +264,30 @@ fn check_case(case: &Case) -> Outcome {
         ember
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|g| compare_graphs(case, g, &reference)),
+            .and_then(|(unit, name)| {
+                let f = unit.function(name).expect("checked by ember_unit");
+                compare_graphs(case, &f.graph, &reference)
+            }),
     );
     if !case.runs().is_empty() {
         out.runs = Some(
             ember
                 .as_ref()
                 .map_err(Clone::clone)
-                .and_then(|g| check_runs(case, &runnable(g)?)),
+                .and_then(|(unit, name)| {
+                    let f = unit.function(name).expect("checked by ember_unit");
+                    let code = f.code(Some(unit)).map_err(|e| format!("load: {e}"))?;
+                    check_runs(case, &f.graph, &code)
+                }),
         );
-    }
-    if !case.runs().is_empty() {
-        out.reference_runs = Some(check_runs(case, &reference));
+        // PyTorch's graph names its callees and classes; their bodies come from Ember's unit.
+        let unit = ember.as_ref().ok().map(|(unit, _)| unit);
+        let name = entry_name(&source).unwrap_or_default();
+        out.reference_runs = Some(
+            Code::build(&reference, unit, &name)
+                .map_err(|e| format!("load: {e}"))
+                .and_then(|code| check_runs(case, &reference, &code)),
+        );
     }
     out.code = Some(check_code(case));
     out
