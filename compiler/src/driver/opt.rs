@@ -176,7 +176,7 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
         return (String::new(), diags);
     }
     // A graph file has no function name; its code prints as `def forward(...)`.
-    match emit(options.emit, &graph, &CodeName::function("forward")) {
+    match emit(options.emit, &graph, &CodeName::function("forward"), None) {
         Ok(text) => (text, Vec::new()),
         Err(message) => (
             String::new(),
@@ -193,24 +193,27 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
 fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
     use std::sync::Arc;
 
-    use crate::frontend::{compile, NoResolver, SourceFile};
+    use crate::frontend::{compile_with_schemas, NoResolver, SourceFile};
     use ember_runtime::unit::CompilationUnit;
 
     let file = Arc::new(SourceFile::new(options.input_name.as_str(), text));
     let unit = CompilationUnit::new();
-    if let Err(e) = compile(file.clone(), &unit, &NoResolver) {
-        let rendered = e.render(&file);
-        let message = rendered
-            .split_once(": error: ")
-            .map_or(rendered.clone(), |(_, m)| m.to_string());
-        return (
-            String::new(),
-            vec![ChunkDiag {
-                pos: file.pos(e.span.start),
-                message,
-            }],
-        );
-    }
+    let schemas = match compile_with_schemas(file.clone(), &unit, &NoResolver) {
+        Ok(schemas) => schemas,
+        Err(e) => {
+            let rendered = e.render(&file);
+            let message = rendered
+                .split_once(": error: ")
+                .map_or(rendered.clone(), |(_, m)| m.to_string());
+            return (
+                String::new(),
+                vec![ChunkDiag {
+                    pos: file.pos(e.span.start),
+                    message,
+                }],
+            );
+        }
+    };
     let mut graphs: Vec<(String, Graph, CodeName)> = unit
         .functions()
         .iter()
@@ -240,7 +243,16 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
         if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
             return (String::new(), diags);
         }
-        match emit(options.emit, &graph, &code_name) {
+        // Code prints what PyTorch's `fn.code` shows: the graph after its cleanup (no dead
+        // nodes), with the def's signature and defaults.
+        if options.emit == Emit::Code {
+            let _ = crate::passes::dce::run(
+                &mut graph,
+                &mut crate::passes::PassContext::unlimited("dce"),
+            );
+        }
+        let schema = schemas.get(&name).filter(|_| !code_name.is_method);
+        match emit(options.emit, &graph, &code_name, schema) {
             Ok(text) => {
                 let _ = write!(out, "# {name}\n{text}");
             }
@@ -333,13 +345,18 @@ impl CodeName {
     }
 }
 
-fn emit(emit: Emit, graph: &Graph, code_name: &CodeName) -> Result<String, String> {
+fn emit(
+    emit: Emit,
+    graph: &Graph,
+    code_name: &CodeName,
+    schema: Option<&ember_dialects::schema::FunctionSchema>,
+) -> Result<String, String> {
     use crate::frontend::python_print::{print_function, print_method};
     match emit {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
         Emit::Code if code_name.is_method => print_method(graph, &code_name.name, None),
-        Emit::Code => print_function(graph, &code_name.name, None),
+        Emit::Code => print_function(graph, &code_name.name, schema),
         Emit::Mlir | Emit::Llvm | Emit::Ptx => emit_lowered(emit, graph),
     }
 }

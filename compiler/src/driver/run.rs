@@ -14,7 +14,8 @@ use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
 use ember_runtime::unit::CompilationUnit;
 
-use super::run_args::{parse_arg, to_ivalue};
+use super::run_args::{parse_arg, to_ivalue, Arg};
+use crate::frontend::ast::{self, ExprKind, StmtKind};
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -34,13 +35,13 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let (graph, unit) = load(opts)?;
+    let (graph, unit, defaults) = load(opts)?;
     let code = match &unit {
         Some((unit, name)) => Code::build(&graph, Some(unit), name),
         None => Code::new(&graph),
     }
     .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
-    let inputs = read_args(&graph, &opts.args)?;
+    let inputs = read_args(&graph, &opts.args, &defaults)?;
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
         stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
@@ -59,9 +60,16 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     })
 }
 
-/// The graph to run and, for source files, the compilation unit its calls resolve through and
-/// the function's name.
-fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
+/// What [`load`] gives: the graph to run; for source files, the compilation unit its calls
+/// resolve through and the function's name; the default of each input (when it has one).
+type Loaded = (
+    Graph,
+    Option<(Arc<CompilationUnit>, String)>,
+    Vec<Option<Arg>>,
+);
+
+/// The graph to run, its unit and its inputs' defaults.
+fn load(opts: &RunOptions) -> Result<Loaded, String> {
     let path = Path::new(&opts.model);
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
@@ -84,15 +92,13 @@ fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, Strin
         let first = &errors[0];
         return Err(format!("{}: invalid graph: {}", opts.model, first.message));
     }
-    Ok((graph, None))
+    Ok((graph, None, Vec::new()))
 }
 
 /// The entry function of a TorchScript source file (the last def, or `--entry`) and the
 /// file's unit: calls to its other functions and classes run as calls, so errors inside them
 /// carry the call stack.
-fn load_source(
-    opts: &RunOptions,
-) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
+fn load_source(opts: &RunOptions) -> Result<Loaded, String> {
     if opts.method.is_some() {
         return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
     }
@@ -111,11 +117,59 @@ fn load_source(
     };
     let graph = f.graph.clone();
     let name = f.name().to_string();
-    Ok((graph, Some((unit.clone(), name))))
+    let defaults = source_defaults(&opts.model, &text, &name);
+    Ok((graph, Some((unit.clone(), name)), defaults))
 }
 
-/// Reads the ARGs and matches them to the graph's inputs.
-fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
+/// The defaults of top-level def `name`'s parameters, as ARGs: literals, negated numbers and
+/// tuples or lists of them (what TorchScript defaults are). `None` for a parameter without a
+/// default or with one that is not such a literal.
+fn source_defaults(model: &str, text: &str, name: &str) -> Vec<Option<Arg>> {
+    let file = crate::frontend::SourceFile::new(model, text);
+    let Ok(module) = crate::frontend::parser::parse_module(&file) else {
+        return Vec::new();
+    };
+    let def = module.body.iter().rev().find_map(|s| match &s.kind {
+        StmtKind::Def(d) if d.name.name == name => Some(d),
+        _ => None,
+    });
+    def.map_or_else(Vec::new, |d| {
+        d.params
+            .iter()
+            .map(|p| p.default.as_ref().and_then(literal_arg))
+            .collect()
+    })
+}
+
+fn literal_arg(e: &ast::Expr) -> Option<Arg> {
+    Some(match &e.kind {
+        ExprKind::Int(i) => Arg::Int(i64::try_from(*i).ok()?),
+        ExprKind::Float(f) => Arg::Float(*f),
+        ExprKind::True => Arg::Bool(true),
+        ExprKind::False => Arg::Bool(false),
+        ExprKind::None => Arg::None,
+        ExprKind::Str(s) => Arg::Str(s.clone()),
+        ExprKind::UnaryOp {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => match literal_arg(operand)? {
+            Arg::Int(i) => Arg::Int(i.checked_neg()?),
+            Arg::Float(f) => Arg::Float(-f),
+            _ => return None,
+        },
+        ExprKind::List(items) => Arg::List(items.iter().map(literal_arg).collect::<Option<_>>()?),
+        ExprKind::Tuple(items) => Arg::Tuple(items.iter().map(literal_arg).collect::<Option<_>>()?),
+        _ => return None,
+    })
+}
+
+/// Reads the ARGs and matches them to the graph's inputs; inputs after the last ARG take their
+/// defaults (`defaults[i]` for input `i`), as a Python call would.
+fn read_args(
+    graph: &Graph,
+    args: &[String],
+    defaults: &[Option<Arg>],
+) -> Result<Vec<IValue>, String> {
     let inputs = graph.inputs();
     let signature = || {
         inputs
@@ -124,7 +178,8 @@ fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if args.len() != inputs.len() {
+    let defaulted = (args.len()..inputs.len()).all(|i| matches!(defaults.get(i), Some(Some(_))));
+    if args.len() > inputs.len() || !defaulted {
         return Err(format!(
             "expected {} arguments ({}), got {}",
             inputs.len(),
@@ -132,17 +187,20 @@ fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
             args.len()
         ));
     }
-    args.iter()
-        .zip(inputs)
+    inputs
+        .iter()
         .enumerate()
-        .map(|(i, (text, &v))| {
+        .map(|(i, &v)| {
             let what = format!(
                 "argument {} ({}: {})",
                 i + 1,
                 graph.value_name(v),
                 graph.ty(v)
             );
-            let arg = parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?;
+            let arg = match args.get(i) {
+                Some(text) => parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?,
+                None => defaults[i].clone().expect("checked above"),
+            };
             to_ivalue(&arg, graph.ty(v)).map_err(|e| format!("{what}: {e}"))
         })
         .collect()

@@ -25,6 +25,7 @@ mod sugared;
 #[cfg(test)]
 mod tests;
 mod types;
+mod unused;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -39,7 +40,7 @@ use super::error::FrontendError;
 use super::span::{SourceFile, Span};
 use env::Frame;
 
-pub use module::{compile_module, compile_module_with_prefix};
+pub use module::{compile_module, compile_module_schemas, compile_module_with_prefix};
 
 pub(crate) type R<T> = Result<T, FrontendError>;
 
