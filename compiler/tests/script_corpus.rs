@@ -31,8 +31,10 @@ use std::sync::Arc;
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::print_function_in;
+use ember_dialects::attr::AttrValue;
 use ember_dialects::schema::parse_schema;
-use ember_dialects::Graph;
+use ember_dialects::symbol::sym;
+use ember_dialects::{Graph, Symbol};
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{check_result, Arrays};
@@ -191,6 +193,33 @@ fn check_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
     Ok(())
 }
 
+/// Gives each function constant of `reference` that carries no body (`prim::Constant[name=
+/// "relu"]`) the body of the constant of the same name in `ember` (its `attr::Subgraph`).
+fn borrow_callee_bodies(reference: &mut Graph, ember: &Graph) {
+    let name_of = |g: &Graph, n| match g.attr(n, Symbol::new("attr::name")) {
+        Some(AttrValue::Str(s)) if g.kind(n) == sym::constant() => Some(s.clone()),
+        _ => None,
+    };
+    let bodies: BTreeMap<String, AttrValue> = ember
+        .nodes()
+        .into_iter()
+        .filter_map(|n| {
+            Some((
+                name_of(ember, n)?,
+                ember.attr(n, sym::attr_subgraph())?.clone(),
+            ))
+        })
+        .collect();
+    for n in reference.nodes() {
+        if reference.attr(n, sym::attr_subgraph()).is_some() {
+            continue;
+        }
+        if let Some(body) = name_of(reference, n).and_then(|name| bodies.get(&name)) {
+            reference.set_attr(n, sym::attr_subgraph(), body.clone());
+        }
+    }
+}
+
 /// The first line of PyTorch's error message, as Ember is expected to word it.
 fn pytorch_error_line(case: &Case) -> Result<String, String> {
     let text = case.pytorch_text("error")?;
@@ -280,9 +309,15 @@ fn check_case(case: &Case) -> Outcome {
                     check_runs(case, &f.graph, &code)
                 }),
         );
-        // PyTorch's graph names its callees and classes; their bodies come from Ember's unit.
+        // PyTorch's graph names its callees and classes; their bodies come from Ember's unit
+        // and from the function constants of Ember's graph (F.*, static methods).
         let unit = ember.as_ref().ok().map(|(unit, _)| unit);
         let name = entry_name(&source).unwrap_or_default();
+        let mut reference = reference.clone();
+        if let Ok((unit, entry)) = &ember {
+            let f = unit.function(entry).expect("checked by ember_unit");
+            borrow_callee_bodies(&mut reference, &f.graph);
+        }
         out.reference_runs = Some(
             Code::build(&reference, unit, &name)
                 .map_err(|e| format!("load: {e}"))
