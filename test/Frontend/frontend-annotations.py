@@ -1,5 +1,9 @@
 # RUN: ember-opt %s --dce | FileCheck %s
 # RUN: ember-opt %s --emit=code | FileCheck %s --check-prefix=CODE
+# RUN: ember-run %s --entry defaults 3 | FileCheck %s --check-prefix=DEFAULTS
+# RUN: ember-run %s --entry defaults 3 4 | FileCheck %s --check-prefix=GIVEN
+# RUN: not ember-run %s --entry defaults 2>&1 | FileCheck %s --check-prefix=MISSING
+# RUN: ember-run %s --entry kwargs_call 1 | FileCheck %s --check-prefix=KWARGS
 # Signatures: `# type:` comments on defs and assignments, defaults, keyword arguments,
 # torch.jit.annotate and Final locals.
 import torch
@@ -37,6 +41,11 @@ def assign_comment() -> List[int]:
 # CODE-LABEL: # defaults
 # CODE: s: str="hi",
 # CODE: f: Optional[float]=None) -> int:
+# ember-run fills the parameters after the last ARG with their defaults; x has none.
+# DEFAULTS: 5
+# GIVEN: 7
+# MISSING: expected 4 arguments (x.1: int, y.1: int, s: str, f: float?), got 0
+# KWARGS: 6
 def defaults(x: int, y: int = 2, s: str = "hi", f: Optional[float] = None) -> int:
     return x + y
 
