@@ -8,14 +8,17 @@
 //!   must equal PyTorch's after both are put in normal form (frontend::normalize: source
 //!   ranges stripped, DCE, constant pooling, canonical value numbers, class names without
 //!   PyTorch's module path) ("graphs equal");
-//! - Ember's entry function must run to PyTorch's outputs on every run, with its calls, methods
-//!   and classes resolved through Ember's compilation unit (not inlined) ("runs equal");
+//! - Ember's compiled entry must run to PyTorch's outputs on every run, calls and objects
+//!   resolved through its compilation unit ("runs equal");
 //! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
 //!   part of Ember's ("errors");
 //! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter, the
-//!   functions and classes it calls taken from Ember's unit ("reference runs");
+//!   functions and classes it names taken from Ember's unit and Ember's function constants
+//!   ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
-//!   signature from `.schema` ("code").
+//!   signature from `.schema` ("code");
+//! - the code Ember prints for PyTorch's graph must compile with Ember's frontend and run to
+//!   PyTorch's outputs ("printed code reads back").
 //!
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
@@ -30,13 +33,12 @@ use std::sync::Arc;
 
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
-use ember_compiler::frontend::python_print::print_function_in;
+use ember_compiler::frontend::python_print::{print_function, print_function_in};
 use ember_dialects::attr::AttrValue;
 use ember_dialects::schema::parse_schema;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Symbol};
 use ember_runtime::interpreter::{run, Code};
-use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
 use ember_runtime::unit::CompilationUnit;
@@ -145,6 +147,7 @@ struct Outcome {
     reference_parse: Check,
     reference_runs: Check,
     code: Check,
+    code_reads_back: Check,
 }
 
 impl Outcome {
@@ -156,6 +159,7 @@ impl Outcome {
             ("PyTorch's graph", &self.reference_parse),
             ("reference run", &self.reference_runs),
             ("code", &self.code),
+            ("code read back", &self.code_reads_back),
         ]
         .into_iter()
         .filter_map(|(what, c)| match c {
@@ -166,31 +170,22 @@ impl Outcome {
     }
 }
 
-/// Runs `code` (whose inputs have the types of `graph`'s) on every run of the case and compares
-/// with PyTorch's results.
-fn check_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
-    let types: Vec<_> = graph
-        .inputs()
-        .iter()
-        .map(|&v| graph.ty(v).clone())
-        .collect();
-    for npz in case.runs() {
-        let name = npz
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let arrays = Arrays::load(&npz)?;
-        let inputs: Vec<IValue> = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
-        let tensor_inputs: Vec<(usize, Tensor)> = inputs
-            .iter()
-            .enumerate()
-            .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
-            .collect();
-        check_result(&arrays, run(code, inputs), &tensor_inputs)
-            .map_err(|e| format!("{name}: {e}"))?;
+/// Runs PyTorch's graph on every run of the case and compares with PyTorch's results. The
+/// graph names its callees and classes; their bodies come from Ember's unit and from the
+/// function constants of Ember's graph (F.*, static methods).
+fn check_reference_runs(
+    case: &Case,
+    reference: &Graph,
+    ember: Option<&(Arc<CompilationUnit>, Graph)>,
+    name: &str,
+) -> Result<(), String> {
+    let mut graph = reference.clone();
+    if let Some((_, ember_graph)) = ember {
+        borrow_callee_bodies(&mut graph, ember_graph);
     }
-    Ok(())
+    let code =
+        Code::build(&graph, ember.map(|(unit, _)| unit), name).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, &graph, &code)
 }
 
 /// Gives each function constant of `reference` that carries no body (`prim::Constant[name=
@@ -220,6 +215,41 @@ fn borrow_callee_bodies(reference: &mut Graph, ember: &Graph) {
     }
 }
 
+/// Runs the entry of `unit` (its calls, objects and attributes resolved through the unit).
+fn check_unit_runs(case: &Case, unit: &Arc<CompilationUnit>, name: &str) -> Result<(), String> {
+    let f = unit
+        .function(name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    let code = f.code(Some(unit)).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, &f.graph, &code)
+}
+
+/// Runs `code` (the code of `graph`) on every run of the case.
+fn check_code_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String> {
+    let types: Vec<_> = graph
+        .inputs()
+        .iter()
+        .map(|&v| graph.ty(v).clone())
+        .collect();
+    for npz in case.runs() {
+        let name = npz
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let arrays = Arrays::load(&npz)?;
+        let inputs = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
+        let tensor_inputs: Vec<(usize, Tensor)> = inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
+            .collect();
+        check_result(&arrays, run(code, inputs), &tensor_inputs)
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// The first line of PyTorch's error message, as Ember is expected to word it.
 fn pytorch_error_line(case: &Case) -> Result<String, String> {
     let text = case.pytorch_text("error")?;
@@ -239,15 +269,22 @@ fn check_error(case: &Case, source: &str) -> Result<(), String> {
     }
 }
 
-/// Ember's compilation unit of the case and the name of its entry function.
-fn ember_unit(case: &Case, source: &str) -> Result<(Arc<CompilationUnit>, String), String> {
+/// The entry's graph as Ember's frontend compiles it.
+/// The unit Ember's frontend compiles for a source text.
+fn ember_unit(file_name: &str, source: &str) -> Result<Arc<CompilationUnit>, String> {
+    compile_source(file_name, source)
+        .map(Arc::new)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))
+}
+
+/// The entry's graph as Ember's frontend compiles it, and its unit.
+fn ember_graph(case: &Case, source: &str) -> Result<(Arc<CompilationUnit>, Graph), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
-    let unit = compile_source(&case.display_name(), source)
-        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
-    if unit.function(&name).is_none() {
-        return Err(format!("the unit has no function {name}"));
-    }
-    Ok((Arc::new(unit), name))
+    let unit = ember_unit(&case.display_name(), source)?;
+    let f = unit
+        .function(&name)
+        .ok_or_else(|| format!("the unit has no function {name}"))?;
+    Ok((unit.clone(), f.graph.clone()))
 }
 
 fn compare_graphs(case: &Case, ember: &Graph, reference: &Graph) -> Result<(), String> {
@@ -277,7 +314,8 @@ fn check_case(case: &Case) -> Outcome {
         out.error = Some(check_error(case, &source));
         return out;
     }
-    let ember = ember_unit(case, &source);
+    let ember = ember_graph(case, &source);
+    let name = entry_name(&source).unwrap_or_default();
     let reference = case.pytorch_text("graph").and_then(|text| {
         ember_dialects::parse::parse_graph(&text).map_err(|d| format!("parse: {d}"))
     });
@@ -293,38 +331,26 @@ fn check_case(case: &Case) -> Outcome {
         ember
             .as_ref()
             .map_err(Clone::clone)
-            .and_then(|(unit, name)| {
-                let f = unit.function(name).expect("checked by ember_unit");
-                compare_graphs(case, &f.graph, &reference)
-            }),
+            .and_then(|(_, g)| compare_graphs(case, g, &reference)),
     );
     if !case.runs().is_empty() {
         out.runs = Some(
             ember
                 .as_ref()
                 .map_err(Clone::clone)
-                .and_then(|(unit, name)| {
-                    let f = unit.function(name).expect("checked by ember_unit");
-                    let code = f.code(Some(unit)).map_err(|e| format!("load: {e}"))?;
-                    check_runs(case, &f.graph, &code)
-                }),
-        );
-        // PyTorch's graph names its callees and classes; their bodies come from Ember's unit
-        // and from the function constants of Ember's graph (F.*, static methods).
-        let unit = ember.as_ref().ok().map(|(unit, _)| unit);
-        let name = entry_name(&source).unwrap_or_default();
-        let mut reference = reference.clone();
-        if let Ok((unit, entry)) = &ember {
-            let f = unit.function(entry).expect("checked by ember_unit");
-            borrow_callee_bodies(&mut reference, &f.graph);
-        }
-        out.reference_runs = Some(
-            Code::build(&reference, unit, &name)
-                .map_err(|e| format!("load: {e}"))
-                .and_then(|code| check_runs(case, &reference, &code)),
+                .and_then(|(unit, _)| check_unit_runs(case, unit, &name)),
         );
     }
+    if !case.runs().is_empty() {
+        out.reference_runs = Some(check_reference_runs(
+            case,
+            &reference,
+            ember.as_ref().ok(),
+            &name,
+        ));
+    }
     out.code = Some(check_code(case));
+    out.code_reads_back = Some(check_code_reads_back(case, &source, &reference));
     out
 }
 
@@ -346,6 +372,22 @@ fn check_code(case: &Case) -> Result<(), String> {
         return Ok(());
     }
     Err(first_difference(&printed, &want))
+}
+
+/// Prints PyTorch's graph with Ember's Python printer, compiles the code with Ember's frontend
+/// and runs it: the printed code must read back to a graph that computes what PyTorch's does.
+fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result<(), String> {
+    let name = entry_name(source).ok_or("no top-level def")?;
+    let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
+    let code = print_function(reference, &name, schema.as_ref())?;
+    let unit = ember_unit(&format!("{}.code", case.display_name()), &code)?;
+    if unit.function(&name).is_none() {
+        return Err(format!("the printed code defines no {name}"));
+    }
+    if case.runs().is_empty() {
+        return Ok(());
+    }
+    check_unit_runs(case, &unit, &name)
 }
 
 /// The first line where `got` and `want` differ.
@@ -410,7 +452,8 @@ fn script_corpus_matches_pytorch() {
     }
     println!(
         "script corpus: {} cases; graphs equal {}, runs equal {}, errors {}; \
-         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}",
+         PyTorch graphs parsed {}, reference runs equal {}, code printed equal {}, \
+         printed code reads back and runs equal {}",
         cases.len(),
         count(&outcomes, |o| &o.graph),
         count(&outcomes, |o| &o.runs),
@@ -418,6 +461,7 @@ fn script_corpus_matches_pytorch() {
         count(&outcomes, |o| &o.reference_parse),
         count(&outcomes, |o| &o.reference_runs),
         count(&outcomes, |o| &o.code),
+        count(&outcomes, |o| &o.code_reads_back),
     );
     if !fixed.is_empty() {
         println!(

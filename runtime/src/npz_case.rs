@@ -61,6 +61,12 @@ pub fn input_value(arrays: &Arrays, i: usize, ty: &Type) -> Result<IValue, Strin
             _ => input_value(arrays, i, inner),
         };
     }
+    // A Union (or Any) input holds whatever was stored: a str when it has the marker.
+    if matches!(ty, Type::Union(_) | Type::Any) {
+        if let Some(text) = arrays.str(&key) {
+            return Ok(IValue::str(text));
+        }
+    }
     if *ty == Type::Str {
         return arrays
             .str(&key)

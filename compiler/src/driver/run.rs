@@ -25,6 +25,8 @@ pub struct RunOptions {
     pub args: Vec<String>,
     pub out: Option<PathBuf>,
     pub bench: Option<usize>,
+    /// Load `.pt` code that calls file or process operators.
+    pub allow_file_ops: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -35,13 +37,27 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let (graph, unit, defaults) = load(opts)?;
+    let (graph, unit, this, defaults) = if opts.model.ends_with(".pt") {
+        let (graph, unit, this) = load_archive(opts)?;
+        (graph, unit, this, Vec::new())
+    } else {
+        let (graph, unit, defaults) = load(opts)?;
+        (graph, unit, None, defaults)
+    };
     let code = match &unit {
         Some((unit, name)) => Code::build(&graph, Some(unit), name),
         None => Code::new(&graph),
     }
     .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
-    let inputs = read_args(&graph, &opts.args, &defaults)?;
+    let inputs = match this {
+        // A method: `self` is the loaded module, the ARGs are the rest.
+        Some(object) => {
+            let mut inputs = vec![object];
+            inputs.extend(read_args_from(&graph, 1, &opts.args, &[])?);
+            inputs
+        }
+        None => read_args_from(&graph, 0, &opts.args, &defaults)?,
+    };
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
         stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
@@ -60,23 +76,22 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     })
 }
 
-/// What [`load`] gives: the graph to run; for source files, the compilation unit its calls
-/// resolve through and the function's name; the default of each input (when it has one).
-type Loaded = (
+/// The graph to run and, for source files, the compilation unit its calls resolve through and
+/// the function's name.
+/// The graph to run, the unit its calls resolve through with the function's name (source
+/// files), and the default of each input (when it has one).
+type LoadedSource = (
     Graph,
     Option<(Arc<CompilationUnit>, String)>,
     Vec<Option<Arg>>,
 );
 
-/// The graph to run, its unit and its inputs' defaults.
-fn load(opts: &RunOptions) -> Result<Loaded, String> {
+fn load(opts: &RunOptions) -> Result<LoadedSource, String> {
     let path = Path::new(&opts.model);
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
         Some("py") => return load_source(opts),
-        Some("pt") => Some(
-            "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
-        ),
+        Some("pt") => Some("a .pt archive is loaded by load_archive"),
         _ => Some("unknown model kind: expected .ir, .py or .pt"),
     };
     if let Some(why) = unsupported {
@@ -98,7 +113,7 @@ fn load(opts: &RunOptions) -> Result<Loaded, String> {
 /// The entry function of a TorchScript source file (the last def, or `--entry`) and the
 /// file's unit: calls to its other functions and classes run as calls, so errors inside them
 /// carry the call stack.
-fn load_source(opts: &RunOptions) -> Result<Loaded, String> {
+fn load_source(opts: &RunOptions) -> Result<LoadedSource, String> {
     if opts.method.is_some() {
         return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
     }
@@ -163,14 +178,51 @@ fn literal_arg(e: &ast::Expr) -> Option<Arg> {
     })
 }
 
-/// Reads the ARGs and matches them to the graph's inputs; inputs after the last ARG take their
-/// defaults (`defaults[i]` for input `i`), as a Python call would.
-fn read_args(
+/// A method of a `.pt` module (`forward`, or `--method`), the module's unit and the module
+/// itself, its `self`.
+type Loaded = (
+    Graph,
+    Option<(Arc<CompilationUnit>, String)>,
+    Option<IValue>,
+);
+
+fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
+    if opts.entry.is_some() {
+        return Err(format!("{}: --entry chooses a function of a .py file; use --method for a method of a .pt model", opts.model));
+    }
+    let bytes =
+        std::fs::read(&opts.model).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let load = crate::import::LoadOptions {
+        allow_file_ops: opts.allow_file_ops,
+        ..Default::default()
+    };
+    let module =
+        crate::import::load_module(&bytes, &load).map_err(|e| format!("{}: {e}", opts.model))?;
+    let name = opts.method.as_deref().unwrap_or("forward");
+    let f = module.method(name).ok_or_else(|| {
+        format!(
+            "{}: the module ({}) has no method '{name}'",
+            opts.model,
+            module.object.class_name()
+        )
+    })?;
+    Ok((
+        f.graph.clone(),
+        Some((module.unit.clone(), name.to_string())),
+        Some(IValue::Object(module.object.clone())),
+    ))
+}
+
+/// Reads the ARGs and matches them to the graph's inputs after the first `skip`; inputs after
+/// the last ARG take their defaults (`defaults[i]` for input `skip + i`), as a Python call would.
+fn read_args_from(
     graph: &Graph,
+    skip: usize,
     args: &[String],
     defaults: &[Option<Arg>],
 ) -> Result<Vec<IValue>, String> {
-    let inputs = graph.inputs();
+    let all = graph.inputs();
+    let inputs = &all[skip.min(all.len())..];
     let signature = || {
         inputs
             .iter()

@@ -701,17 +701,16 @@ impl<'a> Parser<'a> {
     }
 
     fn for_stmt(&mut self) -> Result<Stmt> {
-        let start = self.expect(T::For)?.span.start;
+        let for_span = self.expect(T::For)?.span;
+        let start = for_span.start;
         let target = self.target_list()?;
         self.expect(T::In)?;
         let iter = self.testlist_star()?;
         self.expect(T::Colon)?;
         let body = self.block(false)?;
         if self.peek() == T::Else {
-            return self.err(
-                self.cur().span,
-                "else branches of for loops aren't supported",
-            );
+            // PyTorch points at the `for` keyword.
+            return self.err(for_span, "else branches of for loops aren't supported");
         }
         Ok(Stmt::new(
             StmtKind::For { target, iter, body },

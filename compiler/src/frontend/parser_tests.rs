@@ -736,9 +736,9 @@ fn errors() {
         ~~~~ <--- HERE
 
         "for x in y:\n    pass\nelse:\n    pass\n"
-        t.py:3:1: error: else branches of for loops aren't supported
-        else:
-        ~~~~ <--- HERE
+        t.py:1:1: error: else branches of for loops aren't supported
+        for x in y:
+        ~~~ <--- HERE
 
         "nonlocal x\n"
         t.py:1:1: error: nonlocal variables aren't supported

@@ -87,12 +87,14 @@ impl SourceFile {
     }
 
     /// The graph-node source range of a span: what `# file:line:col` prints after a node.
+    /// As in PyTorch's graphs, the line counts from 1 and the column from 0 (diagnostics,
+    /// like compilers', count both from 1).
     pub fn source_range(&self, span: Span) -> SourceRange {
         let pos = self.pos(span.start);
         SourceRange {
             file: self.name.clone(),
             line: pos.line,
-            col: pos.col,
+            col: pos.col - 1,
         }
     }
 }

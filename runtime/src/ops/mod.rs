@@ -4,6 +4,7 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod attention;
 pub mod builtins;
 pub mod create;
 pub mod index;
@@ -13,6 +14,7 @@ pub mod pointwise;
 pub mod prim;
 pub mod reduce;
 pub mod registry;
+pub mod rnn;
 pub mod shape;
 
 use std::sync::Arc;

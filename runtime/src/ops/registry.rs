@@ -37,6 +37,8 @@ impl Registry {
         super::linalg::register(&mut r);
         super::nn::register(&mut r);
         super::reduce::register(&mut r);
+        super::rnn::register(&mut r);
+        super::attention::register(&mut r);
         r
     }
 

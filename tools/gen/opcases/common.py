@@ -22,6 +22,7 @@ Python values beyond numbers (runner: runtime/tests/differential.rs):
 Marker keys are not outputs: out0, out1, ... count only keys without a `__` suffix.
 """
 
+import contextlib
 import io
 import os
 import zipfile
@@ -33,6 +34,43 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 OUT_ROOT = os.path.join(REPO, "test", "ops")
 # Source comments in graphs name the generator's files; keep them repo-relative.
 _GEN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+# Traced graphs name PyTorch's own files; keep them relative to the torch package.
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def module_call(module, n_inputs):
+    """`(fn, params)`: `fn(*inputs, *params)` runs `module(*inputs)` with its parameters
+    replaced by the trailing arguments, so that a trace makes the weights graph inputs (the
+    generator stores tensors, not modules)."""
+    names = [n for n, _ in module.named_parameters()]
+    params = [p.detach().clone() for _, p in module.named_parameters()]
+
+    def fn(*args):
+        inputs, values = args[:n_inputs], args[n_inputs:]
+        saved = []
+        for qualified, value in zip(names, values):
+            owner = module
+            *path, leaf = qualified.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            saved.append((owner, leaf, owner._parameters[leaf]))
+            owner._parameters[leaf] = value
+        _refresh_flat_weights(module)
+        try:
+            return module(*inputs)
+        finally:
+            for owner, leaf, old in saved:
+                owner._parameters[leaf] = old
+            _refresh_flat_weights(module)
+
+    return fn, params
+
+
+def _refresh_flat_weights(module):
+    """nn.RNN modules cache their parameters in `_flat_weights`; rebuild the caches."""
+    for m in module.modules():
+        if hasattr(m, "_update_flat_weights"):
+            m._update_flat_weights()
 
 
 def _np(t):
@@ -117,17 +155,38 @@ class Cases:
         self.dir = os.path.join(OUT_ROOT, area)
         self.names = set()
 
-    def add(self, name, fn, *inputs, rtol=None, atol=None):
+    def add(self, name, fn, *inputs, rtol=None, atol=None, inline=False):
+        """A scripted case; with `inline`, calls to other script functions (prim::CallFunction,
+        which a graph file cannot carry) are inlined into the graph first."""
         if name in self.names:
             raise ValueError(f"duplicate case name {self.area}/{name}")
         self.names.add(name)
         scripted = torch.jit.script(fn)
+        if inline:
+            torch._C._jit_pass_inline(scripted.graph)
+        self._record(name, scripted, inputs, rtol, atol)
+
+    def add_traced(self, name, fn, *inputs, rtol=None, atol=None):
+        """A case whose graph is `torch.jit.trace(fn, inputs)` recorded (and run) under
+        `torch.no_grad()`, as a traced eval-mode model is: the graph holds the ops PyTorch
+        dispatched for these inputs (fast paths included). Inputs are tensors; see
+        `module_call` to make a module's parameters graph inputs."""
+        if name in self.names:
+            raise ValueError(f"duplicate case name {self.area}/{name}")
+        self.names.add(name)
+        with torch.no_grad():
+            traced = torch.jit.trace(fn, tuple(_clone(v) for v in inputs), check_trace=False)
+        self._record(name, traced, inputs, rtol, atol, no_grad=True)
+
+    def _record(self, name, scripted, inputs, rtol, atol, no_grad=False):
         graph = str(scripted.graph).replace(_GEN_DIR + os.sep, "tools/gen/")
+        graph = graph.replace(_TORCH_DIR + os.sep, "torch/")
         arrays = {}
         put_inputs(arrays, inputs)
         call_inputs = [_clone(v) for v in inputs]
         try:
-            put_outputs(arrays, scripted(*call_inputs))
+            with torch.no_grad() if no_grad else contextlib.nullcontext():
+                put_outputs(arrays, scripted(*call_inputs))
             for i, v in enumerate(call_inputs):
                 if isinstance(v, torch.Tensor):
                     _put(arrays, f"after{i}", v)

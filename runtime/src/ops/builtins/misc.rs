@@ -1,5 +1,6 @@
 //! The small prim ops around Python values: `print`, `warnings.warn`, Optional unwrapping,
-//! `isinstance` checks, device queries, enums, `torch.jit.is_scripting()`.
+//! `isinstance` checks, device queries, enums, `torch.jit.is_scripting()`, grad and autocast
+//! mode queries.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +43,14 @@ pub fn register(r: &mut Registry) {
             Ok(())
         }) as Operation
     ));
+    // Ember runs models for inference only, as under `torch.inference_mode()`: no gradient
+    // recording and no autocast (scripted nn.MultiheadAttention asks both).
+    for query in ["aten::is_grad_enabled", "aten::is_autocast_enabled"] {
+        builtin!(r, query, |_, _, _| Some(Arc::new(|s: &mut Stack| {
+            s.push(IValue::Bool(false));
+            Ok(())
+        }) as Operation));
+    }
     builtin!(r, "prim::type", |_, _, _| Some(unary(|d| match d {
         IValue::Device(Device::Cpu) => Ok(IValue::str("cpu")),
         IValue::Device(Device::Cuda(_)) => Ok(IValue::str("cuda")),

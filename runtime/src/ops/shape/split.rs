@@ -15,6 +15,14 @@ use crate::tensor::{wrap_dim, Tensor, TensorResult};
 
 pub fn register(r: &mut Registry) {
     kernels!(r, "aten::chunk", |_| Some(chunk as Kernel));
+    // The unsafe_ forms differ only in autograd's view tracking (traced RNN cells use them).
+    kernels!(r, "aten::unsafe_chunk", |_| Some(chunk as Kernel));
+    kernels!(r, "aten::unsafe_split", |o| match o {
+        "Tensor" | "" => Some(split as Kernel),
+        _ => None,
+    });
+    kernels!(r, "aten::unsafe_split_with_sizes", |o| (o.is_empty())
+        .then_some(split_sizes as Kernel));
     kernels!(r, "aten::split", |o| match o {
         "Tensor" => Some(split as Kernel),
         "sizes" | "" => Some(split_sizes as Kernel),

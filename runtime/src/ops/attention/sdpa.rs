@@ -1,0 +1,148 @@
+//! `scaled_dot_product_attention`: `softmax(q @ k^T * scale + mask) @ v` with the two products
+//! on the GEMM path (`matmul`, batch dims broadcast) and the softmax rows in f64. float16 and
+//! bfloat16 compute in float32 and round once, as PyTorch's CPU kernel does. Dropout is random,
+//! so `dropout_p > 0` is refused rather than answered differently from PyTorch.
+
+use super::softmax::{softmax_rows, EmptyRow, Mask};
+use crate::ops::linalg::matmul::matmul;
+use crate::ops::nn::work::{to_contiguous, work_dtype};
+use crate::tensor::{broadcast_shapes, DType, Tensor, TensorError, TensorResult};
+
+/// The optional arguments of `aten::scaled_dot_product_attention`.
+pub struct Options<'a> {
+    pub attn_mask: Option<&'a Tensor>,
+    pub dropout_p: f64,
+    pub is_causal: bool,
+    pub scale: Option<f64>,
+    pub enable_gqa: bool,
+}
+
+fn fail<T>(message: impl Into<String>) -> TensorResult<T> {
+    Err(TensorError::new(message))
+}
+
+pub fn scaled_dot_product_attention(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    o: &Options,
+) -> TensorResult<Tensor> {
+    if q.dim() < 2 || k.dim() < 2 || v.dim() < 2 {
+        return fail(format!(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: {} key.dim: {} and value.dim: {} instead.",
+            q.dim(),
+            k.dim(),
+            v.dim()
+        ));
+    }
+    let dtype = q.dtype();
+    if k.dtype() != dtype || v.dtype() != dtype {
+        return fail(format!(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: {} key.dtype: {} and value.dtype: {} instead.",
+            dtype.cpp_type_name(),
+            k.dtype().cpp_type_name(),
+            v.dtype().cpp_type_name()
+        ));
+    }
+    if let Some(m) = o.attn_mask {
+        if m.dtype() != DType::Bool && m.dtype() != dtype {
+            return fail(format!(
+                "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {} and  query.dtype: {} instead.",
+                m.dtype().cpp_type_name(),
+                dtype.cpp_type_name()
+            ));
+        }
+    }
+    if !dtype.is_floating() {
+        return fail(format!(
+            "expected scalar type Float but found {}",
+            dtype.scalar_type_name()
+        ));
+    }
+    if o.is_causal && o.attn_mask.is_some() {
+        return fail(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True",
+        );
+    }
+    if o.dropout_p > 0.0 {
+        return fail(format!(
+            "scaled_dot_product_attention with dropout_p={} drops random elements; Ember runs it with dropout_p=0 only",
+            o.dropout_p
+        ));
+    }
+    let (k, v) = if o.enable_gqa {
+        (repeat_heads(q, k)?, repeat_heads(q, v)?)
+    } else {
+        (k.clone(), v.clone())
+    };
+    let work = work_dtype(dtype);
+    let (qw, kw, vw) = (
+        to_contiguous(q, work)?,
+        to_contiguous(&k, work)?,
+        to_contiguous(&v, work)?,
+    );
+    let e = q.sizes()[q.dim() - 1];
+    let scale = o.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    let scores = matmul(&qw, &kw.transpose(-2, -1)?)?;
+    let shape = scores.sizes();
+    let (l, s) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    let mask = if o.is_causal {
+        let keep: Vec<bool> = (0..l).flat_map(|i| (0..s).map(move |j| j <= i)).collect();
+        let causal = Tensor::from_vec(keep, &[l, s])?;
+        Mask::Keep(causal.expand(&shape)?.to_vec::<bool>())
+    } else {
+        match o.attn_mask {
+            None => Mask::None,
+            Some(m) => {
+                // PyTorch's CPU kernel sees 4-d scores; its broadcast message counts dims so.
+                let mut padded = vec![1i64; 4usize.saturating_sub(shape.len())];
+                padded.extend_from_slice(&shape);
+                let full = broadcast_shapes(&padded, &m.sizes())?;
+                if full.as_slice() != padded.as_slice() {
+                    // The mask may not grow the scores (PyTorch adds it in place).
+                    return fail(format!(
+                        "output with shape {:?} doesn't match the broadcast shape {:?}",
+                        shape.as_slice(),
+                        full.as_slice()
+                    ));
+                }
+                let m = m.expand(&shape)?;
+                if m.dtype() == DType::Bool {
+                    Mask::Keep(m.to_vec::<bool>())
+                } else {
+                    Mask::Add(m.to_vec::<f64>())
+                }
+            }
+        }
+    };
+    let attn = softmax_rows(&scores, scale, &mask, EmptyRow::Zeros, work)?;
+    let out = matmul(&attn, &vw)?;
+    if work == dtype {
+        return Ok(out);
+    }
+    let cast = Tensor::zeros(&out.sizes(), dtype)?;
+    cast.copy_from(&out)?;
+    Ok(cast)
+}
+
+/// `enable_gqa`: key/value heads (dim -3) repeated to the query's head count.
+fn repeat_heads(q: &Tensor, kv: &Tensor) -> TensorResult<Tensor> {
+    if q.dim() < 3 || kv.dim() < 3 {
+        return Ok(kv.clone());
+    }
+    let hq = q.sizes()[q.dim() - 3];
+    let hk = kv.sizes()[kv.dim() - 3];
+    if hk == hq {
+        return Ok(kv.clone());
+    }
+    if hk == 0 || hq % hk != 0 {
+        return fail("Number of heads in key and value must divide the number of heads in query");
+    }
+    let at = kv.dim() as i64 - 2;
+    let grown = kv.unsqueeze(at)?;
+    let mut sizes = grown.sizes().to_vec();
+    sizes[at as usize] = hq / hk;
+    let mut flat = kv.sizes().to_vec();
+    flat[kv.dim() - 3] = hq;
+    grown.expand(&sizes)?.reshape(&flat)
+}

@@ -1,0 +1,11 @@
+import math
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+
+def f(x: int) -> int:
+    if x == 0:
+        raise ValueError
+    return 10 // x
