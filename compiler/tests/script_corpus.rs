@@ -12,7 +12,8 @@
 //!   resolved through its compilation unit ("runs equal");
 //! - for a `.error` case, compiling must fail, and the first line of PyTorch's message must be
 //!   part of Ember's ("errors");
-//! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter
+//! - PyTorch's graph must parse, and it must run to PyTorch's outputs in the interpreter, the
+//!   functions and classes it names taken from Ember's unit and Ember's function constants
 //!   ("reference runs");
 //! - its `.code` must be what Ember's Python printer prints for PyTorch's graph, with the
 //!   signature from `.schema` ("code");
@@ -22,7 +23,9 @@
 //! Every case that fails a check is listed in test/script/expected-failures.txt
 //! (`group/case: reason`); the test fails only for failures not listed there, and names the
 //! listed cases that pass now. `EMBER_SCRIPT_FILTER=substring` runs only the cases whose path
-//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases; `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not.
+//! contains it; `EMBER_SCRIPT_SHOW=substring` prints both normalized graphs of those cases;
+//! `EMBER_SCRIPT_VERBOSE=1` prints every failure, listed or not; `EMBER_SCRIPT_ROOT=dir` reads
+//! another corpus laid out the same way (its expected failures from `dir/expected-failures.txt`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,15 +34,20 @@ use std::sync::Arc;
 use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::{print_function, print_function_in};
+use ember_dialects::attr::AttrValue;
 use ember_dialects::schema::parse_schema;
-use ember_dialects::Graph;
+use ember_dialects::symbol::sym;
+use ember_dialects::{Graph, Symbol};
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
 use ember_runtime::unit::CompilationUnit;
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script")
+    std::env::var("EMBER_SCRIPT_ROOT").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/script"),
+        PathBuf::from,
+    )
 }
 
 /// One case of the corpus.
@@ -162,10 +170,49 @@ impl Outcome {
     }
 }
 
-/// Runs `graph` on every run of the case and compares with PyTorch's results.
-fn check_runs(case: &Case, graph: &Graph) -> Result<(), String> {
-    let code = Code::new(graph).map_err(|e| format!("load: {e}"))?;
-    check_code_runs(case, graph, &code)
+/// Runs PyTorch's graph on every run of the case and compares with PyTorch's results. The
+/// graph names its callees and classes; their bodies come from Ember's unit and from the
+/// function constants of Ember's graph (F.*, static methods).
+fn check_reference_runs(
+    case: &Case,
+    reference: &Graph,
+    ember: Option<&(Arc<CompilationUnit>, Graph)>,
+    name: &str,
+) -> Result<(), String> {
+    let mut graph = reference.clone();
+    if let Some((_, ember_graph)) = ember {
+        borrow_callee_bodies(&mut graph, ember_graph);
+    }
+    let code =
+        Code::build(&graph, ember.map(|(unit, _)| unit), name).map_err(|e| format!("load: {e}"))?;
+    check_code_runs(case, &graph, &code)
+}
+
+/// Gives each function constant of `reference` that carries no body (`prim::Constant[name=
+/// "relu"]`) the body of the constant of the same name in `ember` (its `attr::Subgraph`).
+fn borrow_callee_bodies(reference: &mut Graph, ember: &Graph) {
+    let name_of = |g: &Graph, n| match g.attr(n, Symbol::new("attr::name")) {
+        Some(AttrValue::Str(s)) if g.kind(n) == sym::constant() => Some(s.clone()),
+        _ => None,
+    };
+    let bodies: BTreeMap<String, AttrValue> = ember
+        .nodes()
+        .into_iter()
+        .filter_map(|n| {
+            Some((
+                name_of(ember, n)?,
+                ember.attr(n, sym::attr_subgraph())?.clone(),
+            ))
+        })
+        .collect();
+    for n in reference.nodes() {
+        if reference.attr(n, sym::attr_subgraph()).is_some() {
+            continue;
+        }
+        if let Some(body) = name_of(reference, n).and_then(|name| bodies.get(&name)) {
+            reference.set_attr(n, sym::attr_subgraph(), body.clone());
+        }
+    }
 }
 
 /// Runs the entry of `unit` (its calls, objects and attributes resolved through the unit).
@@ -295,7 +342,12 @@ fn check_case(case: &Case) -> Outcome {
         );
     }
     if !case.runs().is_empty() {
-        out.reference_runs = Some(check_runs(case, &reference));
+        out.reference_runs = Some(check_reference_runs(
+            case,
+            &reference,
+            ember.as_ref().ok(),
+            &name,
+        ));
     }
     out.code = Some(check_code(case));
     out.code_reads_back = Some(check_code_reads_back(case, &source, &reference));

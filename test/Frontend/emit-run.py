@@ -1,6 +1,6 @@
 # RUN: ember-run %s 3 "[1, 2, 3, 4]" | FileCheck %s
 # RUN: ember-run %s --entry helper 5 3 | FileCheck %s --check-prefix=HELPER
-# ember-run runs the last def of a .py file (or --entry), calls to other functions inlined.
+# ember-run runs the last def of a .py file (or --entry); calls to other functions run as calls.
 import torch
 from typing import List
 

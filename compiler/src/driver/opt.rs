@@ -144,7 +144,7 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
         })
         .collect();
-    let (output, diags) = emit_graphs(options, graphs, &mut result.errors);
+    let (output, diags) = emit_graphs(options, graphs, &Schemas::new(), &mut result.errors);
     for d in &diags {
         let _ = writeln!(
             result.errors,
@@ -212,7 +212,7 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
         return (String::new(), diags);
     }
     // A graph file has no function name; its code prints as `def forward(...)`.
-    match emit(options.emit, &graph, &CodeName::function("forward")) {
+    match emit(options.emit, &graph, &CodeName::function("forward"), None) {
         Ok(text) => (text, Vec::new()),
         Err(message) => (
             String::new(),
@@ -229,24 +229,27 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
 fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
     use std::sync::Arc;
 
-    use crate::frontend::{compile, NoResolver, SourceFile};
+    use crate::frontend::{compile_with_schemas, NoResolver, SourceFile};
     use ember_runtime::unit::CompilationUnit;
 
     let file = Arc::new(SourceFile::new(options.input_name.as_str(), text));
     let unit = CompilationUnit::new();
-    if let Err(e) = compile(file.clone(), &unit, &NoResolver) {
-        let rendered = e.render(&file);
-        let message = rendered
-            .split_once(": error: ")
-            .map_or(rendered.clone(), |(_, m)| m.to_string());
-        return (
-            String::new(),
-            vec![ChunkDiag {
-                pos: file.pos(e.span.start),
-                message,
-            }],
-        );
-    }
+    let schemas = match compile_with_schemas(file.clone(), &unit, &NoResolver) {
+        Ok(schemas) => schemas,
+        Err(e) => {
+            let rendered = e.render(&file);
+            let message = rendered
+                .split_once(": error: ")
+                .map_or(rendered.clone(), |(_, m)| m.to_string());
+            return (
+                String::new(),
+                vec![ChunkDiag {
+                    pos: file.pos(e.span.start),
+                    message,
+                }],
+            );
+        }
+    };
     let mut graphs: Vec<(String, Graph, CodeName)> = unit
         .functions()
         .iter()
@@ -265,13 +268,18 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
             (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
         }));
     }
-    emit_graphs(options, graphs, log)
+    emit_graphs(options, graphs, &schemas, log)
 }
 
-/// Every graph through the passes and emitted in turn, each under a `# qualname` line.
+/// The schemas of a source file's functions by qualified name (their defaults, for code).
+type Schemas = std::collections::HashMap<String, ember_dialects::schema::FunctionSchema>;
+
+/// Every graph through the passes and emitted in turn, each under a `# qualname` line; code
+/// of a function with a schema in `schemas` prints its signature from it.
 fn emit_graphs(
     options: &OptOptions,
     graphs: Vec<(String, Graph, CodeName)>,
+    schemas: &Schemas,
     log: &mut String,
 ) -> (String, Vec<ChunkDiag>) {
     let locate = |_| Pos { line: 1, col: 1 };
@@ -285,7 +293,16 @@ fn emit_graphs(
         if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
             return (String::new(), diags);
         }
-        match emit(options.emit, &graph, &code_name) {
+        // Code prints what PyTorch's `fn.code` shows: the graph after its cleanup (no dead
+        // nodes), with the def's signature and defaults.
+        if options.emit == Emit::Code {
+            let _ = crate::passes::dce::run(
+                &mut graph,
+                &mut crate::passes::PassContext::unlimited("dce"),
+            );
+        }
+        let schema = schemas.get(&name).filter(|_| !code_name.is_method);
+        match emit(options.emit, &graph, &code_name, schema) {
             Ok(text) => {
                 let _ = write!(out, "# {name}\n{text}");
             }
@@ -378,13 +395,18 @@ impl CodeName {
     }
 }
 
-fn emit(emit: Emit, graph: &Graph, code_name: &CodeName) -> Result<String, String> {
+fn emit(
+    emit: Emit,
+    graph: &Graph,
+    code_name: &CodeName,
+    schema: Option<&ember_dialects::schema::FunctionSchema>,
+) -> Result<String, String> {
     use crate::frontend::python_print::{print_function, print_method};
     match emit {
         Emit::Ir => Ok(graph.to_string()),
         Emit::Dot => Ok(ember_dialects::dot::print_dot(graph)),
         Emit::Code if code_name.is_method => print_method(graph, &code_name.name, None),
-        Emit::Code => print_function(graph, &code_name.name, None),
+        Emit::Code => print_function(graph, &code_name.name, schema),
         Emit::Mlir | Emit::Llvm | Emit::Ptx => emit_lowered(emit, graph),
     }
 }

@@ -14,7 +14,8 @@ use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
 use ember_runtime::unit::CompilationUnit;
 
-use super::run_args::{parse_arg, to_ivalue};
+use super::run_args::{parse_arg, to_ivalue, Arg};
+use crate::frontend::ast::{self, ExprKind, StmtKind};
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -36,11 +37,12 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let (graph, unit, this) = if opts.model.ends_with(".pt") {
-        load_archive(opts)?
+    let (graph, unit, this, defaults) = if opts.model.ends_with(".pt") {
+        let (graph, unit, this, defaults) = load_archive(opts)?;
+        (graph, unit, this, defaults)
     } else {
-        let (graph, unit) = load(opts)?;
-        (graph, unit, None)
+        let (graph, unit, defaults) = load(opts)?;
+        (graph, unit, None, defaults)
     };
     let code = match &unit {
         Some((unit, name)) => Code::build(&graph, Some(unit), name),
@@ -49,12 +51,12 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
     let inputs = match this {
         // A method: `self` is the loaded module, the ARGs are the rest.
-        Some((object, defaults)) => {
+        Some(object) => {
             let mut inputs = vec![object];
-            inputs.extend(read_method_args(&graph, &opts.args, &defaults)?);
+            inputs.extend(read_args_from(&graph, 1, &opts.args, &defaults)?);
             inputs
         }
-        None => read_args(&graph, &opts.args)?,
+        None => read_args_from(&graph, 0, &opts.args, &defaults)?,
     };
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
@@ -76,7 +78,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
 
 /// The graph to run and, for source files, the compilation unit its calls resolve through and
 /// the function's name.
-fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
+/// The graph to run, the unit its calls resolve through with the function's name (source
+/// files), and the default of each input (when it has one).
+type LoadedSource = (
+    Graph,
+    Option<(Arc<CompilationUnit>, String)>,
+    Vec<Option<DefaultArg>>,
+);
+
+fn load(opts: &RunOptions) -> Result<LoadedSource, String> {
     let path = Path::new(&opts.model);
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
@@ -97,15 +107,13 @@ fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, Strin
         let first = &errors[0];
         return Err(format!("{}: invalid graph: {}", opts.model, first.message));
     }
-    Ok((graph, None))
+    Ok((graph, None, Vec::new()))
 }
 
 /// The entry function of a TorchScript source file (the last def, or `--entry`) and the
 /// file's unit: calls to its other functions and classes run as calls, so errors inside them
 /// carry the call stack.
-fn load_source(
-    opts: &RunOptions,
-) -> Result<(Graph, Option<(Arc<CompilationUnit>, String)>), String> {
+fn load_source(opts: &RunOptions) -> Result<LoadedSource, String> {
     if opts.method.is_some() {
         return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
     }
@@ -124,16 +132,67 @@ fn load_source(
     };
     let graph = f.graph.clone();
     let name = f.name().to_string();
-    Ok((graph, Some((unit.clone(), name))))
+    let defaults = source_defaults(&opts.model, &text, &name);
+    Ok((graph, Some((unit.clone(), name)), defaults))
 }
 
-/// A method of a `.pt` module (`forward`, or `--method`), the module's unit, and the module
-/// itself (its `self`) with the method's default arguments.
+/// The defaults of top-level def `name`'s parameters, as ARGs: literals, negated numbers and
+/// tuples or lists of them (what TorchScript defaults are). `None` for a parameter without a
+/// default or with one that is not such a literal.
+fn source_defaults(model: &str, text: &str, name: &str) -> Vec<Option<DefaultArg>> {
+    let file = crate::frontend::SourceFile::new(model, text);
+    let Ok(module) = crate::frontend::parser::parse_module(&file) else {
+        return Vec::new();
+    };
+    let def = module.body.iter().rev().find_map(|s| match &s.kind {
+        StmtKind::Def(d) if d.name.name == name => Some(d),
+        _ => None,
+    });
+    def.map_or_else(Vec::new, |d| {
+        d.params
+            .iter()
+            .map(|p| p.default.as_ref().and_then(literal_arg).map(DefaultArg::Literal))
+            .collect()
+    })
+}
+
+fn literal_arg(e: &ast::Expr) -> Option<Arg> {
+    Some(match &e.kind {
+        ExprKind::Int(i) => Arg::Int(i64::try_from(*i).ok()?),
+        ExprKind::Float(f) => Arg::Float(*f),
+        ExprKind::True => Arg::Bool(true),
+        ExprKind::False => Arg::Bool(false),
+        ExprKind::None => Arg::None,
+        ExprKind::Str(s) => Arg::Str(s.clone()),
+        ExprKind::UnaryOp {
+            op: ast::UnaryOp::Neg,
+            operand,
+        } => match literal_arg(operand)? {
+            Arg::Int(i) => Arg::Int(i.checked_neg()?),
+            Arg::Float(f) => Arg::Float(-f),
+            _ => return None,
+        },
+        ExprKind::List(items) => Arg::List(items.iter().map(literal_arg).collect::<Option<_>>()?),
+        ExprKind::Tuple(items) => Arg::Tuple(items.iter().map(literal_arg).collect::<Option<_>>()?),
+        _ => return None,
+    })
+}
+
+/// A method of a `.pt` module (`forward`, or `--method`), the module's unit, the module itself
+/// (its `self`) and the method's default arguments.
 type Loaded = (
     Graph,
     Option<(Arc<CompilationUnit>, String)>,
-    Option<(IValue, Vec<Option<IValue>>)>,
+    Option<IValue>,
+    Vec<Option<DefaultArg>>,
 );
+
+/// The default of a parameter: a literal read from source, or a value an archive recorded.
+#[derive(Clone)]
+enum DefaultArg {
+    Literal(Arg),
+    Value(IValue),
+}
 
 fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
     if opts.entry.is_some() {
@@ -155,47 +214,29 @@ fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
             module.object.class_name()
         )
     })?;
+    let defaults = module
+        .defaults
+        .get(name)
+        .map(|d| d.iter().map(|v| v.clone().map(DefaultArg::Value)).collect())
+        .unwrap_or_default();
     Ok((
         f.graph.clone(),
         Some((module.unit.clone(), name.to_string())),
-        Some((
-            IValue::Object(module.object.clone()),
-            module.defaults.get(name).cloned().unwrap_or_default(),
-        )),
+        Some(IValue::Object(module.object.clone())),
+        defaults,
     ))
 }
 
-/// The ARGs of a method (after `self`); trailing parameters left out take their defaults
-/// when they all have one.
-fn read_method_args(
-    graph: &Graph,
-    args: &[String],
-    defaults: &[Option<IValue>],
-) -> Result<Vec<IValue>, String> {
-    let wanted = graph.inputs().len().saturating_sub(1);
-    let n = args.len();
-    let fill = n < wanted && defaults.len() == wanted && defaults[n..].iter().all(Option::is_some);
-    if !fill {
-        return read_args_from(graph, 1..graph.inputs().len(), args);
-    }
-    let mut out = read_args_from(graph, 1..1 + n, args)?;
-    out.extend(defaults[n..].iter().flatten().cloned());
-    Ok(out)
-}
-
-/// Reads the ARGs and matches them to the graph's inputs.
-fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
-    read_args_from(graph, 0..graph.inputs().len(), args)
-}
-
-/// Reads the ARGs and matches them to the graph's inputs in `range`.
+/// Reads the ARGs and matches them to the graph's inputs after the first `skip`; inputs after
+/// the last ARG take their defaults (`defaults[i]` for input `skip + i`), as a Python call would.
 fn read_args_from(
     graph: &Graph,
-    range: std::ops::Range<usize>,
+    skip: usize,
     args: &[String],
+    defaults: &[Option<DefaultArg>],
 ) -> Result<Vec<IValue>, String> {
     let all = graph.inputs();
-    let inputs = all.get(range).unwrap_or_default();
+    let inputs = &all[skip.min(all.len())..];
     let signature = || {
         inputs
             .iter()
@@ -203,7 +244,8 @@ fn read_args_from(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    if args.len() != inputs.len() {
+    let defaulted = (args.len()..inputs.len()).all(|i| matches!(defaults.get(i), Some(Some(_))));
+    if args.len() > inputs.len() || !defaulted {
         return Err(format!(
             "expected {} arguments ({}), got {}",
             inputs.len(),
@@ -211,17 +253,23 @@ fn read_args_from(
             args.len()
         ));
     }
-    args.iter()
-        .zip(inputs)
+    inputs
+        .iter()
         .enumerate()
-        .map(|(i, (text, &v))| {
+        .map(|(i, &v)| {
             let what = format!(
                 "argument {} ({}: {})",
                 i + 1,
                 graph.value_name(v),
                 graph.ty(v)
             );
-            let arg = parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?;
+            let arg = match args.get(i) {
+                Some(text) => parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?,
+                None => match defaults[i].clone().expect("checked above") {
+                    DefaultArg::Literal(arg) => arg,
+                    DefaultArg::Value(value) => return Ok(value),
+                },
+            };
             to_ivalue(&arg, graph.ty(v)).map_err(|e| format!("{what}: {e}"))
         })
         .collect()

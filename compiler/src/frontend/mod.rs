@@ -44,6 +44,18 @@ pub fn compile(
     emit::compile_module(file, &module, unit, resolver)
 }
 
+/// [`compile`], also giving the schema of each top-level def by its name, defaults included
+/// (`ember-opt --emit=code` prints signatures from them).
+pub fn compile_with_schemas(
+    file: Arc<SourceFile>,
+    unit: &CompilationUnit,
+    resolver: &dyn Resolver,
+) -> Result<std::collections::HashMap<String, ember_dialects::schema::FunctionSchema>, FrontendError>
+{
+    let module = parser::parse_module(&file)?;
+    emit::compile_module_schemas(file, &module, unit, resolver)
+}
+
 /// [`compile`] for a file of module `prefix` (`__torch__.foo.bar`): its classes are
 /// `<prefix>.<Name>`, as in an archive's code/ folder.
 pub fn compile_as_module(

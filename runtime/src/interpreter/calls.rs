@@ -15,7 +15,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use ember_dialects::attr::AttrValue;
+use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::symbol::sym;
 use ember_dialects::types::Type;
 use ember_dialects::{Graph, Node, Symbol};
@@ -24,7 +24,7 @@ use super::code::{BuildError, Code, OpSite};
 use super::future::Future;
 use super::objects;
 use super::state::run_traced;
-use crate::ivalue::IValue;
+use crate::ivalue::{EnumValue, IValue};
 use crate::ops::{pop_n, Operation, Stack};
 use crate::unit::{CompilationUnit, Function};
 
@@ -251,6 +251,8 @@ pub(super) fn special_operation(
         objects::create_object(g, n, unit)
     } else if kind == Symbol::new("prim::fork") {
         return fork(g, n, unit).map(Some);
+    } else if kind == sym::constant() {
+        return enum_constant(g, n, unit).map_err(|m| error_at(g, n, m));
     } else {
         return Ok(None);
     };
@@ -292,4 +294,43 @@ fn fork(g: &Graph, n: Node, unit: Option<&Arc<CompilationUnit>>) -> Result<Opera
         s.push(IValue::Future(future));
         Ok(())
     }))
+}
+
+/// `prim::Constant[value=__torch__.Color.RED]` of type `Enum<__torch__.Color>`: the member's
+/// value is a constant of the unit's class. `None` for every other constant.
+fn enum_constant(
+    g: &Graph,
+    n: Node,
+    unit: Option<&Arc<CompilationUnit>>,
+) -> Result<Option<Operation>, String> {
+    let Some(&out) = g.node_outputs(n).first() else {
+        return Ok(None);
+    };
+    let Type::Enum(class_name) = g.ty(out) else {
+        return Ok(None);
+    };
+    let text = match g.attr(n, sym::attr_value()) {
+        Some(AttrValue::IValue(ConstValue::Opaque(text))) => text.clone(),
+        Some(AttrValue::Str(text)) => text.clone(),
+        _ => return Ok(None),
+    };
+    let member = text
+        .strip_prefix(class_name.as_str())
+        .and_then(|m| m.strip_prefix('.'))
+        .ok_or_else(|| format!("enum constant '{text}' is not a member of {class_name}"))?;
+    let class = unit.and_then(|u| u.class(class_name)).ok_or_else(|| {
+        format!("enum constant '{text}' cannot run: no class {class_name} in the unit")
+    })?;
+    let value = class
+        .constant(member)
+        .ok_or_else(|| format!("enum {class_name} has no member {member}"))?;
+    let value = IValue::Enum(Arc::new(EnumValue {
+        class_name: class_name.clone(),
+        name: member.to_string(),
+        value,
+    }));
+    Ok(Some(Arc::new(move |s: &mut Stack| {
+        s.push(value.clone());
+        Ok(())
+    })))
 }

@@ -72,7 +72,7 @@ pub fn attr_to_ivalue(attr: &AttrValue, ty: &Type) -> Result<IValue, String> {
     })
 }
 
-fn const_to_ivalue(c: &ConstValue) -> Result<IValue, String> {
+pub fn const_to_ivalue(c: &ConstValue) -> Result<IValue, String> {
     Ok(match c {
         ConstValue::None => IValue::None,
         ConstValue::Bool(b) => IValue::Bool(*b),

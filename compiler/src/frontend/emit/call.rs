@@ -14,6 +14,7 @@ use super::sugared::{RangeValue, Sugared};
 use super::{FnEmitter, FnSig, Global, R};
 use crate::frontend::ast::{Expr, ExprKind, Keyword};
 use crate::frontend::builtins::{self, ModuleAttr, PythonBuiltin};
+use crate::frontend::error::FrontendError;
 use crate::frontend::schema_match::{self, NamedValue};
 use crate::frontend::span::Span;
 
@@ -133,7 +134,11 @@ impl<'a> FnEmitter<'a> {
             return match g {
                 Global::Def(d) => {
                     if super::module::is_ignored(&d.decorators) {
-                        return Ok(Sugared::Opaque("ignored function".into()));
+                        // PyTorch calls an ignored function back in Python; Ember has none.
+                        return Err(FrontendError::new(
+                            span,
+                            format!("function '{name}' is decorated @torch.jit.ignore: it runs in Python, which Ember cannot call; use @torch.jit.unused to compile it as raising, or remove the decorator"),
+                        ));
                     }
                     Ok(Sugared::Function(name.to_string()))
                 }

@@ -127,6 +127,17 @@ impl ModuleCx<'_> {
                         }
                     }
                 }
+                // The unit holds the members as the class's constants: the interpreter reads
+                // an enum constant (`prim::Constant[value=__torch__.Color.RED]`) from them.
+                let class = ClassType::new(qual.clone(), false);
+                for (name, value) in &members {
+                    if let Ok(v) = ember_runtime::ops::prim::const_to_ivalue(value) {
+                        class.add_constant(name.clone(), v);
+                    }
+                }
+                if self.unit.class(&qual).is_none() {
+                    self.unit.add_class(class);
+                }
                 info.enum_members = Some(members);
             }
             ClassKind::Plain | ClassKind::Module => {

@@ -25,6 +25,7 @@ mod sugared;
 #[cfg(test)]
 mod tests;
 mod types;
+mod unused;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -40,7 +41,7 @@ use super::span::{SourceFile, Span};
 use env::Frame;
 
 pub(crate) use class::is_type_like;
-pub use module::{compile_module, compile_module_with_prefix};
+pub use module::{compile_module, compile_module_schemas, compile_module_with_prefix};
 
 pub(crate) type R<T> = Result<T, FrontendError>;
 

@@ -58,17 +58,34 @@ pub(crate) fn signature_of_graph(g: &ember_dialects::Graph, skip: usize) -> FnSi
     FnSig { params, ret }
 }
 
-/// Whether a def is decorated `@torch.jit.ignore` or `@torch.jit.unused` (not compiled).
+/// Whether a def is decorated `@torch.jit.ignore` (not compiled: it runs in Python).
+/// `@torch.jit.unused` defs are compiled with a raising body (see unused.rs).
 pub fn is_ignored(decorators: &[Expr]) -> bool {
     decorators.iter().any(|d| {
         let e = match &d.kind {
             ExprKind::Call { func, .. } => func.as_ref(),
             _ => d,
         };
-        dotted_name(e).is_some_and(|n| {
-            n.ends_with("jit.ignore") || n.ends_with("jit.unused") || n == "ignore" || n == "unused"
-        })
+        dotted_name(e).is_some_and(|n| n.ends_with("jit.ignore") || n == "ignore")
     })
+}
+
+/// [`compile_module`], also giving the schema of each top-level function by its name (its
+/// parameters' defaults included: what the Python printer prints in a signature).
+pub fn compile_module_schemas(
+    file: Arc<SourceFile>,
+    module: &SourceModule,
+    unit: &CompilationUnit,
+    resolver: &dyn Resolver,
+) -> R<HashMap<String, ember_dialects::schema::FunctionSchema>> {
+    let functions = compile_module_functions(file, module, unit, resolver, "__torch__")?;
+    Ok(functions
+        .into_iter()
+        .map(|(name, (sig, f))| {
+            let schema = super::call::schema_of(&f.qualname, &sig, None);
+            (name, schema)
+        })
+        .collect())
 }
 
 /// Compiles every def and class of `module` into `unit`.
@@ -101,6 +118,7 @@ pub(crate) fn compile_module_functions(
     resolver: &dyn Resolver,
     prefix: &str,
 ) -> R<HashMap<String, (FnSig, Arc<Function>)>> {
+    let module = &super::unused::drop_unused_bodies(module);
     let mut globals = HashMap::new();
     let mut imports = HashMap::new();
     let mut defs = Vec::new();

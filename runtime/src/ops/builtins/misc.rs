@@ -69,6 +69,24 @@ pub fn register(r: &mut Registry) {
     } else {
         unary(|t| Ok(IValue::Device(crate::ops::prim::parse_device(string(t)?)?)))
     }));
+    // Grad mode (`torch.no_grad()`'s __enter__/__exit__): Ember computes no gradients, but
+    // the flag reads back what was set, per thread, as PyTorch's thread-local GradMode.
+    builtin!(r, "aten::is_grad_enabled", |_, _, _| Some(
+        Arc::new(|s: &mut Stack| {
+            s.push(IValue::Bool(GRAD_ENABLED.with(|g| g.get())));
+            Ok(())
+        }) as Operation
+    ));
+    builtin!(r, "aten::set_grad_enabled", |_, _, _| Some(
+        Arc::new(|s: &mut Stack| {
+            let enabled = match pop(s)? {
+                IValue::Bool(b) => b,
+                other => return Err(format!("expected a bool, got {}", other.kind_name())),
+            };
+            GRAD_ENABLED.with(|g| g.set(enabled));
+            Ok(())
+        }) as Operation
+    ));
     builtin!(r, "prim::EnumName", |_, _, _| Some(unary(|e| match e {
         IValue::Enum(e) => Ok(IValue::str(e.name.clone())),
         other => Err(format!("expected an enum, got {}", other.kind_name())),
@@ -77,6 +95,10 @@ pub fn register(r: &mut Registry) {
         IValue::Enum(e) => Ok(e.value.clone()),
         other => Err(format!("expected an enum, got {}", other.kind_name())),
     })));
+}
+
+thread_local! {
+    static GRAD_ENABLED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// Writes program output to stdout at once, as PyTorch's print handler does.

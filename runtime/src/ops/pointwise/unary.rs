@@ -213,6 +213,8 @@ pub fn register(r: &mut Registry) {
     super::add(r, "round", true, |g, n| build(g, n, round));
     super::add(r, "square", true, |g, n| build(g, n, square));
     super::add(r, "nan_to_num", true, |g, n| build(g, n, nan_to_num));
+    // `abs(t)` in TorchScript source is `prim::abs(Tensor x)`, aten::abs under another name.
+    r.add_if("prim::abs", super::has_tensor_input, build_unary);
 }
 
 fn build_unary(g: &Graph, n: Node) -> Result<Operation, String> {
@@ -224,9 +226,9 @@ fn build_unary(g: &Graph, n: Node) -> Result<Operation, String> {
     build(g, n, move |c| unary(c, spec))
 }
 
-/// Runs a unary op on the call's `self`.
+/// Runs a unary op on the call's `self` (`x` for the prim:: spelling).
 pub(crate) fn unary(c: &Call, u: &Unary) -> Result<Tensor, String> {
-    let x = c.tensor("self")?;
+    let x = c.tensor(if c.has("self") { "self" } else { "x" })?;
     let dtype = x.dtype();
     let args = [Arg::Tensor(x)];
     match u.rule {
