@@ -20,11 +20,12 @@ use ember_dialects::catalogue::resolve_node;
 use ember_dialects::schema::FunctionSchema;
 use ember_dialects::{Graph, Node};
 
+use super::args::resize_output;
 use super::registry::{has_tensor_input, Registry};
 use super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
-use crate::tensor::{broadcast_shapes, contiguous_strides, DType, Storage, Tensor};
+use crate::tensor::{broadcast_shapes, DType, Tensor};
 
 pub use fast::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
 
@@ -385,26 +386,6 @@ pub(crate) fn checked_scalar(s: Scalar, dtype: DType) -> Result<f64, String> {
     Ok(v)
 }
 
-/// Gives an `out=` tensor the shape `shape`, as `resize_` does: contiguous strides, the
-/// storage kept when it is large enough.
-pub(crate) fn resize_out(out: &Tensor, shape: &[i64]) -> Result<(), String> {
-    if out.sizes().as_slice() == shape {
-        return Ok(());
-    }
-    let mut meta = out.meta().clone();
-    let n = crate::tensor::checked_numel(shape).map_err(|e| e.message)?;
-    let need = (meta.offset as usize)
-        .checked_add(n)
-        .and_then(|e| e.checked_mul(meta.dtype.size()))
-        .ok_or_else(|| format!("resize of out to {shape:?} overflows"))?;
-    if need > meta.storage.nbytes() {
-        meta.storage = Storage::zeroed(need).map_err(|e| e.message)?;
-    }
-    meta.sizes = shape.into();
-    meta.strides = contiguous_strides(shape);
-    out.set_meta(meta).map_err(|e| e.message)
-}
-
 /// Prepares the destination of a call whose operands broadcast to `shape` and whose result
 /// has dtype `result`: a fresh tensor, or the checked in-place / `out=` tensor.
 pub(crate) fn prepare(c: &Call, args: &[Arg], result: DType) -> Result<Option<Tensor>, String> {
@@ -428,7 +409,7 @@ pub(crate) fn prepare(c: &Call, args: &[Arg], result: DType) -> Result<Option<Te
             ));
         }
     } else {
-        resize_out(&dst, &shape)?;
+        resize_output(&dst, &shape).map_err(|e| e.message)?;
     }
     check_no_internal_overlap(&dst)?;
     // PyTorch's generated `Scalar_out` overloads compute into a temporary and copy, so they

@@ -6,6 +6,7 @@ use super::args::{build, Args, Scalar};
 use super::output::{check_out_dtype, finish, finish2, st_name};
 use super::plan::{fold, fold_indexed, from_f64, pairwise_sum, reduce_mask, Plan};
 use crate::ivalue::IValue;
+use crate::ops::args::err;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::{can_cast, DEFAULT_FLOAT};
 use crate::tensor::{promote_types, wrap_dim, Tensor};
@@ -26,10 +27,6 @@ pub fn register(r: &mut Registry) {
     r.add_if("aten::logsumexp", has_tensor_input, |g, n| {
         build(g, n, logsumexp)
     });
-}
-
-fn err(e: crate::tensor::TensorError) -> String {
-    e.message
 }
 
 /// Per group: the variance with `correction` and the mean.

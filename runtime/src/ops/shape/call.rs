@@ -12,10 +12,9 @@ use ember_dialects::{Graph, Node};
 
 use crate::bail;
 use crate::ivalue::IValue;
+use crate::ops::args::copy_out;
 use crate::ops::Operation;
-use crate::tensor::{
-    contiguous_strides, DType, Device, Element, Meta, Storage, Tensor, TensorError, TensorResult,
-};
+use crate::tensor::{DType, Device, Element, Tensor, TensorError, TensorResult};
 
 /// A kernel: computes the op's result from its arguments.
 pub type Kernel = fn(&Call) -> TensorResult<IValue>;
@@ -452,27 +451,5 @@ pub fn write_out(out: &IValue, result: IValue, op: &str) -> TensorResult<IValue>
             result.dtype().scalar_type_name()
         );
     }
-    if out.sizes() != result.sizes() {
-        resize(out, &result.sizes())?;
-    }
-    out.copy_from(&result)?;
-    Ok(IValue::Tensor(out.clone()))
-}
-
-/// Gives the tensor object `t` a fresh contiguous storage of the given sizes (`resize_`),
-/// keeping its dtype; every handle of `t` sees the change.
-pub fn resize(t: &Tensor, sizes: &[i64]) -> TensorResult<()> {
-    let dtype = t.dtype();
-    let numel = crate::tensor::checked_numel(sizes)?;
-    let nbytes = numel.checked_mul(dtype.size()).ok_or_else(|| {
-        TensorError::new(format!(
-            "Storage size calculation overflowed with sizes={sizes:?}"
-        ))
-    })?;
-    let mut meta: Meta = t.meta().clone();
-    meta.storage = Storage::zeroed(nbytes)?;
-    meta.sizes = sizes.into();
-    meta.strides = contiguous_strides(sizes);
-    meta.offset = 0;
-    t.set_meta(meta)
+    copy_out(out, &result).map(IValue::Tensor)
 }

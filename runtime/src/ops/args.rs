@@ -1,11 +1,13 @@
-//! Reading operator arguments off the stack and writing results to `out=` tensors, shared by
-//! the linear-algebra and neural-network operators.
+//! Reading operator arguments off the stack and writing results to `out=` tensors: the typed
+//! readers of positional arguments (linear algebra, nn, attention, rnn) and the one `out=`
+//! helper every operator family resizes and fills its out tensors with.
 
 use std::sync::Arc;
 
-use super::super::{pop_n, Operation, Stack};
+use super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;
-use crate::tensor::{contiguous_strides, DType, Meta, Storage, Tensor, TensorError};
+use crate::tensor::{checked_numel, contiguous_strides, DType, Meta, Storage, Tensor};
+use crate::tensor::{TensorError, TensorResult};
 
 /// An operation that pops `n` inputs and pushes what `f` returns.
 pub fn op_n(
@@ -114,34 +116,66 @@ pub fn tensor_list(v: &IValue) -> Result<Vec<Tensor>, String> {
     }
 }
 
-/// Writes `result` into the `out=` tensor as PyTorch's `resize_output` + `copy_` do: an out
-/// tensor of another shape is resized (its old contents dropped); the dtype must match.
+/// Writes `result` into the `out=` tensor as PyTorch's `resize_output` + `copy_` do, for the
+/// ops whose out tensor must have exactly the result's dtype.
 pub fn write_out(out: &Tensor, result: &Tensor) -> Result<(), String> {
-    if out.dtype() != result.dtype() {
+    check_out_dtype(out, result.dtype())?;
+    copy_out(out, result).map(|_| ()).map_err(err)
+}
+
+/// PyTorch's check that an out tensor has exactly the result dtype.
+pub fn check_out_dtype(out: &Tensor, want: DType) -> Result<(), String> {
+    if out.dtype() != want {
         return Err(format!(
             "Expected out tensor to have dtype {}, but got {} instead",
-            result.dtype().cpp_type_name(),
+            want.cpp_type_name(),
             out.dtype().cpp_type_name()
         ));
     }
-    resize(out, &result.sizes())?;
-    out.copy_from(result).map_err(err)
+    Ok(())
 }
 
-/// `resize_` of an out tensor to `sizes`: keeps the tensor object, gives it fresh contiguous
-/// storage when its shape changes.
-pub fn resize(out: &Tensor, sizes: &[i64]) -> Result<(), String> {
+/// Resizes `out` to `result`'s shape, copies `result` in (converting to `out`'s dtype) and
+/// returns `out`: the tail of every `out=` overload once its dtype rule is checked.
+pub fn copy_out(out: &Tensor, result: &Tensor) -> TensorResult<Tensor> {
+    resize_output(out, &result.sizes())?;
+    out.copy_from(result)?;
+    Ok(out.clone())
+}
+
+/// PyTorch's `resize_output`: an out tensor of another shape takes `sizes` with contiguous
+/// strides, keeping its storage offset; the storage grows (old bytes kept) when too small, so
+/// an out tensor that already fits keeps sharing memory with its views.
+pub fn resize_output(out: &Tensor, sizes: &[i64]) -> TensorResult<()> {
     if out.sizes().as_slice() == sizes {
         return Ok(());
     }
-    let fresh = Tensor::zeros(sizes, out.dtype()).map_err(err)?;
-    let mut meta: Meta = out.meta().clone();
-    let storage: Storage = fresh.storage();
-    meta.storage = storage;
-    meta.sizes = sizes.into();
-    meta.strides = contiguous_strides(sizes);
-    meta.offset = 0;
-    out.set_meta(meta).map_err(err)
+    let m: Meta = out.meta().clone();
+    let numel = checked_numel(sizes)?;
+    let need = (m.offset as usize)
+        .checked_add(numel)
+        .and_then(|n| n.checked_mul(m.dtype.size()))
+        .ok_or_else(|| {
+            TensorError::new(format!(
+                "Storage size calculation overflowed with sizes={sizes:?}"
+            ))
+        })?;
+    let storage = if m.storage.nbytes() >= need {
+        m.storage.clone()
+    } else {
+        let s = Storage::zeroed(need)?;
+        // SAFETY: the new buffer is larger than the old one; both hold its bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(m.storage.as_ptr(), s.as_ptr(), m.storage.nbytes())
+        };
+        s
+    };
+    out.set_meta(Meta {
+        storage,
+        sizes: sizes.into(),
+        strides: contiguous_strides(sizes),
+        ..m
+    })
 }
 
 /// Formats sizes as PyTorch prints them in messages: `[2, 3]`.
