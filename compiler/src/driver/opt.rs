@@ -119,16 +119,52 @@ pub fn run(options: &OptOptions, text: &str) -> OptResult {
     result
 }
 
+/// Runs `ember-opt` over a TorchScript archive: every method of every class of the loaded
+/// module (the root's first), through the passes and emitted.
+pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
+    let mut result = OptResult {
+        output: String::new(),
+        errors: String::new(),
+        failed: false,
+    };
+    let load = crate::import::LoadOptions::default();
+    let module = match crate::import::load_module(bytes, &load) {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
+            result.failed = true;
+            return result;
+        }
+    };
+    let graphs = module
+        .all_methods()
+        .iter()
+        .map(|f| {
+            let short = f.qualname.rsplit('.').next().unwrap_or(&f.qualname);
+            (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
+        })
+        .collect();
+    let (output, diags) = emit_graphs(options, graphs, &mut result.errors);
+    for d in &diags {
+        let _ = writeln!(
+            result.errors,
+            "{}: error: {}",
+            options.input_name, d.message
+        );
+        result.failed = true;
+    }
+    result.output = output;
+    result
+}
+
 /// `Ok(())` for inputs this build reads; the message otherwise.
 fn input_kind(name: &str) -> Result<(), String> {
     match Path::new(name).extension().and_then(|e| e.to_str()) {
         None if name == "-" => Ok(()),
         Some("ir") => Ok(()),
         Some("py") => Ok(()),
-        Some("pt") => Err(
-            "TorchScript archives (.pt) are not supported yet: the archive loader is not built"
-                .into(),
-        ),
+        // Archives are binary: the caller hands them to [`run_archive`].
+        Some("pt") => Err("a .pt archive is read with run_archive, not as text".into()),
         Some(other) => Err(format!(
             "unknown input kind '.{other}': expected .ir, .py or .pt"
         )),
@@ -229,6 +265,15 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
             (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
         }));
     }
+    emit_graphs(options, graphs, log)
+}
+
+/// Every graph through the passes and emitted in turn, each under a `# qualname` line.
+fn emit_graphs(
+    options: &OptOptions,
+    graphs: Vec<(String, Graph, CodeName)>,
+    log: &mut String,
+) -> (String, Vec<ChunkDiag>) {
     let locate = |_| Pos { line: 1, col: 1 };
     let mut out = String::new();
     for (name, mut graph, code_name) in graphs {

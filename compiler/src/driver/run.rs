@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub args: Vec<String>,
     pub out: Option<PathBuf>,
     pub bench: Option<usize>,
+    /// Load `.pt` code that calls file or process operators.
+    pub allow_file_ops: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -34,13 +36,26 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let (graph, unit) = load(opts)?;
+    let (graph, unit, this) = if opts.model.ends_with(".pt") {
+        load_archive(opts)?
+    } else {
+        let (graph, unit) = load(opts)?;
+        (graph, unit, None)
+    };
     let code = match &unit {
         Some((unit, name)) => Code::build(&graph, Some(unit), name),
         None => Code::new(&graph),
     }
     .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
-    let inputs = read_args(&graph, &opts.args)?;
+    let inputs = match this {
+        // A method: `self` is the loaded module, the ARGs are the rest.
+        Some(object) => {
+            let mut inputs = vec![object];
+            inputs.extend(read_args_from(&graph, 1, &opts.args)?);
+            inputs
+        }
+        None => read_args(&graph, &opts.args)?,
+    };
     let mut stderr = String::new();
     if let Some(n) = opts.bench {
         stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
@@ -66,9 +81,7 @@ fn load(opts: &RunOptions) -> Result<(Graph, Option<(Arc<CompilationUnit>, Strin
     let unsupported = match path.extension().and_then(|e| e.to_str()) {
         Some("ir") => None,
         Some("py") => return load_source(opts),
-        Some("pt") => Some(
-            "TorchScript archives (.pt) are not supported yet: the archive loader is not built",
-        ),
+        Some("pt") => Some("a .pt archive is loaded by load_archive"),
         _ => Some("unknown model kind: expected .ir, .py or .pt"),
     };
     if let Some(why) = unsupported {
@@ -114,9 +127,50 @@ fn load_source(
     Ok((graph, Some((unit.clone(), name))))
 }
 
+/// A method of a `.pt` module (`forward`, or `--method`), the module's unit and the module
+/// itself, its `self`.
+type Loaded = (
+    Graph,
+    Option<(Arc<CompilationUnit>, String)>,
+    Option<IValue>,
+);
+
+fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
+    if opts.entry.is_some() {
+        return Err(format!("{}: --entry chooses a function of a .py file; use --method for a method of a .pt model", opts.model));
+    }
+    let bytes =
+        std::fs::read(&opts.model).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
+    let load = crate::import::LoadOptions {
+        allow_file_ops: opts.allow_file_ops,
+        ..Default::default()
+    };
+    let module =
+        crate::import::load_module(&bytes, &load).map_err(|e| format!("{}: {e}", opts.model))?;
+    let name = opts.method.as_deref().unwrap_or("forward");
+    let f = module.method(name).ok_or_else(|| {
+        format!(
+            "{}: the module ({}) has no method '{name}'",
+            opts.model,
+            module.object.class_name()
+        )
+    })?;
+    Ok((
+        f.graph.clone(),
+        Some((module.unit.clone(), name.to_string())),
+        Some(IValue::Object(module.object.clone())),
+    ))
+}
+
 /// Reads the ARGs and matches them to the graph's inputs.
 fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
-    let inputs = graph.inputs();
+    read_args_from(graph, 0, args)
+}
+
+/// Reads the ARGs and matches them to the graph's inputs after the first `skip`.
+fn read_args_from(graph: &Graph, skip: usize, args: &[String]) -> Result<Vec<IValue>, String> {
+    let all = graph.inputs();
+    let inputs = &all[skip.min(all.len())..];
     let signature = || {
         inputs
             .iter()

@@ -6,9 +6,12 @@
 //! size an archive declares is checked against [`Limits`] before anything is allocated for it.
 
 pub mod archive;
+pub mod defaults;
 pub mod error;
 pub mod limits;
+pub mod module;
 pub mod pickle;
+pub mod source_importer;
 pub mod source_map;
 pub mod storage;
 pub mod zip;
@@ -16,4 +19,5 @@ pub mod zip;
 pub use archive::{read_archive, Archive};
 pub use error::ImportError;
 pub use limits::Limits;
+pub use module::{load_module, LoadOptions, Module, FILE_OPS};
 pub use pickle::{object_state, unpickle, PickledObject, Unpickled};

@@ -65,7 +65,8 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "convert-to-ssa",
-        description: "Convert the emitter's Load/Store graph to SSA: If/Loop outputs, exits, loop conditions",
+        description:
+            "Convert the emitter's Load/Store graph to SSA: If/Loop outputs, exits, loop conditions",
         run: convert_to_ssa::run,
     },
     PassInfo {
@@ -80,7 +81,8 @@ pub static PASSES: &[PassInfo] = &[
     },
     PassInfo {
         name: "exit-transform",
-        description: "Remove LoopContinuation and ReturnStmt nodes by guarding what follows an exit",
+        description:
+            "Remove LoopContinuation and ReturnStmt nodes by guarding what follows an exit",
         run: exit_transform::run,
     },
     PassInfo {

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
-use ember_compiler::driver::opt::{run, Emit, OptOptions};
+use ember_compiler::driver::opt::{run, run_archive, Emit, OptOptions};
 use ember_compiler::passes::{self, PassConfig, PASSES};
 
 fn command() -> Command {
@@ -126,6 +126,8 @@ fn main() -> ExitCode {
 
 fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     let input = m.get_one::<String>("input").unwrap().clone();
+    let is_archive = input.ends_with(".pt");
+    let mut archive = Vec::new();
     let text = if input == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -134,12 +136,17 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         s
     } else {
         let bytes = std::fs::read(&input).map_err(|e| format!("cannot read '{input}': {e}"))?;
-        String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "{input}: input is not UTF-8 (byte {})",
-                e.utf8_error().valid_up_to()
-            )
-        })?
+        if is_archive {
+            archive = bytes;
+            String::new()
+        } else {
+            String::from_utf8(bytes).map_err(|e| {
+                format!(
+                    "{input}: input is not UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                )
+            })?
+        }
     };
     let options = OptOptions {
         input_name: input,
@@ -151,7 +158,11 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         emit: Emit::parse(m.get_one::<String>("emit").unwrap()).unwrap(),
         config: PassConfig::from_env()?,
     };
-    let result = run(&options, &text);
+    let result = if is_archive {
+        run_archive(&options, &archive)
+    } else {
+        run(&options, &text)
+    };
     let _ = std::io::stderr().write_all(result.errors.as_bytes());
     match m.get_one::<String>("output") {
         Some(path) if path != "-" => std::fs::write(path, &result.output)

@@ -10,7 +10,7 @@ use ember_compiler::driver::run::{run, RunOptions};
 fn command() -> Command {
     Command::new("ember-run")
         .about("Runs a TorchScript model (.ir graph text) on the given arguments")
-        .arg(Arg::new("model").value_name("MODEL").required(true).help("the model: .ir (.py and .pt to come)"))
+        .arg(Arg::new("model").value_name("MODEL").required(true).help("the model: .ir, .py or .pt"))
         .arg(
             Arg::new("args")
                 .value_name("ARG")
@@ -20,6 +20,12 @@ fn command() -> Command {
         )
         .arg(Arg::new("method").long("method").value_name("NAME").help("the module method to run (default: forward)"))
         .arg(Arg::new("entry").long("entry").value_name("FUNC").help("the function of a .py file to run (default: the last def)"))
+        .arg(
+            Arg::new("allow-file-ops")
+                .long("allow-file-ops")
+                .action(ArgAction::SetTrue)
+                .help("load .pt code that calls file or process operators (aten::save, aten::from_file, ...)"),
+        )
         .arg(Arg::new("out").long("out").value_name("DIR").help("also write DIR/result.json and one .npy per tensor"))
         .arg(
             Arg::new("no-jit")
@@ -58,6 +64,7 @@ fn main() -> ExitCode {
             .unwrap_or_default(),
         out: m.get_one::<String>("out").map(Into::into),
         bench: m.get_one::<usize>("bench").copied(),
+        allow_file_ops: m.get_flag("allow-file-ops"),
     };
     match run(&options) {
         Ok(output) => {

@@ -419,6 +419,18 @@ impl<'a> FnEmitter<'a> {
         }
         // Code printed by PyTorch names functions of its own module by qualified name.
         let last = full.rsplit('.').next().unwrap_or(full);
+        // ... and its classes (enums and NamedTuples included) too.
+        if full
+            .rsplit_once('.')
+            .is_some_and(|(m, _)| m == self.cx.prefix)
+            && matches!(self.cx.globals.get(last), Some(Global::Class(_)))
+        {
+            let st = self.cx.state.borrow();
+            if let Some(t) = st.classes.get(full).and_then(|c| c.named_tuple.clone()) {
+                return Sugared::NamedTupleCtor(t);
+            }
+            return Sugared::Class(full.to_string());
+        }
         if matches!(self.cx.globals.get(last), Some(Global::Def(_))) {
             return Sugared::Function(last.to_string());
         }

@@ -12,7 +12,7 @@ use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
 
 use super::types::{dotted_name, is_final};
 use super::{ClassInfo, FnEmitter, FnSig, ModuleCx, R};
-use crate::frontend::ast::{ClassDef, Def, ExprKind, StmtKind};
+use crate::frontend::ast::{ClassDef, Def, Expr, ExprKind, StmtKind};
 use crate::frontend::error::FrontendError;
 use crate::frontend::span::Span;
 
@@ -21,6 +21,12 @@ enum ClassKind {
     Module,
     NamedTuple,
     Enum,
+}
+
+/// Whether a class is a NamedTuple or an Enum: types other classes' attributes may name, so
+/// they are declared first.
+pub(crate) fn is_type_like(c: &ClassDef) -> bool {
+    matches!(class_kind(c), Ok(ClassKind::NamedTuple | ClassKind::Enum))
 }
 
 fn class_kind(c: &ClassDef) -> R<ClassKind> {
@@ -193,6 +199,31 @@ impl ModuleCx<'_> {
                                     kind,
                                 });
                             }
+                        }
+                    }
+                }
+                // Attributes whose names are not identifiers (a ModuleList's "0") are
+                // declared as `__annotations__["0"] = T`.
+                for s in &c.body {
+                    if let StmtKind::Assign {
+                        targets,
+                        value: Some(v),
+                        annotation: None,
+                    } = &s.kind
+                    {
+                        if let Some(n) = targets.first().and_then(annotations_key) {
+                            let kind = if parameters.contains(&n) {
+                                AttributeKind::Parameter
+                            } else if buffers.contains(&n) {
+                                AttributeKind::Buffer
+                            } else {
+                                AttributeKind::Regular
+                            };
+                            class.add_attribute(ClassAttribute {
+                                name: n,
+                                ty: self.parse_type(v)?,
+                                kind,
+                            });
                         }
                     }
                 }
@@ -418,5 +449,19 @@ impl FnEmitter<'_> {
             return Ok(Some(super::module::signature_of_graph(&f.graph, 1)));
         }
         Ok(None)
+    }
+}
+
+/// The attribute name of an archive's `__annotations__["name"]` assignment target.
+fn annotations_key(t: &Expr) -> Option<String> {
+    let ExprKind::Subscript { value, indices } = &t.kind else {
+        return None;
+    };
+    match (&value.kind, indices.as_slice()) {
+        (ExprKind::Name(n), [i]) if n == "__annotations__" => match &i.kind {
+            ExprKind::Str(s) => Some(s.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -41,7 +41,7 @@ impl ModuleCx<'_> {
                         ExprKind::Dict(_) | ExprKind::DictComp { .. } => Some("dict"),
                         _ => None,
                     };
-                    if let Some(k) = kind {
+                    if let Some(k) = kind.filter(|_| !self.resolver.is_archive_code()) {
                         return Err(FrontendError::new(d.span, format!("Mutable default parameters are not supported because Python binds them to the function and they persist across function calls.\n As a workaround, make the default None and instantiate the default parameter within the body of the function. Found <class '{k}'> on parameter {}", p.name.name)));
                     }
                     Some(self.default_value(d, &ty)?)

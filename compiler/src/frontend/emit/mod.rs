@@ -39,6 +39,7 @@ use super::error::FrontendError;
 use super::span::{SourceFile, Span};
 use env::Frame;
 
+pub(crate) use class::is_type_like;
 pub use module::{compile_module, compile_module_with_prefix};
 
 pub(crate) type R<T> = Result<T, FrontendError>;
@@ -47,6 +48,12 @@ pub(crate) type R<T> = Result<T, FrontendError>;
 /// an archive (`__torch__.foo.Bar`) and its constants (`CONSTANTS.c0`).
 pub trait Resolver {
     fn resolve(&self, name: &str) -> Option<Resolved>;
+
+    /// Whether the source is an archive's code/ (the Python printer's output), where list
+    /// and dict defaults are allowed: PyTorch refuses them only in its Python frontend.
+    fn is_archive_code(&self) -> bool {
+        false
+    }
 }
 
 /// What a [`Resolver`] knows a name as.

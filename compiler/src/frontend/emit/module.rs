@@ -196,7 +196,11 @@ pub(crate) fn compile_module_functions(
         imports,
         state: RefCell::new(State::default()),
     };
-    for c in &classes {
+    // NamedTuples and Enums first: archive code declares attributes of those types in
+    // classes printed before them.
+    let (type_like, others): (Vec<_>, Vec<_>) =
+        classes.iter().partition(|c| super::class::is_type_like(c));
+    for c in type_like.into_iter().chain(others) {
         cx.declare_class(c)?;
     }
     // Module classes last: PyTorch compiles a module's methods only when scripting an

@@ -449,7 +449,7 @@ fn forward_conv<T: Work>(
         return Ok(out);
     }
     if T::DTYPE.is_floating() && !pointwise {
-        forward_tiled::<T>(x, w, &out, g, bias.is_some());
+        forward_tiled::<T>(x, w, &out, g, bias.is_some())?;
         return Ok(out);
     }
     let a = w.view(&[g.groups, og, cg * kk])?;
@@ -480,18 +480,28 @@ const MIN_TILE: usize = 96;
 /// The floating-point forward convolution in tiles of output pixels: each task lays out the
 /// patches of one tile (sample, group, pixel range) and multiplies them at once, so the
 /// columns never leave the cache and both im2col and GEMM spread over the cores.
-fn forward_tiled<T: Work>(x: &Tensor, w: &Tensor, out: &Tensor, g: Geometry, accumulate: bool) {
+fn forward_tiled<T: Work>(
+    x: &Tensor,
+    w: &Tensor,
+    out: &Tensor,
+    g: Geometry,
+    accumulate: bool,
+) -> TensorResult<()> {
     let cg = (g.c / g.groups) as usize;
     let og = (g.o / g.groups) as usize;
     let kk = (g.kh * g.kw) as usize;
     let rows = cg * kk;
     let plane = (g.ho * g.wo) as usize;
     let groups = g.groups as usize;
+    let threads = rayon::current_num_threads().max(1);
+    if g.n == 1 && groups == 1 && threads > 1 && plane < MIN_TILE * threads && og >= 8 * threads {
+        // Pixel tiles would be narrower than MIN_TILE: split the output channels instead.
+        return forward_small_plane::<T>(x, w, out, g, accumulate);
+    }
     let want = (TILE_ELEMS / rows.max(1)).max(MIN_TILE).min(plane).max(1);
     let mut tiles = plane.div_ceil(want);
     if g.n == 1 && groups == 1 {
         // One sample: as many equal tiles per core, so no core idles on a short last tile.
-        let threads = rayon::current_num_threads().max(1);
         tiles = tiles.div_ceil(threads) * threads;
     }
     let tile = plane.div_ceil(tiles).max(1);
@@ -541,6 +551,64 @@ fn forward_tiled<T: Work>(x: &Tensor, w: &Tensor, out: &Tensor, g: Geometry, acc
         let mut buf = vec![T::zero(); rows * tile];
         (0..tasks).for_each(|t| run(&mut buf, t));
     }
+    Ok(())
+}
+
+/// One sample with few output pixels (deep layers: 14x14, 7x7): the whole patch matrix is
+/// laid out once (its rows split over the cores), then each core multiplies its share of the
+/// output channels by all of it, so every GEMM keeps the full pixel width.
+fn forward_small_plane<T: Work>(
+    x: &Tensor,
+    w: &Tensor,
+    out: &Tensor,
+    g: Geometry,
+    accumulate: bool,
+) -> TensorResult<()> {
+    let c = g.c as usize;
+    let o = g.o as usize;
+    let kk = (g.kh * g.kw) as usize;
+    let rows = c * kk;
+    let plane = (g.ho * g.wo) as usize;
+    let in_plane = (g.h * g.w) as usize;
+    // SAFETY: contiguous T tensors of one sample; `out` is fresh.
+    let (xv, wv) = unsafe { (slice::<T>(x), slice::<T>(w)) };
+    // Every element is written below, so a reused buffer needs no clearing.
+    let col_t = scratch(&[rows as i64, plane as i64], T::DTYPE)?;
+    // SAFETY: `col_t` is this thread's own contiguous buffer of rows x plane.
+    let col = unsafe { slice_mut::<T>(&col_t) };
+    col.par_chunks_mut(plane * kk)
+        .enumerate()
+        .for_each(|(ch, block)| {
+            let src = &xv[ch * in_plane..(ch + 1) * in_plane];
+            for (r, dst) in block.chunks_mut(plane).enumerate() {
+                let (ki, kj) = ((r as i64) / g.kw, (r as i64) % g.kw);
+                fill_pixels(src, dst, 0, plane, ki, kj, g);
+            }
+        });
+    let threads = rayon::current_num_threads().max(1);
+    // Channel blocks rounded to 8 rows (the GEMM micro-kernel's height).
+    let block = o.div_ceil(threads).div_ceil(8) * 8;
+    let out_addr = out.data_ptr() as usize;
+    (0..o.div_ceil(block)).into_par_iter().for_each(|b| {
+        let (r0, r1) = (b * block, ((b + 1) * block).min(o));
+        // SAFETY: rows [r0, r1) of `out` (`[o, plane]`) belong to this task alone; the
+        // weights are `o x rows` and `col` is `rows x plane`.
+        unsafe {
+            gemm_serial(
+                r1 - r0,
+                plane,
+                rows,
+                (out_addr as *mut T).add(r0 * plane),
+                plane,
+                accumulate,
+                wv.as_ptr().add(r0 * rows),
+                rows,
+                col.as_ptr(),
+                plane,
+            )
+        };
+    });
+    Ok(())
 }
 
 /// The patch row `(ki, kj)` of one input channel `src` (`[h, w]`) for output pixels

@@ -1,0 +1,170 @@
+//! Every archive of the .pt corpus (test/pt/) loads and its `forward` runs on the recorded
+//! inputs (`input_N`) to PyTorch's outputs (`output_N`, depth-first) within rtol 1e-4; the
+//! large torchvision models too when test/setup/pt_models.sh wrote them. Archives that fail
+//! for a known reason are listed, with the reason, in pt_models_expected_failures.txt; one not
+//! listed fails the test, and so does a listed one that passes. The malformed suite's
+//! `loader:OP` entries must be refused naming the op.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ember_compiler::import::{load_module, LoadOptions};
+use ember_runtime::ivalue::IValue;
+use ember_runtime::npz_case::{flatten, Arrays};
+use ember_runtime::tensor::Tensor;
+
+const RTOL: f64 = 1e-4;
+const ATOL: f64 = 1e-5;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Loads `pt` and runs forward on `npz`'s inputs; `Err` says what went wrong.
+fn check(pt: &Path, npz: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(pt).map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let module = load_module(&bytes, &LoadOptions::default()).map_err(|e| format!("load: {e}"))?;
+    let load_ms = start.elapsed().as_secs_f64() * 1e3;
+    eprintln!("  {}: loaded in {load_ms:.1} ms", pt.display());
+    let arrays = Arrays::load(npz)?;
+    let mut inputs = Vec::new();
+    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
+        inputs.push(IValue::Tensor(t.clone()));
+    }
+    let outputs = module
+        .forward(inputs)
+        .map_err(|e| format!("forward: {}", e.message))?;
+    let mut got = Vec::new();
+    outputs.iter().for_each(|v| flatten(v, &mut got));
+    let mut want = Vec::new();
+    while let Some(t) = arrays.get(&format!("output_{}", want.len())) {
+        want.push(t.clone());
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} outputs, PyTorch gave {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        compare(i, g, w)?;
+    }
+    Ok(())
+}
+
+fn compare(i: usize, got: &IValue, want: &Tensor) -> Result<(), String> {
+    let g = match got {
+        IValue::Tensor(t) => t.clone(),
+        IValue::Double(d) => Tensor::from_vec(vec![*d], &[]).map_err(|e| e.to_string())?,
+        IValue::Int(n) => Tensor::from_vec(vec![*n], &[]).map_err(|e| e.to_string())?,
+        other => return Err(format!("output {i}: got a {}", other.kind_name())),
+    };
+    if g.sizes().as_slice() != want.sizes().as_slice() {
+        return Err(format!(
+            "output {i}: shape {:?}, PyTorch {:?}",
+            g.sizes().as_slice(),
+            want.sizes().as_slice()
+        ));
+    }
+    let (gv, wv) = (g.to_vec::<f64>(), want.to_vec::<f64>());
+    for (k, (a, b)) in gv.iter().zip(&wv).enumerate() {
+        let same = (a.is_nan() && b.is_nan()) || (a - b).abs() <= ATOL + RTOL * b.abs();
+        if !same {
+            return Err(format!("output {i}[{k}]: {a}, PyTorch {b}"));
+        }
+    }
+    Ok(())
+}
+
+fn expected_failures() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pt_models_expected_failures.txt"),
+    )
+    .unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once('\t') {
+            Some((n, why)) => (n.trim().to_string(), why.trim().to_string()),
+            None => (l.trim().to_string(), String::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_models_run_to_pytorch_outputs() {
+    let dir = repo().join("test/pt");
+    let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pt"))
+        .collect();
+    names.sort();
+    for p in names {
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        cases.push((stem, p.with_extension("npz"), p));
+    }
+    let large = std::env::var_os("EMBER_PT_LARGE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/pt-large"));
+    for name in ["resnet18", "mobilenet_v3_small"] {
+        let pt = large.join(format!("{name}.pt"));
+        if pt.exists() {
+            cases.push((name.to_string(), pt.with_extension("npz"), pt));
+        }
+    }
+    let expected = expected_failures();
+    let mut problems = Vec::new();
+    let mut passed = 0;
+    for (name, npz, pt) in &cases {
+        let listed = expected.iter().find(|(n, _)| n == name);
+        match (check(pt, npz), listed) {
+            (Ok(()), None) => passed += 1,
+            (Ok(()), Some(_)) => problems.push(format!("{name}: passes but is listed as failing")),
+            (Err(e), Some((_, why))) => eprintln!("  {name}: expected failure ({why}): {e}"),
+            (Err(e), None) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!(
+        "pt corpus: {passed}/{} archives run to PyTorch's outputs",
+        cases.len()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn loader_refuses_file_ops() {
+    let dir = repo().join("test/pt/malformed");
+    let tsv = std::fs::read_to_string(dir.join("EXPECTED.tsv")).unwrap();
+    let mut checked = 0;
+    for line in tsv.lines().filter(|l| !l.starts_with('#')) {
+        let Some((name, expect)) = line.split_once('\t') else {
+            continue;
+        };
+        let Some(op) = expect.strip_prefix("loader:") else {
+            continue;
+        };
+        let bytes = std::fs::read(dir.join(format!("{name}.pt"))).unwrap();
+        match load_module(&bytes, &LoadOptions::default()) {
+            Ok(_) => panic!("{name}: loaded, but it calls {op}"),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains(op),
+                    "{name}: message does not name {op}: {msg}"
+                );
+            }
+        }
+        let allowed = LoadOptions {
+            allow_file_ops: true,
+            ..LoadOptions::default()
+        };
+        if let Err(e) = load_module(&bytes, &allowed) {
+            panic!("{name}: refused with allow_file_ops: {e}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "EXPECTED.tsv lists no loader: entries");
+}
