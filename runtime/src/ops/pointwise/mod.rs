@@ -20,7 +20,8 @@ use ember_dialects::catalogue::resolve_node;
 use ember_dialects::schema::FunctionSchema;
 use ember_dialects::{Graph, Node};
 
-use super::args::resize_output;
+pub(crate) use super::args::Scalar;
+use super::args::{arg_by_name, resize_output, scalar_of};
 use super::registry::{has_tensor_input, Registry};
 use super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;
@@ -90,22 +91,14 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    fn index(&self, name: &str) -> Option<usize> {
-        self.schema
-            .arguments
-            .iter()
-            .position(|a| a.name == name)
-            .filter(|&i| i < self.values.len())
-    }
-
     pub fn has(&self, name: &str) -> bool {
-        self.index(name).is_some()
+        arg_by_name(self.schema, &self.values, name).is_some()
     }
 
     /// The value of argument `name` (None when the schema has no such argument).
     pub fn value(&self, name: &str) -> &IValue {
         static NONE: IValue = IValue::None;
-        self.index(name).map_or(&NONE, |i| &self.values[i])
+        arg_by_name(self.schema, &self.values, name).unwrap_or(&NONE)
     }
 
     pub fn tensor(&self, name: &str) -> Result<Tensor, String> {
@@ -132,12 +125,7 @@ impl Call {
 
     /// A Scalar argument as a number, or None when absent/None.
     pub fn scalar(&self, name: &str) -> Option<Scalar> {
-        match self.value(name) {
-            IValue::Int(i) => Some(Scalar::Int(*i)),
-            IValue::Bool(b) => Some(Scalar::Bool(*b)),
-            IValue::Double(d) => Some(Scalar::Float(*d)),
-            _ => None,
-        }
+        scalar_of(self.value(name))
     }
 
     pub fn f64(&self, name: &str) -> Result<f64, String> {
@@ -200,36 +188,6 @@ impl Call {
                 .map(Some);
         }
         Ok(self.out())
-    }
-}
-
-/// A Python number argument.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub(crate) enum Scalar {
-    Int(i64),
-    Bool(bool),
-    Float(f64),
-}
-
-impl Scalar {
-    pub fn to_f64(self) -> f64 {
-        match self {
-            Scalar::Int(i) => i as f64,
-            Scalar::Bool(b) => b as i64 as f64,
-            Scalar::Float(f) => f,
-        }
-    }
-
-    pub fn to_i64(self) -> i64 {
-        match self {
-            Scalar::Int(i) => i,
-            Scalar::Bool(b) => b as i64,
-            Scalar::Float(f) => f as i64,
-        }
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float(_))
     }
 }
 
