@@ -49,9 +49,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
     let inputs = match this {
         // A method: `self` is the loaded module, the ARGs are the rest.
-        Some(object) => {
+        Some((object, defaults)) => {
             let mut inputs = vec![object];
-            inputs.extend(read_args_from(&graph, 1, &opts.args)?);
+            inputs.extend(read_method_args(&graph, &opts.args, &defaults)?);
             inputs
         }
         None => read_args(&graph, &opts.args)?,
@@ -127,12 +127,12 @@ fn load_source(
     Ok((graph, Some((unit.clone(), name))))
 }
 
-/// A method of a `.pt` module (`forward`, or `--method`), the module's unit and the module
-/// itself, its `self`.
+/// A method of a `.pt` module (`forward`, or `--method`), the module's unit, and the module
+/// itself (its `self`) with the method's default arguments.
 type Loaded = (
     Graph,
     Option<(Arc<CompilationUnit>, String)>,
-    Option<IValue>,
+    Option<(IValue, Vec<Option<IValue>>)>,
 );
 
 fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
@@ -158,19 +158,44 @@ fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
     Ok((
         f.graph.clone(),
         Some((module.unit.clone(), name.to_string())),
-        Some(IValue::Object(module.object.clone())),
+        Some((
+            IValue::Object(module.object.clone()),
+            module.defaults.get(name).cloned().unwrap_or_default(),
+        )),
     ))
+}
+
+/// The ARGs of a method (after `self`); trailing parameters left out take their defaults
+/// when they all have one.
+fn read_method_args(
+    graph: &Graph,
+    args: &[String],
+    defaults: &[Option<IValue>],
+) -> Result<Vec<IValue>, String> {
+    let wanted = graph.inputs().len().saturating_sub(1);
+    let n = args.len();
+    let fill = n < wanted && defaults.len() == wanted && defaults[n..].iter().all(Option::is_some);
+    if !fill {
+        return read_args_from(graph, 1..graph.inputs().len(), args);
+    }
+    let mut out = read_args_from(graph, 1..1 + n, args)?;
+    out.extend(defaults[n..].iter().flatten().cloned());
+    Ok(out)
 }
 
 /// Reads the ARGs and matches them to the graph's inputs.
 fn read_args(graph: &Graph, args: &[String]) -> Result<Vec<IValue>, String> {
-    read_args_from(graph, 0, args)
+    read_args_from(graph, 0..graph.inputs().len(), args)
 }
 
-/// Reads the ARGs and matches them to the graph's inputs after the first `skip`.
-fn read_args_from(graph: &Graph, skip: usize, args: &[String]) -> Result<Vec<IValue>, String> {
+/// Reads the ARGs and matches them to the graph's inputs in `range`.
+fn read_args_from(
+    graph: &Graph,
+    range: std::ops::Range<usize>,
+    args: &[String],
+) -> Result<Vec<IValue>, String> {
     let all = graph.inputs();
-    let inputs = &all[skip.min(all.len())..];
+    let inputs = all.get(range).unwrap_or_default();
     let signature = || {
         inputs
             .iter()

@@ -198,7 +198,8 @@ fn check_graph(g: &Graph, qualname: &str) -> Result<(), ImportError> {
         if FILE_OPS.contains(&name.as_str()) {
             let at = g
                 .source_range(n)
-                .map(|r| format!("{r}: "))
+                // Graph ranges count columns from 0, diagnostics from 1.
+                .map(|r| format!("{}:{}:{}: ", r.file, r.line, r.col + 1))
                 .unwrap_or_default();
             return Err(ImportError::new(format!(
                 "{at}{qualname} calls {name}, an operator that reaches outside the model (files, processes or the network); load with --allow-file-ops to accept it"

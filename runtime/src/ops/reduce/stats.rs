@@ -4,7 +4,9 @@
 
 use super::args::{build, Args, Scalar};
 use super::output::{check_out_dtype, finish, finish2, st_name};
-use super::plan::{fold, fold_indexed, from_f64, pairwise_sum, reduce_mask, Plan};
+use super::plan::{
+    fold, fold_indexed, fold_runs, from_f64, pairwise_sum, reduce_mask, trailing_runs, Plan,
+};
 use crate::ivalue::IValue;
 use crate::ops::args::err;
 use crate::ops::registry::{has_tensor_input, Registry};
@@ -30,7 +32,10 @@ pub fn register(r: &mut Registry) {
 }
 
 /// Per group: the variance with `correction` and the mean.
-fn moments(x: &Tensor, plan: &Plan, correction: f64) -> (Vec<f64>, Vec<f64>) {
+fn moments(x: &Tensor, plan: &Plan, mask: &[bool], correction: f64) -> (Vec<f64>, Vec<f64>) {
+    if let Some(found) = run_moments(x, mask, correction) {
+        return found;
+    }
     let n = plan.group_len as f64;
     let sums = fold(x, plan, None, |c, _| pairwise_sum(c), |a, b| a + b);
     let means: Vec<f64> = sums.iter().map(|s| s / n).collect();
@@ -49,8 +54,75 @@ fn moments(x: &Tensor, plan: &Plan, correction: f64) -> (Vec<f64>, Vec<f64>) {
     (m2.iter().map(|s| s / divisor).collect(), means)
 }
 
+/// Count, mean and sum of squared deviations of one piece of a run.
+#[derive(Copy, Clone)]
+struct Piece {
+    n: f64,
+    mean: f64,
+    m2: f64,
+}
+
+/// Two passes over one contiguous piece, in eight f64 lanes (vectorized).
+fn piece<T: crate::tensor::Element>(s: &[T]) -> Piece {
+    fn lanes<T: crate::tensor::Element>(s: &[T], f: impl Fn(f64) -> f64) -> f64 {
+        let mut acc = [0f64; 8];
+        let mut chunks = s.chunks_exact(8);
+        for c in &mut chunks {
+            for k in 0..8 {
+                acc[k] += f(c[k].to_f64());
+            }
+        }
+        let tail: f64 = chunks.remainder().iter().map(|v| f(v.to_f64())).sum();
+        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
+    }
+    let n = s.len() as f64;
+    if s.is_empty() {
+        return Piece {
+            n,
+            mean: 0.0,
+            m2: 0.0,
+        };
+    }
+    let mean = lanes(s, |v| v) / n;
+    let m2 = lanes(s, |v| (v - mean) * (v - mean));
+    Piece { n, mean, m2 }
+}
+
+/// Chan et al.'s merge of two pieces' moments (stable: no large-value cancellation).
+fn merge(a: Piece, b: Piece) -> Piece {
+    let n = a.n + b.n;
+    if a.n == 0.0 || b.n == 0.0 {
+        return if a.n == 0.0 { b } else { a };
+    }
+    let delta = b.mean - a.mean;
+    Piece {
+        n,
+        mean: a.mean + delta * (b.n / n),
+        m2: a.m2 + b.m2 + delta * delta * (a.n * b.n / n),
+    }
+}
+
+/// [`moments`] of a contiguous float32/float64 tensor whose reduced dims are trailing: read
+/// straight from its elements, in parallel pieces. `None` leaves it to the general path.
+fn run_moments(x: &Tensor, mask: &[bool], correction: f64) -> Option<(Vec<f64>, Vec<f64>)> {
+    let (groups, len) = trailing_runs(x, mask)?;
+    if len == 0 {
+        return None;
+    }
+    let pieces = match x.dtype() {
+        crate::tensor::DType::F32 => fold_runs::<f32, Piece>(x, groups, len, piece, merge),
+        crate::tensor::DType::F64 => fold_runs::<f64, Piece>(x, groups, len, piece, merge),
+        _ => return None,
+    };
+    let divisor = (len as f64 - correction).max(0.0);
+    Some((
+        pieces.iter().map(|p| p.m2 / divisor).collect(),
+        pieces.iter().map(|p| p.mean).collect(),
+    ))
+}
+
 /// What a var/std family call asks for: the group plan and the correction.
-fn var_setup(a: &Args, name: &str) -> Result<(Tensor, Plan, f64), String> {
+fn var_setup(a: &Args, name: &str) -> Result<(Tensor, Plan, Vec<bool>, f64), String> {
     let x = a.tensor("self")?;
     if !x.dtype().is_floating() {
         return Err(format!(
@@ -68,11 +140,11 @@ fn var_setup(a: &Args, name: &str) -> Result<(Tensor, Plan, f64), String> {
     let dims = a.dims("dim");
     let mask = reduce_mask(dims.as_deref(), x.dim()).map_err(err)?;
     let plan = Plan::new(&x, &mask, a.bool("keepdim", false)).map_err(err)?;
-    Ok((x, plan, correction))
+    Ok((x, plan, mask, correction))
 }
 
 fn var_std(a: &Args, sqrt: bool) -> Result<Vec<IValue>, String> {
-    let (x, plan, correction) = var_setup(a, "std and var")?;
+    let (x, plan, mask, correction) = var_setup(a, "std and var")?;
     let outs = a.outs()?;
     if let Some(out) = outs.first() {
         if !can_cast(x.dtype(), out.dtype()) {
@@ -83,7 +155,7 @@ fn var_std(a: &Args, sqrt: bool) -> Result<Vec<IValue>, String> {
             ));
         }
     }
-    let (mut v, _) = moments(&x, &plan, correction);
+    let (mut v, _) = moments(&x, &plan, &mask, correction);
     if sqrt {
         v.iter_mut().for_each(|s| *s = s.sqrt());
     }
@@ -103,9 +175,9 @@ fn std(a: &Args) -> Result<Vec<IValue>, String> {
 
 fn with_mean(a: &Args, sqrt: bool) -> Result<Vec<IValue>, String> {
     let name = if sqrt { "std_mean" } else { "var_mean" };
-    let (x, plan, correction) = var_setup(a, name)?;
+    let (x, plan, mask, correction) = var_setup(a, name)?;
     let outs = a.outs()?;
-    let (mut v, means) = moments(&x, &plan, correction);
+    let (mut v, means) = moments(&x, &plan, &mask, correction);
     if sqrt {
         v.iter_mut().for_each(|s| *s = s.sqrt());
     }
