@@ -4,6 +4,7 @@
 //! it. A graph whose node has no operator is refused when its code is built, never when the
 //! node would run.
 
+pub mod args;
 pub mod attention;
 pub mod builtins;
 pub mod create;

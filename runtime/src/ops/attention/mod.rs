@@ -13,7 +13,7 @@ use ember_dialects::{Graph, Node};
 
 use self::encoder::EncoderLayer;
 use self::mha::Mha;
-use super::linalg::args::{
+use super::args::{
     boolean, err, int, number, op_multi, op_n, opt_int, opt_tensor, tensor, write_out,
 };
 use super::registry::Registry;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ember_dialects::{Graph, Node};
 
-use super::super::linalg::args::{op_n, tensor};
+use super::super::args::{op_n, tensor};
 use super::super::registry::Registry;
 use super::super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;

@@ -9,7 +9,7 @@ use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
 use crate::ops::shape::elements::{
-    assert_no_overlap, check_len, fmt_sizes, gather_blocks, scatter, Combine,
+    assert_no_overlap, check_len, gather_blocks, scatter, sizes_str, Combine,
 };
 use crate::tensor::{broadcast_shapes, for_each_offset, DType, Tensor, TensorResult};
 
@@ -88,8 +88,8 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
                     if ms != sizes[src] {
                         bail!(
                             "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {src}",
-                            fmt_sizes(&msizes),
-                            fmt_sizes(&sizes)
+                            sizes_str(&msizes),
+                            sizes_str(&sizes)
                         );
                     }
                 }
@@ -117,7 +117,7 @@ pub fn plan(t: &Tensor, indices: &[Option<Tensor>]) -> TensorResult<IndexPlan> {
                 let shapes: Vec<String> = expanded
                     .iter()
                     .flatten()
-                    .map(|i| fmt_sizes(&i.sizes()))
+                    .map(|i| sizes_str(&i.sizes()))
                     .collect();
                 bail!(
                     "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
@@ -250,8 +250,8 @@ pub fn index_put_tensor(
     if !fits {
         bail!(
             "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
-            fmt_sizes(&vs),
-            fmt_sizes(&p.sizes)
+            sizes_str(&vs),
+            sizes_str(&p.sizes)
         );
     }
     let values = values.expand(&p.sizes)?;

@@ -37,8 +37,8 @@ pub fn copy_into(t: &Tensor, src: &Tensor) -> TensorResult<()> {
     if b.as_slice() != ts.as_slice() {
         bail!(
             "output with shape {} doesn't match the broadcast shape {}",
-            super::super::shape::elements::fmt_sizes(&ts),
-            super::super::shape::elements::fmt_sizes(&b)
+            super::super::shape::elements::sizes_str(&ts),
+            super::super::shape::elements::sizes_str(&b)
         );
     }
     super::super::shape::elements::assert_no_partial_overlap(t, src)?;

@@ -2,7 +2,7 @@
 //! index_copy, masked_scatter, select_scatter, slice_scatter, narrow_copy.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::{assert_no_overlap, fmt_sizes};
+use super::super::shape::elements::{assert_no_overlap, sizes_str};
 use super::select::nonzero_mask;
 use crate::bail;
 use crate::ivalue::IValue;
@@ -215,8 +215,8 @@ fn embed(out: &Tensor, view: Tensor, src: &Tensor) -> TensorResult<IValue> {
     if view.sizes() != src.sizes() {
         bail!(
             "expected src to have a size equal to the slice of self. src size = {}, slice size = {}",
-            fmt_sizes(&src.sizes()),
-            fmt_sizes(&view.sizes())
+            sizes_str(&src.sizes()),
+            sizes_str(&view.sizes())
         );
     }
     view.copy_from(src)?;

@@ -2,7 +2,7 @@
 //! scatter_add, scatter_reduce, with their in-place forms and PyTorch's shape checks.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::{assert_no_overlap, cast, fmt_sizes, gather, scatter, Combine};
+use super::super::shape::elements::{assert_no_overlap, cast, gather, scatter, sizes_str, Combine};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -96,8 +96,8 @@ fn gather_tensor(t: &Tensor, dim: i64, index: &Tensor) -> TensorResult<Tensor> {
         if i != d && size_ne(&is, i) > size_ne(&ts, i) {
             bail!(
                 "Size does not match at dimension {i} expected index {} to be no larger than self {} apart from dimension {d}",
-                fmt_sizes(&is),
-                fmt_sizes(&ts)
+                sizes_str(&is),
+                sizes_str(&ts)
             );
         }
     }
@@ -140,16 +140,16 @@ fn scatter_shape_check(
         if wrong {
             bail!(
                 "Expected index {} to be no larger than self {} apart from dimension {d} and to be no larger size than src {}",
-                fmt_sizes(&is),
-                fmt_sizes(&ts),
-                fmt_sizes(&ss)
+                sizes_str(&is),
+                sizes_str(&ts),
+                sizes_str(&ss)
             );
         }
     } else if wrong {
         bail!(
             "Expected index {} to be no larger than self {} apart from dimension {d}",
-            fmt_sizes(&is),
-            fmt_sizes(&ts)
+            sizes_str(&is),
+            sizes_str(&ts)
         );
     }
     Ok(())

@@ -1,7 +1,6 @@
 //! Linear algebra operators: matrix products (mm, bmm, addmm, addmv, mv, dot, outer,
 //! baddbmm, linear, matmul) and einsum, all on one GEMM kernel.
 
-pub mod args;
 pub mod einsum;
 pub mod gemm;
 pub mod matmul;
@@ -9,7 +8,7 @@ pub mod products;
 
 use ember_dialects::{Graph, Node};
 
-use self::args::{err, number, op_n, opt_tensor, sizes_str, tensor, tensor_list, write_out};
+use super::args::{err, number, op_n, opt_tensor, sizes_str, tensor, tensor_list, write_out};
 use super::registry::Registry;
 use super::Operation;
 use crate::ivalue::IValue;

@@ -5,7 +5,7 @@ use super::gemm::bgemm;
 use crate::tensor::elementwise::{map, promoted_dtype, Arg, Compute, Target};
 use crate::tensor::{Tensor, TensorError, TensorResult};
 
-use super::args::short_name;
+use super::super::args::short_name;
 use crate::bail;
 
 fn same_dtype_or(a: &Tensor, b: &Tensor, msg: impl FnOnce() -> String) -> TensorResult<()> {

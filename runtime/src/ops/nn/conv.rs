@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
-use crate::ops::linalg::args::sizes_str;
+use crate::ops::args::sizes_str;
 use crate::ops::linalg::gemm::{bgemm, gemm_serial};
 use crate::tensor::{DType, Tensor, TensorResult};
 

@@ -11,7 +11,7 @@ use ember_dialects::{Graph, Node};
 use self::conv::{conv_functional, convolution, string_padding, ConvParams};
 use self::norm::BatchNorm;
 use self::pool::{AvgOptions, Pool2d};
-use super::linalg::args::{
+use super::args::{
     boolean, err, int, int_list, number, op_multi, op_n, opt_int, opt_tensor, tensor,
 };
 use super::registry::Registry;
@@ -374,7 +374,7 @@ fn native_group_norm_op(g: &Graph, n: Node) -> Result<Operation, String> {
         if x.numel() as i64 != nn * c * hw || sizes.len() < 2 || sizes[0] != nn || sizes[1] != c {
             return Err(format!(
                 "Expected input of shape [{nn}, {c}, *] with {hw} elements per channel, but got input of shape {}",
-                super::linalg::args::sizes_str(&sizes)
+                super::args::sizes_str(&sizes)
             ));
         }
         let (y, mean, rstd) =

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::work::{slice, slice_mut, to_contiguous, Work};
 use crate::bail;
-use crate::ops::linalg::args::sizes_str;
+use crate::ops::args::sizes_str;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::work::{slice, slice_mut};
 use crate::bail;
-use crate::ops::linalg::args::sizes_str;
+use crate::ops::args::sizes_str;
 use crate::tensor::{wrap_dim, DType, Element, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;

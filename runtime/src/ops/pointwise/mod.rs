@@ -20,11 +20,13 @@ use ember_dialects::catalogue::resolve_node;
 use ember_dialects::schema::FunctionSchema;
 use ember_dialects::{Graph, Node};
 
+pub(crate) use super::args::Scalar;
+use super::args::{arg_by_name, resize_output, scalar_of};
 use super::registry::{has_tensor_input, Registry};
 use super::{pop_n, Operation, Stack};
 use crate::ivalue::IValue;
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
-use crate::tensor::{broadcast_shapes, contiguous_strides, DType, Storage, Tensor};
+use crate::tensor::{broadcast_shapes, DType, Tensor};
 
 pub use fast::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
 
@@ -89,22 +91,14 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    fn index(&self, name: &str) -> Option<usize> {
-        self.schema
-            .arguments
-            .iter()
-            .position(|a| a.name == name)
-            .filter(|&i| i < self.values.len())
-    }
-
     pub fn has(&self, name: &str) -> bool {
-        self.index(name).is_some()
+        arg_by_name(self.schema, &self.values, name).is_some()
     }
 
     /// The value of argument `name` (None when the schema has no such argument).
     pub fn value(&self, name: &str) -> &IValue {
         static NONE: IValue = IValue::None;
-        self.index(name).map_or(&NONE, |i| &self.values[i])
+        arg_by_name(self.schema, &self.values, name).unwrap_or(&NONE)
     }
 
     pub fn tensor(&self, name: &str) -> Result<Tensor, String> {
@@ -131,12 +125,7 @@ impl Call {
 
     /// A Scalar argument as a number, or None when absent/None.
     pub fn scalar(&self, name: &str) -> Option<Scalar> {
-        match self.value(name) {
-            IValue::Int(i) => Some(Scalar::Int(*i)),
-            IValue::Bool(b) => Some(Scalar::Bool(*b)),
-            IValue::Double(d) => Some(Scalar::Float(*d)),
-            _ => None,
-        }
+        scalar_of(self.value(name))
     }
 
     pub fn f64(&self, name: &str) -> Result<f64, String> {
@@ -199,36 +188,6 @@ impl Call {
                 .map(Some);
         }
         Ok(self.out())
-    }
-}
-
-/// A Python number argument.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub(crate) enum Scalar {
-    Int(i64),
-    Bool(bool),
-    Float(f64),
-}
-
-impl Scalar {
-    pub fn to_f64(self) -> f64 {
-        match self {
-            Scalar::Int(i) => i as f64,
-            Scalar::Bool(b) => b as i64 as f64,
-            Scalar::Float(f) => f,
-        }
-    }
-
-    pub fn to_i64(self) -> i64 {
-        match self {
-            Scalar::Int(i) => i,
-            Scalar::Bool(b) => b as i64,
-            Scalar::Float(f) => f as i64,
-        }
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float(_))
     }
 }
 
@@ -385,26 +344,6 @@ pub(crate) fn checked_scalar(s: Scalar, dtype: DType) -> Result<f64, String> {
     Ok(v)
 }
 
-/// Gives an `out=` tensor the shape `shape`, as `resize_` does: contiguous strides, the
-/// storage kept when it is large enough.
-pub(crate) fn resize_out(out: &Tensor, shape: &[i64]) -> Result<(), String> {
-    if out.sizes().as_slice() == shape {
-        return Ok(());
-    }
-    let mut meta = out.meta().clone();
-    let n = crate::tensor::checked_numel(shape).map_err(|e| e.message)?;
-    let need = (meta.offset as usize)
-        .checked_add(n)
-        .and_then(|e| e.checked_mul(meta.dtype.size()))
-        .ok_or_else(|| format!("resize of out to {shape:?} overflows"))?;
-    if need > meta.storage.nbytes() {
-        meta.storage = Storage::zeroed(need).map_err(|e| e.message)?;
-    }
-    meta.sizes = shape.into();
-    meta.strides = contiguous_strides(shape);
-    out.set_meta(meta).map_err(|e| e.message)
-}
-
 /// Prepares the destination of a call whose operands broadcast to `shape` and whose result
 /// has dtype `result`: a fresh tensor, or the checked in-place / `out=` tensor.
 pub(crate) fn prepare(c: &Call, args: &[Arg], result: DType) -> Result<Option<Tensor>, String> {
@@ -428,7 +367,7 @@ pub(crate) fn prepare(c: &Call, args: &[Arg], result: DType) -> Result<Option<Te
             ));
         }
     } else {
-        resize_out(&dst, &shape)?;
+        resize_output(&dst, &shape).map_err(|e| e.message)?;
     }
     check_no_internal_overlap(&dst)?;
     // PyTorch's generated `Scalar_out` overloads compute into a temporary and copy, so they

@@ -9,6 +9,7 @@ use ember_dialects::schema::FunctionSchema;
 use ember_dialects::{Graph, Node};
 
 use crate::ivalue::IValue;
+use crate::ops::args::arg_by_name;
 use crate::ops::{pop_n, Operation, Stack};
 use crate::tensor::{DType, Tensor};
 
@@ -36,8 +37,7 @@ pub fn build(g: &Graph, n: Node, f: OpFn) -> Result<Operation, String> {
 
 impl Args {
     fn get(&self, name: &str) -> Option<&IValue> {
-        let at = self.schema.arguments.iter().position(|a| a.name == name)?;
-        self.vals.get(at)
+        arg_by_name(self.schema, &self.vals, name)
     }
 
     /// Whether the overload has an argument called `name`.

@@ -6,6 +6,7 @@ use super::args::{build, Args};
 use super::output::{finish, finish2, st_name};
 use super::plan::{map_groups, reduce_mask, scatter, Plan, Val};
 use crate::ivalue::IValue;
+use crate::ops::args::err;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::{wrap_dim, DType, Tensor};
 
@@ -22,10 +23,6 @@ pub fn register(r: &mut Registry) {
     });
     r.add_if("aten::cummax", has_tensor_input, |g, n| build(g, n, cummax));
     r.add_if("aten::cummin", has_tensor_input, |g, n| build(g, n, cummin));
-}
-
-fn err(e: crate::tensor::TensorError) -> String {
-    e.message
 }
 
 /// The lines along `dim` of `x` (one line for a 0-dim tensor).

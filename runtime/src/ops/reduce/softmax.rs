@@ -3,6 +3,7 @@
 
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
+use crate::ops::args::err;
 use rayon::prelude::*;
 
 use super::plan::{map_groups, pairwise_sum, reduce_mask, scatter, Plan, PAR_THRESHOLD};
@@ -23,10 +24,6 @@ pub fn register(r: &mut Registry) {
     r.add_if("aten::_log_softmax", has_tensor_input, |g, n| {
         build(g, n, softmax)
     });
-}
-
-fn err(e: TensorError) -> String {
-    e.message
 }
 
 /// Softmax (or log-softmax) of one line.

@@ -3,6 +3,7 @@
 //! number. Unstable paths follow libstdc++'s algorithms (see `stdsort`) and `kthvalue`
 //! PyTorch's own quickselect, so indices of equal values agree with PyTorch.
 
+use crate::ops::args::err;
 use std::cmp::Ordering;
 
 use super::args::{build, Args};
@@ -11,7 +12,7 @@ use super::plan::{map_groups, reduce_mask, scatter, Plan, Val};
 use super::stdsort;
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
-use crate::tensor::{wrap_dim, DType, Tensor, TensorError};
+use crate::tensor::{wrap_dim, DType, Tensor};
 
 pub fn register(r: &mut Registry) {
     r.add_if("aten::sort", has_tensor_input, |g, n| build(g, n, sort));
@@ -26,10 +27,6 @@ pub fn register(r: &mut Registry) {
         build(g, n, median)
     });
     r.add_if("aten::mode", has_tensor_input, |g, n| build(g, n, mode));
-}
-
-fn err(e: TensorError) -> String {
-    e.message
 }
 
 /// A value with its index along the dim.

@@ -8,6 +8,7 @@ use super::plan::{
     fold, fold_indexed, fold_runs, from_f64, pairwise_sum, reduce_mask, trailing_runs, Plan,
 };
 use crate::ivalue::IValue;
+use crate::ops::args::err;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::{can_cast, DEFAULT_FLOAT};
 use crate::tensor::{promote_types, wrap_dim, Tensor};
@@ -28,10 +29,6 @@ pub fn register(r: &mut Registry) {
     r.add_if("aten::logsumexp", has_tensor_input, |g, n| {
         build(g, n, logsumexp)
     });
-}
-
-fn err(e: crate::tensor::TensorError) -> String {
-    e.message
 }
 
 /// Per group: the variance with `correction` and the mean.

@@ -11,7 +11,7 @@ use ember_dialects::{Graph, Node, Type};
 
 use self::cell::{check_cell, input_gates, step, Kind, Weights};
 use self::sequence::Options;
-use super::linalg::args::{boolean, err, int, number, op_multi, opt_tensor, tensor, tensor_list};
+use super::args::{boolean, err, int, number, op_multi, opt_tensor, tensor, tensor_list};
 use super::registry::Registry;
 use super::Operation;
 use crate::ivalue::IValue;

@@ -12,10 +12,10 @@ use ember_dialects::{Graph, Node};
 
 use crate::bail;
 use crate::ivalue::IValue;
+use crate::ops::args::{arg_by_name, copy_out};
+pub use crate::ops::args::{check_device, dtype_of, scalar_of, Scalar};
 use crate::ops::Operation;
-use crate::tensor::{
-    contiguous_strides, DType, Device, Element, Meta, Storage, Tensor, TensorError, TensorResult,
-};
+use crate::tensor::{DType, Tensor, TensorError, TensorResult};
 
 /// A kernel: computes the op's result from its arguments.
 pub type Kernel = fn(&Call) -> TensorResult<IValue>;
@@ -42,94 +42,6 @@ pub struct Call<'a> {
 }
 
 static NONE: IValue = IValue::None;
-
-/// A Python number as a `Scalar` argument holds it.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Scalar {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-}
-
-impl Scalar {
-    pub fn to_f64(self) -> f64 {
-        match self {
-            Scalar::Bool(b) => b as i64 as f64,
-            Scalar::Int(i) => i as f64,
-            Scalar::Float(f) => f,
-        }
-    }
-
-    /// Truncates floats toward zero, as `Scalar::to<int64_t>()`.
-    pub fn to_i64(self) -> i64 {
-        match self {
-            Scalar::Bool(b) => b as i64,
-            Scalar::Int(i) => i,
-            Scalar::Float(f) => f as i64,
-        }
-    }
-
-    /// The dtype PyTorch infers for a tensor made from this number.
-    pub fn default_dtype(self) -> DType {
-        match self {
-            Scalar::Bool(_) => DType::Bool,
-            Scalar::Int(_) => DType::I64,
-            Scalar::Float(_) => crate::tensor::elementwise::DEFAULT_FLOAT,
-        }
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::Float(_))
-    }
-
-    /// The value converted to `T` exactly as PyTorch stores a Scalar into a tensor.
-    pub fn to_element<T: Element>(self) -> T {
-        match self {
-            Scalar::Float(f) => T::from_f64(f),
-            other => T::from_i64(other.to_i64()),
-        }
-    }
-
-    /// PyTorch's `checked_convert` when a Scalar is stored into a tensor of `dtype`
-    /// (`fill_`, `full`): integers must fit (unsigned types also accept down to -max, which
-    /// wraps), finite floats must fit the float type's range.
-    pub fn check_fits(self, dtype: DType) -> TensorResult<()> {
-        let (lo, hi, name): (f64, f64, &str) = match dtype {
-            DType::Bool => return Ok(()),
-            DType::U8 => (-255.0, 255.0, "uint8_t"),
-            DType::I8 => (-128.0, 127.0, "int8_t"),
-            DType::I16 => (-32768.0, 32767.0, "int16_t"),
-            DType::I32 => (-2147483648.0, 2147483647.0, "int32_t"),
-            DType::I64 => return Ok(()),
-            DType::F16 => (-65504.0, 65504.0, "c10::Half"),
-            DType::BF16 => (
-                -3.3895313892515355e38,
-                3.3895313892515355e38,
-                "c10::BFloat16",
-            ),
-            DType::F32 => (f32::MIN as f64, f32::MAX as f64, "float"),
-            DType::F64 => return Ok(()),
-        };
-        let v = self.to_f64();
-        let overflows = match self {
-            Scalar::Float(f) if dtype.is_floating() => f.is_finite() && (f < lo || f > hi),
-            Scalar::Float(f) => !f.is_finite() || f.trunc() < lo || f.trunc() > hi,
-            _ => v < lo || v > hi,
-        };
-        if overflows {
-            bail!("value cannot be converted to type {name} without overflow");
-        }
-        Ok(())
-    }
-
-    pub fn to_ivalue(self) -> IValue {
-        match self {
-            Scalar::Bool(b) => IValue::Bool(b),
-            Scalar::Int(i) => IValue::Int(i),
-            Scalar::Float(f) => IValue::Double(f),
-        }
-    }
-}
 
 fn kind_error(name: &str, want: &str, got: &IValue) -> TensorError {
     TensorError::new(format!(
@@ -161,10 +73,7 @@ impl<'a> Call<'a> {
 
     /// The argument `name`, or None when the schema or the node lacks it.
     pub fn get(&self, name: &str) -> &IValue {
-        self.schema
-            .argument_index_with_name(name)
-            .and_then(|i| self.args.get(i))
-            .unwrap_or(&NONE)
+        arg_by_name(self.schema, self.args, name).unwrap_or(&NONE)
     }
 
     pub fn tensor(&self, name: &str) -> TensorResult<Tensor> {
@@ -286,45 +195,6 @@ impl<'a> Call<'a> {
     /// Checks `device=` (when the schema has it): only the CPU computes here.
     pub fn check_device(&self) -> TensorResult<()> {
         check_device(self.get("device"))
-    }
-}
-
-/// The dtype of a `ScalarType?` value.
-pub fn dtype_of(v: &IValue) -> TensorResult<Option<DType>> {
-    match v {
-        IValue::None => Ok(None),
-        IValue::ScalarType(d) => Ok(Some(*d)),
-        IValue::Int(code) => match DType::from_code(*code) {
-            Some(d) => Ok(Some(d)),
-            None => bail!("dtype with ScalarType code {code} is not supported by Ember"),
-        },
-        other => bail!("expected a dtype, but got {}", other.kind_name()),
-    }
-}
-
-/// Refuses devices other than the CPU with a clear message.
-pub fn check_device(v: &IValue) -> TensorResult<()> {
-    let device = match v {
-        IValue::None => return Ok(()),
-        IValue::Device(d) => *d,
-        IValue::Str(s) => crate::ops::prim::parse_device(s).map_err(TensorError::new)?,
-        other => bail!("expected a device, but got {}", other.kind_name()),
-    };
-    if device != Device::Cpu {
-        bail!(
-            "Ember's interpreter computes on the CPU only; device '{device}' is not available here"
-        );
-    }
-    Ok(())
-}
-
-/// The number a `Scalar` argument holds.
-pub fn scalar_of(v: &IValue) -> Option<Scalar> {
-    match v {
-        IValue::Bool(b) => Some(Scalar::Bool(*b)),
-        IValue::Int(i) => Some(Scalar::Int(*i)),
-        IValue::Double(d) => Some(Scalar::Float(*d)),
-        _ => None,
     }
 }
 
@@ -452,27 +322,5 @@ pub fn write_out(out: &IValue, result: IValue, op: &str) -> TensorResult<IValue>
             result.dtype().scalar_type_name()
         );
     }
-    if out.sizes() != result.sizes() {
-        resize(out, &result.sizes())?;
-    }
-    out.copy_from(&result)?;
-    Ok(IValue::Tensor(out.clone()))
-}
-
-/// Gives the tensor object `t` a fresh contiguous storage of the given sizes (`resize_`),
-/// keeping its dtype; every handle of `t` sees the change.
-pub fn resize(t: &Tensor, sizes: &[i64]) -> TensorResult<()> {
-    let dtype = t.dtype();
-    let numel = crate::tensor::checked_numel(sizes)?;
-    let nbytes = numel.checked_mul(dtype.size()).ok_or_else(|| {
-        TensorError::new(format!(
-            "Storage size calculation overflowed with sizes={sizes:?}"
-        ))
-    })?;
-    let mut meta: Meta = t.meta().clone();
-    meta.storage = Storage::zeroed(nbytes)?;
-    meta.sizes = sizes.into();
-    meta.strides = contiguous_strides(sizes);
-    meta.offset = 0;
-    t.set_meta(meta)
+    copy_out(out, &result).map(IValue::Tensor)
 }

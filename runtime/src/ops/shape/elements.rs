@@ -3,6 +3,7 @@
 //! `Tensor::element_offsets` gives them.
 
 use crate::dispatch_dtype;
+pub use crate::ops::args::sizes_str;
 use crate::tensor::{DType, Element, Tensor, TensorResult};
 
 /// A fresh contiguous tensor of `sizes` whose element `i` is `src`'s element at `offsets[i]`.
@@ -122,12 +123,6 @@ pub fn index_values(index: &Tensor, message: &str) -> TensorResult<Vec<i64>> {
         return Err(crate::tensor::TensorError::new(message));
     }
     Ok(index.to_vec::<i64>())
-}
-
-/// `sizes` as PyTorch prints them in messages: `[2, 3]`.
-pub fn fmt_sizes(sizes: &[i64]) -> String {
-    let items: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
-    format!("[{}]", items.join(", "))
 }
 
 /// Whether `t`'s elements fill a block of memory exactly once (some order of its dims is

@@ -1,7 +1,7 @@
 //! Joining tensors: cat (concat, concatenate), stack, hstack, vstack, dstack, column_stack.
 
 use super::call::{kernels, tensor_value, Call, Kernel};
-use super::elements::fmt_sizes;
+use super::elements::sizes_str;
 use super::views::{atleast_1d_tensor, atleast_2d_tensor};
 use crate::bail;
 use crate::ivalue::IValue;
@@ -103,8 +103,8 @@ pub fn stack_tensors(tensors: &[Tensor], dim: i64) -> TensorResult<Tensor> {
         if t.sizes() != first {
             bail!(
                 "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {i}",
-                fmt_sizes(&first),
-                fmt_sizes(&t.sizes())
+                sizes_str(&first),
+                sizes_str(&t.sizes())
             );
         }
     }

@@ -2,7 +2,7 @@
 //! the reflection_/replication_pad{1,2,3}d operators, with PyTorch's checks.
 
 use super::call::{kernels, tensor_value, Call, Kernel};
-use super::elements::fmt_sizes;
+use super::elements::sizes_str;
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::index::select::index_select_tensor;
@@ -135,7 +135,7 @@ fn index_pad(t: &Tensor, pad: &[i64], mode: Mode) -> TensorResult<Tensor> {
                 if before >= size || after >= size {
                     bail!(
                         "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({before}, {after}) at dimension {d} of input {}",
-                        fmt_sizes(&sizes)
+                        sizes_str(&sizes)
                     );
                 }
             }

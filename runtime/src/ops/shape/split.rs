@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ember_dialects::{Graph, Node, Symbol};
 
 use super::call::{kernels, tensor_list, Call, Kernel};
-use super::elements::fmt_sizes;
+use super::elements::sizes_str;
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -71,13 +71,13 @@ pub fn split_with_sizes(t: &Tensor, sizes: &[i64], dim: i64) -> TensorResult<Vec
     let sum_error = || {
         crate::tensor::TensorError::new(format!(
             "split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {dim}), but got split_sizes={}",
-            fmt_sizes(sizes)
+            sizes_str(sizes)
         ))
     };
     if sizes.iter().any(|&len| len < 0) {
         bail!(
             "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
-            fmt_sizes(sizes)
+            sizes_str(sizes)
         );
     }
     let mut start = 0i64;

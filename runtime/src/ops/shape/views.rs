@@ -4,7 +4,7 @@
 //! change the tensor object every handle sees.
 
 use super::call::{kernels, tensor_list, tensor_value, Call, Kernel};
-use super::elements::fmt_sizes;
+use super::elements::sizes_str;
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -234,7 +234,7 @@ fn unflatten(c: &Call) -> TensorResult<IValue> {
     if !ok {
         bail!(
             "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({dim_size}) in the input tensor",
-            fmt_sizes(&sizes),
+            sizes_str(&sizes),
             c.int("dim")?
         );
     }
@@ -269,8 +269,8 @@ pub fn movedim_order(ndim: usize, src: &[i64], dst: &[i64]) -> TensorResult<Vec<
     if src.len() != dst.len() {
         bail!(
             "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
-            fmt_sizes(src),
-            fmt_sizes(dst)
+            sizes_str(src),
+            sizes_str(dst)
         );
     }
     let norm =
@@ -278,12 +278,12 @@ pub fn movedim_order(ndim: usize, src: &[i64], dst: &[i64]) -> TensorResult<Vec<
     let (s, d) = (norm(src)?, norm(dst)?);
     let repeated = |v: &[usize]| (0..v.len()).any(|i| v[i + 1..].contains(&v[i]));
     if repeated(&s) {
-        bail!("movedim: repeated dim in `source` ({})", fmt_sizes(src));
+        bail!("movedim: repeated dim in `source` ({})", sizes_str(src));
     }
     if repeated(&d) {
         bail!(
             "movedim: repeated dim in `destination` ({})",
-            fmt_sizes(dst)
+            sizes_str(dst)
         );
     }
     let mut order: Vec<i64> = vec![-1; ndim];
@@ -468,7 +468,7 @@ pub(super) fn as_strided(c: &Call) -> TensorResult<IValue> {
     if stride.iter().any(|&s| s < 0) {
         bail!(
             "as_strided: Negative strides are not supported at the moment, got strides: {}",
-            fmt_sizes(&stride)
+            sizes_str(&stride)
         );
     }
     let offset = c.opt_int("storage_offset")?.unwrap_or(t.storage_offset());
