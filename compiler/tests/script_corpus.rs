@@ -31,9 +31,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::{print_function, print_function_in};
+use ember_compiler::frontend::{compile_into, compile_source};
 use ember_dialects::attr::AttrValue;
 use ember_dialects::schema::parse_schema;
 use ember_dialects::symbol::sym;
@@ -380,7 +380,11 @@ fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result
     let name = entry_name(source).ok_or("no top-level def")?;
     let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
     let code = print_function(reference, &name, schema.as_ref())?;
-    let unit = ember_unit(&format!("{}.code", case.display_name()), &code)?;
+    // The code names the file's other functions and classes (`__torch__.helper`): it reads
+    // back into the unit of the file, which it replaces the entry of.
+    let unit = ember_unit(&case.display_name(), source)?;
+    compile_into(&format!("{}.code", case.display_name()), &code, &unit)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
     if unit.function(&name).is_none() {
         return Err(format!("the printed code defines no {name}"));
     }

@@ -156,6 +156,9 @@ impl ClassType {
 pub struct CompilationUnit {
     functions: RwLock<IndexMap<String, Arc<Function>>>,
     classes: RwLock<IndexMap<String, Arc<ClassType>>>,
+    /// NamedTuple and Enum types by qualified name (PyTorch's unit registers every named
+    /// type): code read back (an archive's, a printed function's) names them.
+    named_types: RwLock<IndexMap<String, Type>>,
 }
 
 impl CompilationUnit {
@@ -197,6 +200,23 @@ impl CompilationUnit {
     /// Classes in definition order.
     pub fn classes(&self) -> Vec<Arc<ClassType>> {
         read(&self.classes).values().cloned().collect()
+    }
+
+    /// Registers a NamedTuple (`Type::Tuple` with its qualified name) or `Type::Enum` type.
+    pub fn add_named_type(&self, qualname: impl Into<String>, ty: Type) {
+        self.named_types
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(qualname.into(), ty);
+    }
+
+    pub fn named_type(&self, qualname: &str) -> Option<Type> {
+        read(&self.named_types).get(qualname).cloned()
+    }
+
+    /// NamedTuple and Enum types in definition order.
+    pub fn named_types(&self) -> Vec<Type> {
+        read(&self.named_types).values().cloned().collect()
     }
 }
 

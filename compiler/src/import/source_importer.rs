@@ -166,11 +166,8 @@ impl Resolver for SourceImporter<'_> {
         if !name.starts_with("__torch__") {
             return None;
         }
-        if let Some(c) = self.unit.class(name) {
-            return Some(Resolved::Class(c));
-        }
-        if let Some(f) = self.unit.function(name) {
-            return Some(Resolved::Function(f));
+        if let Some(found) = crate::frontend::unit_resolver::lookup(self.unit, name) {
+            return Some(found);
         }
         let (module, last) = name.rsplit_once('.')?;
         let fresh = !self.started.borrow().contains(name);

@@ -215,6 +215,7 @@ impl<'a> FnEmitter<'a> {
                 super::Resolved::Class(c) => Sugared::Class(c.qualname.clone()),
                 super::Resolved::Function(f) => Sugared::Function(f.qualname.clone()),
                 super::Resolved::Constant(c) => Sugared::Simple(self.insert_constant(c, span)),
+                super::Resolved::Type(t) => sugared_of_type(t),
             });
         }
         Err(self.var_not_found(span, name))
@@ -315,9 +316,7 @@ impl<'a> FnEmitter<'a> {
                         name: name.to_string(),
                     });
                 }
-                let st = self.cx.state.borrow();
-                if let Some(members) = st.classes.get(qual).and_then(|c| c.enum_members.clone()) {
-                    drop(st);
+                if let Some(members) = self.cx.enum_members(qual) {
                     if members.iter().any(|(n, _)| n == name) {
                         let c = ConstValue::Opaque(format!("{qual}.{name}"));
                         let v = self.insert_typed_constant(c, Type::Enum(qual.clone()), span);
@@ -441,8 +440,20 @@ impl<'a> FnEmitter<'a> {
         }
         match self.cx.resolver.resolve(full) {
             Some(super::Resolved::Class(c)) => return Sugared::Class(c.qualname.clone()),
-            Some(super::Resolved::Function(f)) => return Sugared::Function(f.qualname.clone()),
+            // Called by the name asked for, which the resolver answers again.
+            Some(super::Resolved::Function(_)) => return Sugared::Function(full.to_string()),
+            Some(super::Resolved::Type(t)) => return sugared_of_type(t),
             Some(super::Resolved::Constant(_)) | None => {}
+        }
+        // Python-defined functions of torch (`__torch__.torch.nn.functional.relu`), as PyTorch
+        // names them in printed code.
+        if let Some((module, name)) = full
+            .strip_prefix("__torch__.")
+            .and_then(|p| p.rsplit_once('.'))
+        {
+            if module.starts_with("torch.") && super::functional::has(module, name) {
+                return Sugared::Functional(format!("{module}.{name}"));
+            }
         }
         Sugared::Namespace(full.to_string())
     }
@@ -1745,5 +1756,13 @@ fn parse_printed_const(text: &str) -> ConstValue {
         "False" => ConstValue::Bool(false),
         "None" => ConstValue::None,
         s => ConstValue::Str(s.trim_matches('"').trim_matches('\'').to_string()),
+    }
+}
+
+/// A NamedTuple type is its constructor; an Enum type is the class of its members.
+fn sugared_of_type(t: Type) -> Sugared {
+    match t {
+        Type::Enum(qual) => Sugared::Class(qual),
+        t => Sugared::NamedTupleCtor(t),
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use ember_dialects::attr::ConstValue;
 use ember_dialects::types::{NamedTupleInfo, TupleType};
 use ember_dialects::Type;
+use ember_runtime::ivalue::IValue;
 use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
 
 use super::types::{dotted_name, is_final};
@@ -96,14 +97,17 @@ impl ModuleCx<'_> {
                         }
                     }
                 }
-                info.named_tuple = Some(Type::Tuple(TupleType {
+                let ty = Type::Tuple(TupleType {
                     elements,
                     names: Some(NamedTupleInfo {
                         qualified_name: qual.clone(),
                         fields,
                         defaults,
                     }),
-                }));
+                });
+                // Code read back against the unit names the type (`__torch__.Point(a, b)`).
+                self.unit.add_named_type(qual.clone(), ty.clone());
+                info.named_tuple = Some(ty);
             }
             ClassKind::Enum => {
                 let mut members = Vec::new();
@@ -138,6 +142,8 @@ impl ModuleCx<'_> {
                 if self.unit.class(&qual).is_none() {
                     self.unit.add_class(class);
                 }
+                self.unit
+                    .add_named_type(qual.clone(), Type::Enum(qual.clone()));
                 info.enum_members = Some(members);
             }
             ClassKind::Plain | ClassKind::Module => {
@@ -276,16 +282,40 @@ impl ModuleCx<'_> {
 
     /// The type of an enum's values (they are all of one type).
     pub fn enum_value_type(&self, qual: &str) -> Type {
-        let st = self.state.borrow();
-        let first = st
+        let first = self.enum_members(qual).and_then(|m| {
+            m.first()
+                .map(|(_, v)| ember_dialects::schema::const_type(v))
+        });
+        first.unwrap_or(Type::Any)
+    }
+
+    /// The members of enum `qual`: the file's own, or, for an enum of the unit that code read
+    /// back against it names (`__torch__.Color.RED`), the class's constants.
+    pub fn enum_members(&self, qual: &str) -> Option<Vec<(String, ConstValue)>> {
+        let local = self
+            .state
+            .borrow()
             .classes
             .get(qual)
-            .and_then(|c| c.enum_members.as_ref())
-            .and_then(|m| {
-                m.first()
-                    .map(|(_, v)| ember_dialects::schema::const_type(v))
-            });
-        first.unwrap_or(Type::Any)
+            .map(|c| c.enum_members.clone());
+        if let Some(members) = local {
+            return members;
+        }
+        if !matches!(self.unit.named_type(qual), Some(Type::Enum(_))) {
+            return None;
+        }
+        let class = self.unit.class(qual)?;
+        let constants = class.constants.read().unwrap_or_else(|e| e.into_inner());
+        let members = constants.iter().filter_map(|(name, v)| {
+            let value = match v {
+                IValue::Int(i) => ConstValue::Int(*i),
+                IValue::Double(f) => ConstValue::Float(*f),
+                IValue::Str(s) => ConstValue::Str(s.to_string()),
+                _ => return None,
+            };
+            Some((name.clone(), value))
+        });
+        Some(members.collect())
     }
 
     /// The def of static method `name` of class `qual`.

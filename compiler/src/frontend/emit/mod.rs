@@ -66,6 +66,8 @@ pub enum Resolved {
     Function(Arc<Function>),
     /// A constant value.
     Constant(ConstValue),
+    /// A NamedTuple (a tuple type with its qualified name) or an Enum type.
+    Type(Type),
 }
 
 /// A resolver that knows nothing: plain `.py` files define everything they use.

@@ -122,10 +122,11 @@ impl ModuleCx<'_> {
             return Some(Type::Class(qual));
         }
         drop(st);
-        if let Some(super::Resolved::Class(c)) = self.resolver.resolve(name) {
-            return Some(Type::Class(c.qualname.clone()));
+        match self.resolver.resolve(name) {
+            Some(super::Resolved::Class(c)) => Some(Type::Class(c.qualname.clone())),
+            Some(super::Resolved::Type(t)) => Some(t),
+            _ => None,
         }
-        None
     }
 
     fn parse_subscript_type(&self, e: &Expr, ctor: &str, indices: &[Expr]) -> R<Type> {
