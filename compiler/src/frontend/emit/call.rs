@@ -1593,8 +1593,37 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
+        if let Some(def) = self.cx.unused.get(name).copied() {
+            return self.call_dropped(span, def, args, kwargs);
+        }
         let (sig, f) = self.cx.ensure_function(name, span)?;
         self.call_compiled(span, &sig, &f, args, kwargs)
+    }
+
+    /// A call of an `@torch.jit.unused` function (`PythonValue::call` when `should_drop`):
+    /// the arguments are matched against its annotations, then the call is a raise and its
+    /// result an uninitialized value of the declared return type.
+    fn call_dropped(
+        &mut self,
+        span: Span,
+        def: &crate::frontend::ast::Def,
+        args: Vec<NamedValue>,
+        kwargs: Vec<NamedValue>,
+    ) -> R<Value> {
+        let (mut sig, declared) = self.cx.signature(def, false)?;
+        // An unannotated Python function returns a Tensor, as its parameters are Tensors.
+        sig.ret = declared.unwrap_or(Type::tensor());
+        let schema = schema_of(&def.name.name, &sig, None);
+        schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
+            .map_err(|e| self.err(span, e))?;
+        let msg = self.insert_constant(
+            ConstValue::Str(
+                "This Python function is annotated to be ignored and cannot be run".into(),
+            ),
+            span,
+        );
+        self.builtin_call_outputs(span, Symbol::prim("RaiseException"), &[msg], &[])?;
+        Ok(self.insert_uninitialized(sig.ret))
     }
 
     /// `prim::CallFunction` of a compiled function, its graph on the function constant.
