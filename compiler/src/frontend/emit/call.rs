@@ -562,7 +562,14 @@ impl<'a> FnEmitter<'a> {
         let n = self.emit_node(Symbol::prim("GetAttr"), &[obj], vec![ty], span);
         self.g
             .set_attr(n, Symbol::attr("name"), AttrValue::Str(field.to_string()));
-        self.g.output(n, 0)
+        // `Graph::createGetAttr` names the value after the field (`normalizeAttrName`).
+        let out = self.g.output(n, 0);
+        let name = match ember_dialects::Graph::is_valid_name(field) {
+            true => field.to_string(),
+            false => format!("_{field}"),
+        };
+        self.g.set_debug_name(out, &name);
+        out
     }
 
     pub fn sugared_has_attr(&mut self, span: Span, sv: &Sugared, name: &str) -> R<bool> {
