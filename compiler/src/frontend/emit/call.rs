@@ -573,7 +573,14 @@ impl<'a> FnEmitter<'a> {
         let n = self.emit_node(Symbol::prim("GetAttr"), &[obj], vec![ty], span);
         self.g
             .set_attr(n, Symbol::attr("name"), AttrValue::Str(field.to_string()));
-        self.g.output(n, 0)
+        // `Graph::createGetAttr` names the value after the field (`normalizeAttrName`).
+        let out = self.g.output(n, 0);
+        let name = match ember_dialects::Graph::is_valid_name(field) {
+            true => field.to_string(),
+            false => format!("_{field}"),
+        };
+        self.g.set_debug_name(out, &name);
+        out
     }
 
     pub fn sugared_has_attr(&mut self, span: Span, sv: &Sugared, name: &str) -> R<bool> {
@@ -1604,8 +1611,37 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
+        if let Some(def) = self.cx.unused.get(name).copied() {
+            return self.call_dropped(span, def, args, kwargs);
+        }
         let (sig, f) = self.cx.ensure_function(name, span)?;
         self.call_compiled(span, &sig, &f, args, kwargs)
+    }
+
+    /// A call of an `@torch.jit.unused` function (`PythonValue::call` when `should_drop`):
+    /// the arguments are matched against its annotations, then the call is a raise and its
+    /// result an uninitialized value of the declared return type.
+    fn call_dropped(
+        &mut self,
+        span: Span,
+        def: &crate::frontend::ast::Def,
+        args: Vec<NamedValue>,
+        kwargs: Vec<NamedValue>,
+    ) -> R<Value> {
+        let (mut sig, declared) = self.cx.signature(def, false)?;
+        // An unannotated Python function returns a Tensor, as its parameters are Tensors.
+        sig.ret = declared.unwrap_or(Type::tensor());
+        let schema = schema_of(&def.name.name, &sig, None);
+        schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
+            .map_err(|e| self.err(span, e))?;
+        let msg = self.insert_constant(
+            ConstValue::Str(
+                "This Python function is annotated to be ignored and cannot be run".into(),
+            ),
+            span,
+        );
+        self.builtin_call_outputs(span, Symbol::prim("RaiseException"), &[msg], &[])?;
+        Ok(self.insert_uninitialized(sig.ret))
     }
 
     /// `prim::CallFunction` of a compiled function, its graph on the function constant.

@@ -773,33 +773,35 @@ impl<'a> FnEmitter<'a> {
                 values.push(self.emit_expr(item, elem_hint.as_ref())?);
             }
         }
-        let elem = match elem_hint {
-            Some(e) => e,
-            None if values.is_empty() => Type::tensor(),
-            None => {
+        // `unifyTypeList` with default_to_union: heterogeneous lists are lists of the union
+        // of their element types.
+        let unified = match values.is_empty() {
+            true => None,
+            false => {
                 let types: Vec<Type> = values.iter().map(|v| self.g.ty(*v).clone()).collect();
-                match unify_type_list(&types) {
+                Some(match unify_type_list(&types) {
                     Ok(t) => t,
-                    // Heterogeneous lists are lists of the union of their element types.
                     Err(m) => ember_dialects::types::union_of(types.clone()).map_err(|_| {
                         self.err(span, format!("Lists must contain only a single type\n{m}"))
                     })?,
-                }
+                })
             }
         };
-        for v in &values {
-            let vt = self.g.ty(*v);
-            if !vt.is_subtype_of(&elem) {
+        let elem = match (elem_hint, unified) {
+            (Some(e), Some(u)) if !u.is_subtype_of(&e) => {
                 return Err(self.err(
                     span,
                     format!(
-                        "Lists must contain only a single type, expected: {} but found {} instead.",
-                        elem.repr_str(),
-                        vt.repr_str()
+                        "List type annotation `{}` did not match the types of the given list elements, which were unified to {}",
+                        Type::List(Box::new(e)).repr_str(),
+                        u.repr_str()
                     ),
                 ));
             }
-        }
+            (Some(e), _) => e,
+            (None, Some(u)) => u,
+            (None, None) => Type::tensor(),
+        };
         Ok(self.insert_list(elem, &values, span))
     }
 
