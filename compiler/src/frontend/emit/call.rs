@@ -165,6 +165,10 @@ impl<'a> FnEmitter<'a> {
             "uninitialized" => return Ok(Sugared::SpecialForm(Symbol::prim("Uninitialized"))),
             "ops" => return Ok(Sugared::Namespace("torch.ops".into())),
             "__torch__" => return Ok(Sugared::Namespace("__torch__".into())),
+            // The archive's constants table (`CONSTANTS.c0`), which the resolver holds.
+            "CONSTANTS" if self.cx.resolver.is_archive_code() => {
+                return Ok(Sugared::Namespace("CONSTANTS".into()))
+            }
             "inf" => {
                 return Ok(Sugared::Simple(
                     self.insert_constant(ConstValue::Float(f64::INFINITY), span),
@@ -340,6 +344,14 @@ impl<'a> FnEmitter<'a> {
         let full = format!("{path}.{name}");
         if path == "__torch__" || path.starts_with("__torch__.") {
             return Ok(self.torch_path(&full));
+        }
+        if path == "CONSTANTS" {
+            return match self.cx.resolver.resolve(&full) {
+                Some(super::Resolved::Constant(c)) => {
+                    Ok(Sugared::Simple(self.insert_constant(c, span)))
+                }
+                _ => Err(self.err(span, format!("the archive has no constant {full}"))),
+            };
         }
         if matches!(full.as_str(), "torch.no_grad" | "torch.enable_grad") {
             let qual =
