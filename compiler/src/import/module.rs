@@ -84,9 +84,11 @@ impl Module {
         self.run_method("forward", args)
     }
 
-    /// Every method of every class of the unit, root class first.
+    /// Every method of every class of the unit, root class first (interfaces, whose
+    /// methods are declarations, left out).
     pub fn all_methods(&self) -> Vec<Arc<Function>> {
         let mut classes = self.unit.classes();
+        classes.retain(|c| !c.is_interface);
         classes.sort_by_key(|c| !Arc::ptr_eq(c, &self.object.class));
         let mut out: Vec<Arc<Function>> = Vec::new();
         for c in classes {

@@ -118,11 +118,17 @@ impl ModuleCx<'_> {
                 if info.enum_members.is_some() {
                     return Some(Type::Enum(qual));
                 }
+                if info.is_interface {
+                    return Some(Type::Interface(qual));
+                }
             }
             return Some(Type::Class(qual));
         }
         drop(st);
         if let Some(super::Resolved::Class(c)) = self.resolver.resolve(name) {
+            if c.is_interface {
+                return Some(Type::Interface(c.qualname.clone()));
+            }
             return Some(Type::Class(c.qualname.clone()));
         }
         None
