@@ -74,6 +74,9 @@ pub struct ClassType {
     pub qualname: String,
     /// Instances are `torch.nn.Module`s.
     pub is_module: bool,
+    /// An interface (`@torch.jit.interface`): its methods are declarations only, and its
+    /// values are objects of any class that has methods of those names.
+    pub is_interface: bool,
     pub attributes: RwLock<Vec<ClassAttribute>>,
     /// Module constants (`__constants__`, `Final`), folded into code that reads them.
     pub constants: RwLock<IndexMap<String, IValue>>,
@@ -85,10 +88,28 @@ impl ClassType {
         ClassType {
             qualname: qualname.into(),
             is_module,
+            is_interface: false,
             attributes: RwLock::new(Vec::new()),
             constants: RwLock::new(IndexMap::new()),
             methods: RwLock::new(IndexMap::new()),
         }
+    }
+
+    /// An interface type; its methods are added as declarations.
+    pub fn interface(qualname: impl Into<String>, is_module: bool) -> ClassType {
+        ClassType {
+            is_interface: true,
+            ..ClassType::new(qualname, is_module)
+        }
+    }
+
+    /// Whether objects of `class` are values of this interface: `class` has a method of
+    /// each name this interface declares (PyTorch also compares their schemas, which the
+    /// compiler checked where the object became an interface value).
+    pub fn is_implemented_by(&self, class: &ClassType) -> bool {
+        let methods = read(&self.methods);
+        let theirs = read(&class.methods);
+        methods.keys().all(|m| theirs.contains_key(m))
     }
 
     /// The slot index of an attribute.

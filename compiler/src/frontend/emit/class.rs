@@ -22,12 +22,19 @@ enum ClassKind {
     Module,
     NamedTuple,
     Enum,
+    /// `@torch.jit.interface` (archive code: a base `Interface` or `ModuleInterface`).
+    Interface {
+        module: bool,
+    },
 }
 
-/// Whether a class is a NamedTuple or an Enum: types other classes' attributes may name, so
-/// they are declared first.
+/// Whether a class is a NamedTuple, an Enum or an interface: types other classes' attributes
+/// may name, so they are declared first.
 pub(crate) fn is_type_like(c: &ClassDef) -> bool {
-    matches!(class_kind(c), Ok(ClassKind::NamedTuple | ClassKind::Enum))
+    matches!(
+        class_kind(c),
+        Ok(ClassKind::NamedTuple | ClassKind::Enum | ClassKind::Interface { .. })
+    )
 }
 
 fn class_kind(c: &ClassDef) -> R<ClassKind> {
@@ -40,6 +47,8 @@ fn class_kind(c: &ClassDef) -> R<ClassKind> {
             "Module" => ClassKind::Module,
             "NamedTuple" => ClassKind::NamedTuple,
             "Enum" | "IntEnum" => ClassKind::Enum,
+            "Interface" => ClassKind::Interface { module: false },
+            "ModuleInterface" => ClassKind::Interface { module: true },
             _ => {
                 return Err(FrontendError::new(
                     b.span,
@@ -48,7 +57,38 @@ fn class_kind(c: &ClassDef) -> R<ClassKind> {
             }
         };
     }
+    let interface = c
+        .decorators
+        .iter()
+        .any(|d| dotted_name(d).is_some_and(|n| n == "interface" || n.ends_with(".interface")));
+    if interface {
+        kind = ClassKind::Interface {
+            module: matches!(
+                kind,
+                ClassKind::Module | ClassKind::Interface { module: true }
+            ),
+        };
+    }
     Ok(kind)
+}
+
+/// The graph of an interface method: `self` and the parameters in, a value of the return
+/// type out (`prim::Uninitialized`: a declaration has no body).
+fn declaration_graph(qual: &str, sig: &FnSig) -> ember_dialects::Graph {
+    use ember_dialects::{Graph, Symbol};
+    let mut g = Graph::new();
+    let this = g.add_input(Type::Interface(qual.to_string()));
+    g.set_debug_name(this, "self");
+    for p in &sig.params {
+        let v = g.add_input(p.ty.clone());
+        g.set_debug_name(v, &p.name);
+    }
+    let n = g.create(Symbol::prim("Uninitialized"), &[], 0);
+    g.add_node_output(n, sig.ret.clone());
+    g.insert_node(n);
+    let out = g.output(n, 0);
+    g.register_output(out);
+    g
 }
 
 fn has_decorator(d: &Def, name: &str) -> bool {
@@ -145,6 +185,24 @@ impl ModuleCx<'_> {
                 self.unit
                     .add_named_type(qual.clone(), Type::Enum(qual.clone()));
                 info.enum_members = Some(members);
+            }
+            ClassKind::Interface { module } => {
+                // Methods are declarations: their signatures, and a graph of that signature
+                // in the unit so other files (and isinstance) see them.
+                info.is_module = module;
+                info.is_interface = true;
+                let class = ClassType::interface(qual.clone(), module);
+                for d in methods_of(c) {
+                    let (sig, _) = self.signature(d, true)?;
+                    let name = d.name.name.clone();
+                    let graph = declaration_graph(&qual, &sig);
+                    class.add_method(Arc::new(Function::new(format!("{qual}.{name}"), graph)));
+                    info.sigs.insert(name.clone(), sig);
+                    info.methods.push(name);
+                }
+                if self.unit.class(&qual).is_none_or(|c| !c.is_interface) {
+                    self.unit.add_class(class);
+                }
             }
             ClassKind::Plain | ClassKind::Module => {
                 info.is_module = matches!(kind, ClassKind::Module);

@@ -123,6 +123,8 @@ pub(crate) struct ClassInfo {
     pub constants: HashMap<String, ConstValue>,
     /// Method signatures, once known.
     pub sigs: HashMap<String, FnSig>,
+    /// An interface: `sigs` holds its method declarations.
+    pub is_interface: bool,
 }
 
 /// State shared by every function of one compilation.
