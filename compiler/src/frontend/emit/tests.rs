@@ -144,3 +144,35 @@ fn resolver_supplies_classes_of_other_modules() {
     "#]]
     .assert_eq(&normalized_text(&f.graph).unwrap());
 }
+
+#[test]
+fn list_and_dict_literals_check_elements_against_the_hint_without_casting_them() {
+    // PyTorch emits the elements without the annotation's element type: an `Any` list holds
+    // them as they are, and a mismatch is reported for the unified element type.
+    check(
+        "from typing import Any, Dict\ndef f(n: int):\n    xs: List[Any] = [n, 'a']\n    d: Dict[str, Any] = {'k': n}\n    return xs, d\n",
+        expect![[r#"
+            graph(%0 : int):
+              %1 : str = prim::Constant[value="a"]()
+              %2 : str = prim::Constant[value="k"]()
+              %3 : Any[] = prim::ListConstruct(%0, %1)
+              %4 : Dict(str, Any) = prim::DictConstruct(%2, %0)
+              %5 : (Any[], Dict(str, Any)) = prim::TupleConstruct(%3, %4)
+              return (%5)
+        "#]],
+    );
+    check(
+        "def f(x: Optional[int]) -> List[int]:\n    return [x]\n",
+        expect![[r#"
+            t.py:4:12: error: List type annotation `List[int]` did not match the types of the given list elements, which were unified to Optional[int]
+                return [x]
+                       ~~~ <--- HERE"#]],
+    );
+    check(
+        "def f(n: int) -> int:\n    xs: List[List[int]] = [[]]\n    return len(xs)\n",
+        expect![[r#"
+            t.py:4:27: error: List type annotation `List[List[int]]` did not match the types of the given list elements, which were unified to List[Tensor]
+                xs: List[List[int]] = [[]]
+                                      ~~~~ <--- HERE"#]],
+    );
+}
