@@ -176,3 +176,48 @@ fn list_and_dict_literals_check_elements_against_the_hint_without_casting_them()
                                       ~~~~ <--- HERE"#]],
     );
 }
+
+#[test]
+fn calls_of_unused_free_functions_raise_in_place() {
+    // PyTorch never compiles an @torch.jit.unused free function: a call matches the signature
+    // its annotations give (no defaults; Tensors and a return by the number of binders when
+    // nothing is annotated), raises, and stands for an uninitialized value.
+    check(
+        "@torch.jit.unused\ndef noann(x, y):\n    return x\n@torch.jit.unused\ndef withdef(x: int, k: int = 3) -> List[int]:\n    return [x]\ndef f(x: torch.Tensor, n: int):\n    if n > 0:\n        a, b = noann(x, x)\n        return a + b\n    if n < -5:\n        noann(x, x)\n    return torch.tensor(withdef(n, 2))\n",
+        expect![[r#"
+            graph(%0 : Tensor,
+                  %1 : int):
+              %2 : NoneType = prim::Constant()
+              %3 : int = prim::Constant[value=-5]()
+              %4 : int = prim::Constant[value=0]()
+              %5 : str = prim::Constant[value="This Python function is annotated to be ignored and cannot be run"]()
+              %6 : Tensor = prim::Uninitialized()
+              %7 : bool = aten::gt(%1, %4)
+               = prim::If(%7)
+                block0():
+                   = prim::RaiseException(%5, %2)
+                  -> ()
+                block1():
+                  -> ()
+              %8 : bool = aten::lt(%1, %3)
+               = prim::If(%8)
+                block0():
+                   = prim::RaiseException(%5, %2)
+                  -> ()
+                block1():
+                  -> ()
+               = prim::RaiseException(%5, %2)
+              return (%6)
+        "#]],
+    );
+    check(
+        "@torch.jit.unused\ndef withdef(x: int, k: int = 3) -> List[int]:\n    return [x]\ndef g(n: int):\n    return withdef(n)\n",
+        expect![[r#"
+            t.py:7:12: error: 
+            withdef(int x, int k) -> int[] 0:
+            Argument k not provided.
+
+                return withdef(n)
+                       ~~~~~~~~~~ <--- HERE"#]],
+    );
+}
