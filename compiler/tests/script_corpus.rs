@@ -35,7 +35,7 @@ use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::{print_function, print_function_in};
 use ember_compiler::frontend::{compile_into, compile_source};
 use ember_dialects::attr::AttrValue;
-use ember_dialects::schema::parse_schema;
+use ember_dialects::schema::parse_function_schema;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Symbol, Type};
 use ember_runtime::interpreter::{run, Code};
@@ -477,13 +477,13 @@ fn check_code(case: &Case, ember: Option<&(Arc<CompilationUnit>, Graph)>) -> Res
     let read = |ext: &str| std::fs::read_to_string(case.sibling(ext)).map_err(|e| e.to_string());
     let mut graph =
         ember_dialects::parse::parse_graph(&read("graph")?).map_err(|d| format!("parse: {d}"))?;
-    // A schema naming types the schema parser does not read leaves the signature to the graph.
-    let schema = parse_schema(read("schema")?.trim()).ok();
+    let schema =
+        parse_function_schema(read("schema")?.trim()).map_err(|d| format!("schema: {d}"))?;
     let namespace = format!("__torch__.{}", case.module);
     if let Some(ember) = ember {
         restore_names(&mut graph, ember, &namespace);
     }
-    let printed = print_function_in(&graph, &name, schema.as_ref(), &namespace)?;
+    let printed = print_function_in(&graph, &name, Some(&schema), &namespace)?;
     let want = read("code")?;
     if printed == want {
         return Ok(());
@@ -500,12 +500,13 @@ fn check_code_reads_back(
     ember: Option<&(Arc<CompilationUnit>, Graph)>,
 ) -> Result<(), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
-    let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
+    let schema = parse_function_schema(case.pytorch_text("schema")?.trim())
+        .map_err(|d| format!("schema: {d}"))?;
     let mut reference = reference.clone();
     if let Some(ember) = ember {
         restore_names(&mut reference, ember, "__torch__");
     }
-    let code = print_function(&reference, &name, schema.as_ref())?;
+    let code = print_function(&reference, &name, Some(&schema))?;
     // The code names the file's other functions and classes (`__torch__.helper`): it reads
     // back into the unit of the file, which it replaces the entry of.
     let unit = ember_unit(&case.display_name(), source)?;

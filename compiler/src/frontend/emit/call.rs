@@ -140,6 +140,9 @@ impl<'a> FnEmitter<'a> {
                             format!("function '{name}' is decorated @torch.jit.ignore: it runs in Python, which Ember cannot call; use @torch.jit.unused to compile it as raising, or remove the decorator"),
                         ));
                     }
+                    if super::unused::is_dropped_function(d) {
+                        return Ok(Sugared::DroppedFunction(name.to_string()));
+                    }
                     Ok(Sugared::Function(name.to_string()))
                 }
                 Global::Class(_) => {
@@ -1207,6 +1210,9 @@ impl<'a> FnEmitter<'a> {
             Sugared::Function(name) => Ok(Sugared::Simple(
                 self.call_function(span, name, args, kwargs)?,
             )),
+            Sugared::DroppedFunction(name) => Ok(Sugared::Simple(
+                self.call_dropped_function(span, name, args, kwargs, _n_binders)?,
+            )),
             Sugared::Method { self_, class, name } => {
                 let out = self.call_method_nv(span, *self_, class, name, args, kwargs)?;
                 Ok(Sugared::Simple(out))
@@ -1640,28 +1646,53 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
-        if let Some(def) = self.cx.unused.get(name).copied() {
-            return self.call_dropped(span, def, args, kwargs);
-        }
         let (sig, f) = self.cx.ensure_function(name, span)?;
         self.call_compiled(span, &sig, &f, args, kwargs)
     }
 
-    /// A call of an `@torch.jit.unused` function (`PythonValue::call` when `should_drop`):
-    /// the arguments are matched against its annotations, then the call is a raise and its
-    /// result an uninitialized value of the declared return type.
-    fn call_dropped(
+    /// PyTorch's `PythonValue::call` of a dropped (`@torch.jit.unused`) free function: the
+    /// arguments match the signature its annotations give (`getSchema`: no defaults, Tensor
+    /// where unannotated, the return by the number of binders when nothing is annotated), then
+    /// the call raises and stands for an uninitialized value of the return type.
+    fn call_dropped_function(
         &mut self,
         span: Span,
-        def: &crate::frontend::ast::Def,
+        name: &str,
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
+        n_binders: usize,
     ) -> R<Value> {
-        let (mut sig, declared) = self.cx.signature(def, false)?;
-        // An unannotated Python function returns a Tensor, as its parameters are Tensors.
-        sig.ret = declared.unwrap_or(Type::tensor());
-        let schema = schema_of(&def.name.name, &sig, None);
-        schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
+        let Some(Global::Def(def)) = self.cx.globals.get(name).copied() else {
+            return Err(self.err(span, format!("undefined value {name}")));
+        };
+        let annotated =
+            def.return_type.is_some() || def.params.iter().any(|p| p.annotation.is_some());
+        let mut params = Vec::new();
+        for p in &def.params {
+            let ty = match &p.annotation {
+                Some(a) => self.cx.parse_type(a)?,
+                None => Type::tensor(),
+            };
+            params.push(super::ParamSig {
+                name: p.name.name.clone(),
+                ty,
+                n: None,
+                default: None,
+                kwarg_only: false,
+            });
+        }
+        let ret = match &def.return_type {
+            Some(r) => self.cx.parse_type(r)?,
+            None if annotated => Type::tensor(),
+            None => match n_binders {
+                0 => Type::None,
+                1 => Type::tensor(),
+                n => Type::tuple(vec![Type::tensor(); n]),
+            },
+        };
+        let mut schema = schema_of(name, &FnSig { params, ret }, None);
+        schema.returns[0].name = "0".into();
+        let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
             .map_err(|e| self.err(span, e))?;
         let msg = self.insert_constant(
             ConstValue::Str(
@@ -1670,7 +1701,7 @@ impl<'a> FnEmitter<'a> {
             span,
         );
         self.builtin_call_outputs(span, Symbol::prim("RaiseException"), &[msg], &[])?;
-        Ok(self.insert_uninitialized(sig.ret))
+        Ok(self.insert_uninitialized(m.return_types[0].clone()))
     }
 
     /// `prim::CallFunction` of a compiled function, its graph on the function constant.

@@ -3,7 +3,7 @@
 //! `emitSubscript`, ...).
 
 use ember_dialects::attr::ConstValue;
-use ember_dialects::types::{unify_type_list, unify_types};
+use ember_dialects::types::{unify_type_list, unify_type_list_ext, unify_types};
 use ember_dialects::{Symbol, Type, Value};
 
 use super::sugared::Sugared;
@@ -765,6 +765,8 @@ impl<'a> FnEmitter<'a> {
                 ))
             }
         };
+        // PyTorch emits the elements without the hint (an `Any` hint would cast each one) and
+        // checks their unified type against it.
         let mut values = Vec::new();
         for item in items {
             if let ExprKind::Starred(inner) = &item.kind {
@@ -773,37 +775,29 @@ impl<'a> FnEmitter<'a> {
                     values.push(self.as_value(item.span, &it)?);
                 }
             } else {
-                values.push(self.emit_expr(item, elem_hint.as_ref())?);
+                values.push(self.emit_expr(item, None)?);
             }
         }
-        // `unifyTypeList` with default_to_union: heterogeneous lists are lists of the union
-        // of their element types.
-        let unified = match values.is_empty() {
-            true => None,
-            false => {
-                let types: Vec<Type> = values.iter().map(|v| self.g.ty(*v).clone()).collect();
-                Some(match unify_type_list(&types) {
-                    Ok(t) => t,
-                    Err(m) => ember_dialects::types::union_of(types.clone()).map_err(|_| {
-                        self.err(span, format!("Lists must contain only a single type\n{m}"))
-                    })?,
-                })
-            }
-        };
-        let elem = match (elem_hint, unified) {
-            (Some(e), Some(u)) if !u.is_subtype_of(&e) => {
+        if values.is_empty() {
+            return Ok(self.insert_list(elem_hint.unwrap_or_else(Type::tensor), &[], span));
+        }
+        let types: Vec<Type> = values.iter().map(|v| self.g.ty(*v).clone()).collect();
+        // Heterogeneous lists are lists of the union of their element types.
+        let unified = unify_type_list_ext(&types, true, elem_hint.as_ref())
+            .map_err(|m| self.err(span, format!("Lists must contain only a single type\n{m}")))?;
+        let elem = match elem_hint {
+            Some(hint) if !unified.is_subtype_of(&hint) => {
                 return Err(self.err(
                     span,
                     format!(
                         "List type annotation `{}` did not match the types of the given list elements, which were unified to {}",
-                        Type::List(Box::new(e)).repr_str(),
-                        u.repr_str()
+                        Type::list(hint).repr_str(),
+                        unified.repr_str()
                     ),
-                ));
+                ))
             }
-            (Some(e), _) => e,
-            (None, Some(u)) => u,
-            (None, None) => Type::tensor(),
+            Some(hint) => hint,
+            None => unified,
         };
         Ok(self.insert_list(elem, &values, span))
     }
@@ -825,8 +819,9 @@ impl<'a> FnEmitter<'a> {
         let mut keys = Vec::new();
         let mut values = Vec::new();
         for (k, v) in pairs {
-            keys.push(self.emit_expr(k, kh.as_ref())?);
-            values.push(self.emit_expr(v, vh.as_ref())?);
+            // Without the hint, as PyTorch: an `Any` hint would cast each one.
+            keys.push(self.emit_expr(k, None)?);
+            values.push(self.emit_expr(v, None)?);
         }
         let (kt, vt) = match (kh, vh) {
             (Some(k), Some(v)) => (k, v),

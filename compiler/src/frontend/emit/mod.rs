@@ -137,9 +137,6 @@ pub(crate) struct ModuleCx<'a> {
     pub prefix: String,
     /// Import aliases: local name → dotted module path (`F` → `torch.nn.functional`).
     pub imports: HashMap<String, String>,
-    /// Top-level `@torch.jit.unused` defs as written (their signatures): a call of one is
-    /// replaced by a raise, as PyTorch does for a dropped Python function.
-    pub unused: HashMap<String, &'a Def>,
     pub state: RefCell<State>,
 }
 

@@ -118,16 +118,6 @@ pub(crate) fn compile_module_functions(
     resolver: &dyn Resolver,
     prefix: &str,
 ) -> R<HashMap<String, (FnSig, Arc<Function>)>> {
-    let unused: HashMap<String, &Def> = module
-        .body
-        .iter()
-        .filter_map(|s| match &s.kind {
-            StmtKind::Def(d) if super::unused::is_unused(&d.decorators) => {
-                Some((d.name.name.clone(), d))
-            }
-            _ => None,
-        })
-        .collect();
     let module = &super::unused::drop_unused_bodies(module);
     let mut globals = HashMap::new();
     let mut imports = HashMap::new();
@@ -222,7 +212,6 @@ pub(crate) fn compile_module_functions(
         prefix: prefix.to_string(),
         globals,
         imports,
-        unused,
         state: RefCell::new(State::default()),
     };
     // NamedTuples and Enums first: archive code declares attributes of those types in
