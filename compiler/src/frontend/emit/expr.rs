@@ -532,12 +532,8 @@ impl<'a> FnEmitter<'a> {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(i) => {
-                let i = i64::try_from(*i).map_err(|_| {
-                    self.err(
-                        span,
-                        format!("Integer literal {i} is out of range for int64"),
-                    )
-                })?;
+                let i = i64::try_from(*i)
+                    .map_err(|_| self.err(span, crate::frontend::lexer::INTEGRAL_OUT_OF_RANGE))?;
                 Ok(self.materialize_int(i, span))
             }
             ExprKind::Float(f) => Ok(self.materialize_float(*f, span)),
