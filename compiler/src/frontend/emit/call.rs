@@ -7,7 +7,7 @@
 use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::catalogue::catalogue;
 use ember_dialects::schema::{Argument, FunctionSchema};
-use ember_dialects::types::{eval_type_variables, match_type_variables, TypeEnv};
+use ember_dialects::types::{eval_type_variables, match_type_variables, TupleType, TypeEnv};
 use ember_dialects::{Symbol, Type, Value};
 
 use super::sugared::{RangeValue, Sugared};
@@ -17,6 +17,33 @@ use crate::frontend::builtins::{self, ModuleAttr, PythonBuiltin};
 use crate::frontend::error::FrontendError;
 use crate::frontend::schema_match::{self, NamedValue};
 use crate::frontend::span::Span;
+
+/// Python's builtin functions that TorchScript has no meaning for (the others, like len or
+/// print, are builtins of the emitter): PyTorch refuses a call of them by name.
+const PYTHON_BUILTIN_FUNCTIONS: &[&str] = &[
+    "__import__",
+    "aiter",
+    "anext",
+    "ascii",
+    "breakpoint",
+    "callable",
+    "compile",
+    "delattr",
+    "dir",
+    "eval",
+    "exec",
+    "format",
+    "globals",
+    "input",
+    "issubclass",
+    "iter",
+    "locals",
+    "next",
+    "open",
+    "repr",
+    "setattr",
+    "vars",
+];
 
 /// Exceptions a TorchScript program may raise by name.
 const PYTHON_EXCEPTIONS: &[&str] = &[
@@ -182,23 +209,9 @@ impl<'a> FnEmitter<'a> {
         }
         if matches!(
             name,
-            "reversed"
-                | "iter"
-                | "next"
-                | "map"
-                | "filter"
-                | "set"
-                | "frozenset"
-                | "open"
-                | "input"
-                | "repr"
-                | "format"
-                | "vars"
-                | "type"
-                | "object"
-                | "super"
-                | "callable"
-        ) {
+            "reversed" | "map" | "filter" | "set" | "frozenset" | "type" | "object" | "super"
+        ) || PYTHON_BUILTIN_FUNCTIONS.contains(&name)
+        {
             return Ok(Sugared::PythonFunction(name.to_string()));
         }
         if matches!(name, "torch" | "math") {
@@ -579,10 +592,13 @@ impl<'a> FnEmitter<'a> {
                     || self.class_has_method(&qual, name)
                     || self.class_has_property(&qual, name)
                     || self.class_constant(&qual, name).is_some()),
+                Type::Tuple(TupleType {
+                    names: Some(info), ..
+                }) => Ok(info.fields.iter().any(|f| f == name)),
                 t => Err(self.err(
                     span,
                     format!(
-                        "hasattr's first argument must be an object or module, but got {}",
+                        "hasattr's first argument must be an object or NamedTuple, got {} instead",
                         t.repr_str()
                     ),
                 )),
@@ -590,7 +606,7 @@ impl<'a> FnEmitter<'a> {
             other => Err(self.err(
                 span,
                 format!(
-                    "hasattr's first argument must be an object or module, but got {}",
+                    "hasattr's first argument must be an object or NamedTuple, got {} instead",
                     other.kind()
                 ),
             )),
@@ -1297,6 +1313,9 @@ impl<'a> FnEmitter<'a> {
                     span,
                     format!("cannot call a value of type '{}'", t.repr_str()),
                 ))
+            }
+            Sugared::PythonFunction(name) if PYTHON_BUILTIN_FUNCTIONS.contains(&name.as_str()) => {
+                Err(self.err(span, format!("Python builtin <built-in function {name}> is currently not supported in Torchscript")))
             }
             Sugared::PythonFunction(name) => {
                 // PyTorch infers `name(Tensor 0, ...) -> Tensor 0` for a Python function.
