@@ -336,6 +336,7 @@ impl<'a> FnEmitter<'a> {
                         let v = self.insert_typed_constant(c, Type::Enum(qual.clone()), span);
                         return Ok(Sugared::Simple(v));
                     }
+                    return Err(self.err(span, format!("'Enum<{qual}>' has no attribute '{name}'")));
                 }
                 Err(self.err(span, format!("'{qual}' has no attribute '{name}'")))
             }
@@ -796,7 +797,10 @@ impl<'a> FnEmitter<'a> {
                         span,
                         format!(
                             "Expected class value as argument to __new__, got {} instead",
-                            sv.kind()
+                            match &sv {
+                                Sugared::Simple(v) => self.g.ty(*v).repr_str(),
+                                other => other.kind(),
+                            }
                         ),
                     ));
                 };
@@ -1718,7 +1722,7 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
-        let sig = self.method_sig(class, name)?.ok_or_else(|| {
+        let sig = self.method_sig(span, class, name)?.ok_or_else(|| {
             self.err(
                 span,
                 format!(
