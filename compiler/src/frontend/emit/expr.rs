@@ -752,7 +752,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected a List type hint but instead got {}",
+                        "Expected an annotation of type List but got {}",
                         other.repr_str()
                     ),
                 ))
@@ -855,7 +855,7 @@ impl<'a> FnEmitter<'a> {
                     return Err(self.err(
                         s,
                         format!(
-                            "Dict {what} must contain only a single type, expected: {} but found {} instead.",
+                            "Dict {what} must contain only a single type. Expected: {} but found {} instead",
                             ty.repr_str(),
                             t.repr_str()
                         ),
@@ -923,7 +923,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected list type annotation for list comprehension, found {}",
+                        "Expected an annotation of type List but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -991,7 +991,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected Dict type annotation for dict comprehension, found {}",
+                        "Expected an annotation of type Dict but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -1175,7 +1175,7 @@ impl<'a> FnEmitter<'a> {
             None => i64::MAX,
         };
         if step == 0 {
-            return Err(self.err(span, "slice step cannot be zero"));
+            return Err(self.err(span, "List slice should have non-zero step"));
         }
         let n = slice_indices_adjust(len, &mut beg, &mut end_i, step);
         let Type::Tuple(t) = self.g.ty(tuple).clone() else {
