@@ -2,7 +2,7 @@
 # `for` over each iterable PyTorch accepts: a range (the loop counter), a list, a string and a
 # tensor (an index loop with aten::__getitem__ / aten::select), a dict (its keys) and its items,
 # a tuple (unrolled), enumerate and zip (in lockstep up to the shortest length, prim::min).
-# PyTorch runs `reversed` as a call back into Python (errors-unsupported.py). The CHECK lines
+# PyTorch runs `reversed` as a call back into Python (frontend-errors-more.py). The CHECK lines
 # are PyTorch's graphs (tools/gen/torch_graphs.py --filecheck).
 import torch
 from typing import Dict, List, Tuple
