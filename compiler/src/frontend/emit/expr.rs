@@ -821,15 +821,29 @@ impl<'a> FnEmitter<'a> {
             keys.push(self.emit_expr(k, kh.as_ref())?);
             values.push(self.emit_expr(v, vh.as_ref())?);
         }
+        let unify = |types: Vec<Type>| match unify_type_list(&types) {
+            Ok(t) => t,
+            Err(_) => {
+                ember_dialects::types::union_of(types.clone()).unwrap_or_else(|_| types[0].clone())
+            }
+        };
+        if let (Some(Type::Dict(..)), Some(v), false) = (hint, &vh, values.is_empty()) {
+            let unified = unify(values.iter().map(|x| self.g.ty(*x).clone()).collect());
+            if !unified.is_subtype_of(v) {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "Type annotation was inferred to be `{}`, but the type of values given by the dict literal is {}",
+                        hint.map(|h| h.repr_str()).unwrap_or_default(),
+                        unified.repr_str()
+                    ),
+                ));
+            }
+        }
         let (kt, vt) = match (kh, vh) {
             (Some(k), Some(v)) => (k, v),
             _ if keys.is_empty() => (Type::Str, Type::tensor()),
             _ => {
-                let unify = |types: Vec<Type>| match unify_type_list(&types) {
-                    Ok(t) => t,
-                    Err(_) => ember_dialects::types::union_of(types.clone())
-                        .unwrap_or_else(|_| types[0].clone()),
-                };
                 let kt = unify(keys.iter().map(|v| self.g.ty(*v).clone()).collect());
                 let vt = unify(values.iter().map(|v| self.g.ty(*v).clone()).collect());
                 (kt, vt)
