@@ -706,7 +706,9 @@ impl<'a> FnEmitter<'a> {
             let v = self.emit_expr(&k.value, None)?;
             kw.push(NamedValue::named(k.name.name.clone(), v, k.value.span));
         }
-        self.sugared_call(span, &sv, named, kw, n_binders)
+        // PyTorch reports a call's errors at its callee (`apply.callee().range()`); the start,
+        // which the graph's source comments show, is the call's.
+        self.sugared_call(func.span, &sv, named, kw, n_binders)
     }
 
     fn emit_special_form(
