@@ -1,7 +1,9 @@
 //! Throughput of the matrix product and a ResNet-18 convolution, for comparison with PyTorch
 //! eager on the same cores (tools/bench/linalg_torch.py prints the same lines).
 //!
-//!     cargo run --release -p ember-runtime --example bench_linalg
+//!     cargo run --release -p ember-runtime --example bench_linalg [conv]
+//!
+//! `RAYON_NUM_THREADS=1` times one core (the load-robust comparison).
 
 use std::time::Instant;
 
@@ -30,7 +32,9 @@ fn best(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    for n in [512i64, 2048] {
+    // `bench_linalg conv` times the convolutions only.
+    let conv_only = std::env::args().nth(1).as_deref() == Some("conv");
+    for n in [512i64, 2048].into_iter().filter(|_| !conv_only) {
         let (a, b) = (filled(&[n, n]), filled(&[n, n]));
         let reps = if n > 1000 { 3 } else { 20 };
         let t = best(reps, || {
@@ -40,7 +44,10 @@ fn main() {
         println!("matmul {n}^3: {:.3} ms, {gflops:.1} GFLOP/s", t * 1e3);
     }
     // The GEMM inside the first convolution below (weights @ im2col columns).
-    for (m, k, n) in [(64i64, 576i64, 3136i64), (3136, 576, 64)] {
+    for (m, k, n) in [(64i64, 576i64, 3136i64), (3136, 576, 64)]
+        .into_iter()
+        .filter(|_| !conv_only)
+    {
         let (a, b) = (filled(&[m, k]), filled(&[k, n]));
         let t = best(20, || {
             mm(&a, &b).unwrap();
@@ -51,26 +58,36 @@ fn main() {
             t * 1e3
         );
     }
-    // ResNet-18 layer shapes: (channels, spatial size, stride).
-    for (c, hw, stride) in [
-        (64i64, 56i64, 1i64),
-        (128, 28, 1),
-        (256, 14, 1),
-        (64, 56, 2),
-    ] {
-        let oc = if stride == 2 { c * 2 } else { c };
+    // ResNet-18's convolutions: (in channels, spatial size, out channels, kernel, stride,
+    // padding); the first four are BENCHMARKS.md's original rows.
+    for (c, hw, oc, k, stride, pad) in CONVS {
         let x = filled(&[1, c, hw, hw]);
-        let w = filled(&[oc, c, 3, 3]);
-        let p = ConvParams::new(vec![stride], vec![1], vec![1], 1);
+        let w = filled(&[oc, c, k, k]);
+        let p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
         let t = best(20, || {
             convolution(&x, &w, None, &p).unwrap();
         });
-        let out = hw / stride;
-        let flops = 2.0 * (oc * out * out * c * 9) as f64;
+        let out = (hw + 2 * pad - k) / stride + 1;
+        let flops = 2.0 * (oc * out * out * c * k * k) as f64;
         println!(
-            "conv2d 1x{c}x{hw}x{hw} * {oc}x{c}x3x3 stride {stride} pad 1: {:.3} ms, {:.1} GFLOP/s",
+            "conv2d 1x{c}x{hw}x{hw} * {oc}x{c}x{k}x{k} stride {stride} pad {pad}: {:.3} ms, {:.1} GFLOP/s",
             t * 1e3,
             flops / t / 1e9
         );
     }
 }
+
+/// (in channels, spatial size, out channels, kernel, stride, padding).
+const CONVS: [(i64, i64, i64, i64, i64, i64); 11] = [
+    (64, 56, 64, 3, 1, 1),
+    (128, 28, 128, 3, 1, 1),
+    (256, 14, 256, 3, 1, 1),
+    (64, 56, 128, 3, 2, 1),
+    (3, 224, 64, 7, 2, 3),
+    (64, 56, 128, 1, 2, 0),
+    (128, 28, 256, 3, 2, 1),
+    (128, 28, 256, 1, 2, 0),
+    (256, 14, 512, 3, 2, 1),
+    (256, 14, 512, 1, 2, 0),
+    (512, 7, 512, 3, 1, 1),
+];

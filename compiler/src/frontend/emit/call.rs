@@ -192,6 +192,10 @@ impl<'a> FnEmitter<'a> {
             "uninitialized" => return Ok(Sugared::SpecialForm(Symbol::prim("Uninitialized"))),
             "ops" => return Ok(Sugared::Namespace("torch.ops".into())),
             "__torch__" => return Ok(Sugared::Namespace("__torch__".into())),
+            // The archive's constants table (`CONSTANTS.c0`), which the resolver holds.
+            "CONSTANTS" if self.cx.resolver.is_archive_code() => {
+                return Ok(Sugared::Namespace("CONSTANTS".into()))
+            }
             "inf" => {
                 return Ok(Sugared::Simple(
                     self.insert_constant(ConstValue::Float(f64::INFINITY), span),
@@ -228,6 +232,7 @@ impl<'a> FnEmitter<'a> {
                 super::Resolved::Class(c) => Sugared::Class(c.qualname.clone()),
                 super::Resolved::Function(f) => Sugared::Function(f.qualname.clone()),
                 super::Resolved::Constant(c) => Sugared::Simple(self.insert_constant(c, span)),
+                super::Resolved::Type(t) => sugared_of_type(t),
             });
         }
         Err(self.var_not_found(span, name))
@@ -328,9 +333,7 @@ impl<'a> FnEmitter<'a> {
                         name: name.to_string(),
                     });
                 }
-                let st = self.cx.state.borrow();
-                if let Some(members) = st.classes.get(qual).and_then(|c| c.enum_members.clone()) {
-                    drop(st);
+                if let Some(members) = self.cx.enum_members(qual) {
                     if members.iter().any(|(n, _)| n == name) {
                         let c = ConstValue::Opaque(format!("{qual}.{name}"));
                         let v = self.insert_typed_constant(c, Type::Enum(qual.clone()), span);
@@ -354,6 +357,14 @@ impl<'a> FnEmitter<'a> {
         let full = format!("{path}.{name}");
         if path == "__torch__" || path.starts_with("__torch__.") {
             return Ok(self.torch_path(&full));
+        }
+        if path == "CONSTANTS" {
+            return match self.cx.resolver.resolve(&full) {
+                Some(super::Resolved::Constant(c)) => {
+                    Ok(Sugared::Simple(self.insert_constant(c, span)))
+                }
+                _ => Err(self.err(span, format!("the archive has no constant {full}"))),
+            };
         }
         if matches!(full.as_str(), "torch.no_grad" | "torch.enable_grad") {
             let qual =
@@ -455,8 +466,20 @@ impl<'a> FnEmitter<'a> {
         }
         match self.cx.resolver.resolve(full) {
             Some(super::Resolved::Class(c)) => return Sugared::Class(c.qualname.clone()),
-            Some(super::Resolved::Function(f)) => return Sugared::Function(f.qualname.clone()),
+            // Called by the name asked for, which the resolver answers again.
+            Some(super::Resolved::Function(_)) => return Sugared::Function(full.to_string()),
+            Some(super::Resolved::Type(t)) => return sugared_of_type(t),
             Some(super::Resolved::Constant(_)) | None => {}
+        }
+        // Python-defined functions of torch (`__torch__.torch.nn.functional.relu`), as PyTorch
+        // names them in printed code.
+        if let Some((module, name)) = full
+            .strip_prefix("__torch__.")
+            .and_then(|p| p.rsplit_once('.'))
+        {
+            if module.starts_with("torch.") && super::functional::has(module, name) {
+                return Sugared::Functional(format!("{module}.{name}"));
+            }
         }
         Sugared::Namespace(full.to_string())
     }
@@ -525,6 +548,16 @@ impl<'a> FnEmitter<'a> {
                         t.repr_str()
                     ),
                 ));
+            }
+            Type::Interface(qual) => {
+                let qual = qual.clone();
+                if self.class_has_method(&qual, field) {
+                    return Ok(Sugared::Method {
+                        self_: v,
+                        class: qual,
+                        name: field.to_string(),
+                    });
+                }
             }
             Type::Enum(_) => {
                 if field == "name" {
@@ -1296,6 +1329,13 @@ impl<'a> FnEmitter<'a> {
             }
             Sugared::Simple(v) => {
                 let t = self.g.ty(*v).clone();
+                if let Type::Interface(qual) = &t {
+                    // A module interface value called runs its `forward`.
+                    if self.class_has_method(qual, "forward") {
+                        let out = self.call_method_nv(span, *v, qual, "forward", args, kwargs)?;
+                        return Ok(Sugared::Simple(out));
+                    }
+                }
                 if let Type::Class(qual) = &t {
                     // Calling a module runs its `forward`.
                     let is_module = self
@@ -1670,6 +1710,7 @@ impl<'a> FnEmitter<'a> {
         let name = f.qualname.as_str();
         let short = name.rsplit('.').next().unwrap_or(name);
         let schema = schema_of(short, sig, None);
+        let (args, kwargs) = self.as_interface_args(span, sig, args, kwargs);
         let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
             .map_err(|e| self.err(span, e))?;
         let short = name.rsplit('.').next().unwrap_or(name).to_string();
@@ -1733,7 +1774,12 @@ impl<'a> FnEmitter<'a> {
                 ),
             )
         })?;
-        let schema = schema_of(name, &sig, Some(Type::Class(class.to_string())));
+        let self_type = match self.g.ty(obj) {
+            t @ Type::Interface(_) => t.clone(),
+            _ => Type::Class(class.to_string()),
+        };
+        let schema = schema_of(name, &sig, Some(self_type));
+        let (args, kwargs) = self.as_interface_args(span, &sig, args, kwargs);
         let self_nv = NamedValue::named("self", obj, span);
         let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, Some(&self_nv))
             .map_err(|e| self.err(span, e))?;
@@ -1746,6 +1792,74 @@ impl<'a> FnEmitter<'a> {
         self.g
             .set_attr(n, Symbol::attr("name"), AttrValue::Str(name.to_string()));
         Ok(self.g.output(n, 0))
+    }
+}
+
+impl FnEmitter<'_> {
+    /// Whether values of type `t` are values of interface `iface`: objects of a class (or
+    /// another interface) with every method the interface declares, as PyTorch's
+    /// `ClassType::isSubtypeOfExt` decides (by method name; Ember does not compare schemas).
+    pub fn implements_interface(&self, t: &Type, iface: &str) -> bool {
+        let owner = match t {
+            Type::Class(q) | Type::Interface(q) => q,
+            _ => return false,
+        };
+        if owner == iface {
+            return true;
+        }
+        let Some(declared) = self.interface_methods(iface) else {
+            return false;
+        };
+        declared.iter().all(|m| self.class_has_method(owner, m))
+    }
+
+    fn interface_methods(&self, iface: &str) -> Option<Vec<String>> {
+        let st = self.cx.state.borrow();
+        if let Some(info) = st.classes.get(iface).filter(|c| c.is_interface) {
+            return Some(info.methods.clone());
+        }
+        drop(st);
+        let c = self.cx.unit.class(iface).filter(|c| c.is_interface)?;
+        let methods = c.methods.read().unwrap_or_else(|e| e.into_inner());
+        Some(methods.keys().cloned().collect())
+    }
+
+    /// Arguments of class type passed for interface parameters, cast to the interface
+    /// (`prim::unchecked_cast`, which runs as nothing): the schema matcher's subtyping does
+    /// not know which classes implement which interfaces.
+    fn as_interface_args(
+        &mut self,
+        span: Span,
+        sig: &FnSig,
+        mut args: Vec<NamedValue>,
+        mut kwargs: Vec<NamedValue>,
+    ) -> (Vec<NamedValue>, Vec<NamedValue>) {
+        let cast = |e: &mut Self, nv: &mut NamedValue, param: Option<&Type>| {
+            let Some(Type::Interface(iface)) = param else {
+                return;
+            };
+            let t = e.g.ty(nv.value).clone();
+            if t != Type::Interface(iface.clone()) && e.implements_interface(&t, iface) {
+                let n = e.emit_node(
+                    Symbol::prim("unchecked_cast"),
+                    &[nv.value],
+                    vec![Type::Interface(iface.clone())],
+                    span,
+                );
+                nv.value = e.g.output(n, 0);
+            }
+        };
+        for (i, nv) in args.iter_mut().enumerate() {
+            let param = sig.params.get(i).map(|p| p.ty.clone());
+            cast(self, nv, param.as_ref());
+        }
+        for nv in kwargs.iter_mut() {
+            let param = (nv.name.as_deref())
+                .and_then(|n| sig.params.iter().find(|p| p.name == n))
+                .map(|p| p.ty.clone());
+            cast(self, nv, param.as_ref());
+        }
+        (args, kwargs)
     }
 }
 
@@ -1806,5 +1920,13 @@ fn parse_printed_const(text: &str) -> ConstValue {
         "False" => ConstValue::Bool(false),
         "None" => ConstValue::None,
         s => ConstValue::Str(s.trim_matches('"').trim_matches('\'').to_string()),
+    }
+}
+
+/// A NamedTuple type is its constructor; an Enum type is the class of its members.
+fn sugared_of_type(t: Type) -> Sugared {
+    match t {
+        Type::Enum(qual) => Sugared::Class(qual),
+        t => Sugared::NamedTupleCtor(t),
     }
 }

@@ -299,7 +299,10 @@ impl<'a> FnEmitter<'a> {
                 refinement = RefinementSet::new(vec![(name.clone(), types[0].clone())], false_refs);
             }
         }
-        let statically_true = types.iter().any(|t| vt.is_subtype_of(t));
+        let statically_true = types.iter().any(|t| match t {
+            Type::Interface(iface) => self.implements_interface(&vt, iface),
+            _ => vt.is_subtype_of(t),
+        });
         if statically_true {
             return Ok(self.static_cond(obj.span, true, refinement));
         }

@@ -420,6 +420,12 @@ fn forward_conv<T: Work>(
     bias: Option<&Tensor>,
     g: Geometry,
 ) -> TensorResult<Tensor> {
+    #[cfg(target_arch = "x86_64")]
+    if T::DTYPE == DType::F32 && g.c / g.groups > 1 && g.n * g.o * g.ho * g.wo > 0 {
+        if let Some(out) = forward_direct(x, w, bias, g)? {
+            return Ok(out);
+        }
+    }
     let out = output_with_bias::<T>(g.n, g.o, g.ho, g.wo, bias)?;
     if out.numel() == 0 {
         return Ok(out);
@@ -467,6 +473,60 @@ fn forward_conv<T: Work>(
         }
     }
     Ok(out)
+}
+
+/// The float32 convolution through the direct AVX-512 kernel (`conv_direct`), or `None`
+/// where this machine or shape takes the im2col path.
+#[cfg(target_arch = "x86_64")]
+fn forward_direct(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: Geometry,
+) -> TensorResult<Option<Tensor>> {
+    use super::conv_direct::{available, forward, layout_len, Shape};
+    let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+    if pointwise || !available() {
+        return Ok(None);
+    }
+    let u = |v: i64| v as usize;
+    let shape = Shape {
+        n: u(g.n),
+        groups: u(g.groups),
+        c: u(g.c / g.groups),
+        h: u(g.h),
+        w: u(g.w),
+        o: u(g.o / g.groups),
+        kh: u(g.kh),
+        kw: u(g.kw),
+        sh: u(g.sh),
+        sw: u(g.sw),
+        ph: u(g.ph),
+        pw: u(g.pw),
+        dh: u(g.dh),
+        dw: u(g.dw),
+        ho: u(g.ho),
+        wo: u(g.wo),
+    };
+    let Some(len) = layout_len(&shape) else {
+        return Ok(None);
+    };
+    let out = Tensor::zeros(&[g.n, g.o, g.ho, g.wo], DType::F32)?;
+    let layout = scratch(&[len as i64], DType::F32)?;
+    // SAFETY: contiguous float32 tensors of the shape's sizes (converted by the caller); `out`
+    // and `layout` are our own buffers; `layout` has `layout_len` floats; `available()` holds.
+    unsafe {
+        let b = bias.map(|b| slice::<f32>(b));
+        forward(
+            &shape,
+            slice::<f32>(x),
+            slice::<f32>(w),
+            b,
+            slice_mut::<f32>(&out),
+            slice_mut::<f32>(&layout),
+        );
+    }
+    Ok(Some(out))
 }
 
 /// Target size (elements) of one column tile: with its share of the weights it stays in a

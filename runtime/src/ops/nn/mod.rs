@@ -1,6 +1,8 @@
 //! Neural-network operators: convolution, pooling, normalization and embedding.
 
 pub mod conv;
+#[cfg(target_arch = "x86_64")]
+mod conv_direct;
 pub mod embedding;
 pub mod norm;
 pub mod pool;

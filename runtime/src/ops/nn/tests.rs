@@ -14,6 +14,14 @@ fn seq(s: &[i64]) -> Tensor {
     Tensor::from_vec(v, s).unwrap()
 }
 
+fn seq32(s: &[i64]) -> Tensor {
+    let n: i64 = s.iter().product();
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i * 37 + 11) % 23) as f32 / 7.0 - 1.5)
+        .collect();
+    Tensor::from_vec(v, s).unwrap()
+}
+
 fn close(got: &[f64], want: &[f64]) {
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -152,6 +160,95 @@ fn convolutions_match_the_definition() {
         let (want, shape) = naive_conv(&x, &w, &g);
         assert_eq!(got.sizes().as_slice(), &shape);
         close(&got.to_vec::<f64>(), &want);
+    }
+}
+
+/// float32 convolutions (the direct kernel on AVX-512 machines, im2col elsewhere): shapes
+/// with padding wider than the kernel, dilation, strides per dim, groups, several samples,
+/// outputs narrower and wider than one vector, and ResNet layers large enough to use every
+/// core; checked against the definition in f64 at float32's accuracy.
+#[test]
+fn float32_convolutions_match_the_definition() {
+    let geo = |stride: [i64; 2], pad: [i64; 2], dil: [i64; 2], groups: i64| Geo {
+        stride,
+        pad,
+        dil,
+        groups,
+    };
+    let cases = [
+        ([2, 3, 6, 5], [4, 3, 3, 2], geo([2, 1], [1, 2], [1, 1], 1)),
+        ([1, 8, 20, 18], [6, 8, 3, 3], geo([1, 1], [1, 1], [1, 1], 1)),
+        (
+            [2, 6, 17, 19],
+            [10, 3, 3, 2],
+            geo([2, 1], [1, 0], [1, 2], 2),
+        ),
+        ([2, 8, 61, 59], [4, 4, 3, 3], geo([2, 3], [1, 2], [2, 1], 2)),
+        ([1, 4, 5, 4], [3, 4, 2, 2], geo([1, 1], [3, 3], [1, 1], 1)),
+        ([1, 5, 9, 33], [9, 5, 5, 3], geo([1, 1], [0, 4], [2, 3], 1)),
+        (
+            [1, 3, 40, 40],
+            [17, 3, 7, 7],
+            geo([2, 2], [3, 3], [1, 1], 1),
+        ),
+        (
+            [1, 16, 24, 24],
+            [24, 16, 1, 1],
+            geo([2, 2], [0, 0], [1, 1], 1),
+        ),
+        (
+            [1, 64, 14, 14],
+            [40, 64, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 1),
+        ),
+        (
+            [1, 32, 28, 28],
+            [64, 32, 3, 3],
+            geo([2, 2], [1, 1], [1, 1], 1),
+        ),
+        (
+            [1, 64, 7, 7],
+            [72, 64, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 1),
+        ),
+    ];
+    for (xs, ws, g) in cases {
+        let (x, w) = (seq32(&xs), seq32(&ws));
+        let p = ConvParams::new(g.stride.to_vec(), g.pad.to_vec(), g.dil.to_vec(), g.groups);
+        let got = convolution(&x, &w, None, &p).unwrap();
+        let (want, shape) = naive_conv(&x, &w, &g);
+        assert_eq!(got.sizes().as_slice(), &shape, "{xs:?} {ws:?}");
+        let k = (ws[1] * ws[2] * ws[3]) as f64;
+        for (i, (a, b)) in got.to_vec::<f64>().iter().zip(&want).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-6 * k * b.abs().max(1.0),
+                "{xs:?} {ws:?} element {i}: {a} vs {b}"
+            );
+        }
+    }
+}
+
+/// The float32 convolution gives the same bits on one core as on two.
+#[test]
+fn float32_convolution_does_not_depend_on_the_thread_count() {
+    let (x, w) = (seq32(&[2, 64, 28, 28]), seq32(&[96, 64, 3, 3]));
+    let b = seq32(&[96]);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let p = ConvParams::new(vec![1], vec![1], vec![1], 1);
+        pool.install(|| convolution(&x, &w, Some(&b), &p).unwrap())
+            .to_vec::<f32>()
+    };
+    let one = run(1);
+    for threads in [2, 3] {
+        let many = run(threads);
+        assert!(one
+            .iter()
+            .zip(&many)
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
     }
 }
 

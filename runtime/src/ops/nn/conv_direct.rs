@@ -1,0 +1,382 @@
+//! Direct float32 2-d convolution on AVX-512, without im2col.
+//!
+//! The input of one sample is copied once into a zero-padded "plane" layout in which every
+//! kernel tap `(c, ki, kj)` is a plain shift: output pixel `(oh, ow)` sits at flat position
+//! `q = oh * wq + ow`, and tap `k` reads the layout at `q + offs[k]`. Stride `s > 1` splits
+//! the padded input into `s x s` phase planes so the shift stays contiguous; with stride 1 in
+//! width, one run of zero columns serves as the right padding of a row and the left padding of
+//! the next (`wq = w + max(pad_left, pad_right)`), so few lanes fall on padding.
+//!
+//! A micro-kernel keeps an `MR x 16*NZ` tile (output channels x flat positions) in registers
+//! and, for each tap, multiplies one broadcast weight per row by `NZ` vectors loaded straight
+//! from the layout, so neither the patches nor the weights are ever copied. Lanes on padding
+//! columns are dropped at the store by compressing each vector to its valid pixels.
+//!
+//! Each output element is one sum over the taps in order, then the bias: the result does not
+//! depend on how the work is split over threads.
+
+use std::arch::x86_64::*;
+
+use rayon::prelude::*;
+
+/// Output channels per micro-kernel tile (broadcast weights).
+const MR: usize = 8;
+/// Vectors of 16 flat positions per micro-kernel tile.
+const NZ: usize = 3;
+const LANES: usize = 16;
+const PANEL: usize = NZ * LANES;
+/// Layout floats one group of panels should touch, so it stays in a core's L2 cache while
+/// every output-channel block of the group runs over it.
+const GROUP_ELEMS: usize = 1 << 16;
+/// Multiply-adds below which the convolution stays on the calling thread.
+const PARALLEL_FMAS: usize = 1 << 18;
+
+/// The sizes of one 2-d convolution (one group's channels: `c` in, `o` out).
+#[derive(Copy, Clone, Debug)]
+pub struct Shape {
+    pub n: usize,
+    pub groups: usize,
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
+    pub o: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub sh: usize,
+    pub sw: usize,
+    pub ph: usize,
+    pub pw: usize,
+    pub dh: usize,
+    pub dw: usize,
+    pub ho: usize,
+    pub wo: usize,
+}
+
+/// Floats of layout scratch `forward` needs, or `None` when the layout's offsets would not fit
+/// in 32 bits (then the caller takes another path).
+pub fn layout_len(s: &Shape) -> Option<usize> {
+    Layout::new(s)?.sample.checked_mul(s.n)
+}
+
+/// Whether this machine runs the direct kernel.
+pub fn available() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+}
+
+/// Where the padded input lives in the layout and which offsets the taps read.
+struct Layout {
+    /// Row length of a plane (flat positions per output row).
+    wq: usize,
+    /// Rows of a plane.
+    hq: usize,
+    /// Floats per input channel (all its phase planes).
+    chan: usize,
+    /// Floats per sample.
+    sample: usize,
+    /// The layout read offset of each tap `(c, ki, kj)`, in the weights' order.
+    offs: Vec<u32>,
+}
+
+impl Layout {
+    fn new(s: &Shape) -> Option<Layout> {
+        // Padding on the high side that the last output reads (zero when it reads less).
+        let span_w = (s.wo - 1) * s.sw + (s.kw - 1) * s.dw + 1;
+        let span_h = (s.ho - 1) * s.sh + (s.kh - 1) * s.dh + 1;
+        let pr = (span_w).saturating_sub(s.pw + s.w);
+        let pb = (span_h).saturating_sub(s.ph + s.h);
+        let wq = if s.sw == 1 {
+            // At least one output row wide (a kernel narrower than the padding).
+            (s.w + s.pw.max(pr)).max(s.wo)
+        } else {
+            (s.pw + s.w + pr).div_ceil(s.sw)
+        };
+        let hq = (s.ph + s.h + pb).div_ceil(s.sh);
+        let plane = hq.checked_mul(wq)?;
+        let chan = plane.checked_mul(s.sh * s.sw)?;
+        let cin = s.c.checked_mul(s.groups)?;
+        // Vectors past the last output row read up to one panel beyond the planes.
+        let sample = cin.checked_mul(chan)?.checked_add(wq + 2 * PANEL)?;
+        let mut offs = Vec::with_capacity(s.c * s.kh * s.kw);
+        for c in 0..s.c {
+            for ki in 0..s.kh {
+                for kj in 0..s.kw {
+                    let (ui, uj) = (ki * s.dh, kj * s.dw);
+                    let phase = (ui % s.sh) * s.sw + uj % s.sw;
+                    let off = c * chan + phase * plane + (ui / s.sh) * wq + uj / s.sw;
+                    offs.push(u32::try_from(off).ok()?);
+                }
+            }
+        }
+        u32::try_from(sample).ok()?;
+        Some(Layout {
+            wq,
+            hq,
+            chan,
+            sample,
+            offs,
+        })
+    }
+
+    /// Copies input channel `src` (`[h, w]`) into its planes `dst` (`chan` floats),
+    /// writing every float (zeros on padding).
+    fn fill_channel(&self, s: &Shape, src: &[f32], dst: &mut [f32]) {
+        let plane = self.hq * self.wq;
+        for a in 0..s.sh {
+            for b in 0..s.sw {
+                let planes = &mut dst[(a * s.sw + b) * plane..(a * s.sw + b + 1) * plane];
+                for (i, row) in planes.chunks_mut(self.wq).enumerate() {
+                    let ih = (s.sh * i + a) as isize - s.ph as isize;
+                    if ih < 0 || ih >= s.h as isize {
+                        row.fill(0.0);
+                        continue;
+                    }
+                    let line = &src[ih as usize * s.w..(ih as usize + 1) * s.w];
+                    if s.sw == 1 {
+                        // Data at columns [pw, pw + w); the rest of the row is the shared gap.
+                        let end = s.pw + s.w;
+                        if end <= self.wq {
+                            row[..s.pw].fill(0.0);
+                            row[s.pw..end].copy_from_slice(line);
+                            row[end..].fill(0.0);
+                        } else {
+                            row.fill(0.0);
+                            row[s.pw..].copy_from_slice(&line[..self.wq - s.pw]);
+                        }
+                    } else {
+                        for (j, v) in row.iter_mut().enumerate() {
+                            let iw = (s.sw * j + b) as isize - s.pw as isize;
+                            *v = if iw >= 0 && iw < s.w as isize {
+                                line[iw as usize]
+                            } else {
+                                0.0
+                            };
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One panel of `NZ` vectors at flat position `q0`: per vector, the lanes that are output
+/// pixels and the output index of the first of them.
+#[derive(Copy, Clone)]
+struct Panel {
+    q0: usize,
+    vectors: usize,
+    masks: [u16; NZ],
+    first: [usize; NZ],
+}
+
+fn panels(s: &Shape, wq: usize) -> Vec<Panel> {
+    let total = s.ho * wq;
+    let mut out = Vec::with_capacity(total.div_ceil(PANEL));
+    let mut q0 = 0;
+    while q0 < total {
+        let vectors = (total - q0).div_ceil(LANES).min(NZ);
+        let mut p = Panel {
+            q0,
+            vectors,
+            masks: [0; NZ],
+            first: [0; NZ],
+        };
+        for v in 0..vectors {
+            let mut first = None;
+            for lane in 0..LANES {
+                let q = q0 + v * LANES + lane;
+                if q < total && q % wq < s.wo {
+                    p.masks[v] |= 1 << lane;
+                    first.get_or_insert((q / wq) * s.wo + q % wq);
+                }
+            }
+            p.first[v] = first.unwrap_or(0);
+        }
+        out.push(p);
+        q0 += PANEL;
+    }
+    out
+}
+
+/// `out[n, groups * o, ho, wo] = conv(x[n, groups * c, h, w], w[groups * o, c, kh, kw]) + bias`.
+/// Every output element is written.
+///
+/// # Safety
+/// `available()` must hold, `layout_len(s)` must be `Some` and `layout_buf` at least that
+/// long; the other slices must have the sizes the shape gives.
+pub unsafe fn forward(
+    s: &Shape,
+    x: &[f32],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    layout_buf: &mut [f32],
+) {
+    let lay = Layout::new(s).expect("layout_len checked by the caller");
+    let cin = s.c * s.groups;
+    let in_plane = s.h * s.w;
+    let fmas = s.n * s.groups * s.o * s.ho * s.wo * s.c * s.kh * s.kw;
+    let parallel = fmas >= PARALLEL_FMAS && rayon::current_num_threads() > 1;
+    let layout = &mut layout_buf[..s.n * lay.sample];
+    let fill = |(i, dst): (usize, &mut [f32])| {
+        let (smp, c) = (i / (cin + 1), i % (cin + 1));
+        if c == cin {
+            dst.fill(0.0);
+        } else {
+            let src = &x[(smp * cin + c) * in_plane..(smp * cin + c + 1) * in_plane];
+            lay.fill_channel(s, src, dst);
+        }
+    };
+    // Chunks: each channel's planes, then the slack after the last, per sample.
+    let mut chunks: Vec<&mut [f32]> = Vec::with_capacity(s.n * (cin + 1));
+    for smp in layout.chunks_mut(lay.sample) {
+        let (planes, slack) = smp.split_at_mut(cin * lay.chan);
+        chunks.extend(planes.chunks_mut(lay.chan));
+        chunks.push(slack);
+    }
+    if parallel {
+        chunks.into_par_iter().enumerate().for_each(fill);
+    } else {
+        chunks.into_iter().enumerate().for_each(fill);
+    }
+
+    let panels = panels(s, lay.wq);
+    let k = s.c * s.kh * s.kw;
+    let plane_out = s.ho * s.wo;
+    // Panels per cache group: the share of the layout one group reads stays near GROUP_ELEMS.
+    let per_panel = (s.c * lay.chan * PANEL) / (s.ho * lay.wq).max(1);
+    let group = (GROUP_ELEMS / per_panel.max(1)).clamp(1, panels.len());
+    // Tasks: (sample, group of channels, block of output channels, range of panels).
+    let threads = if parallel {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let oblocks = s.o.div_ceil(MR);
+    let ochunks = threads.min(oblocks).max(1);
+    let pchunks = (threads / ochunks).clamp(1, panels.len());
+    let per_o = oblocks.div_ceil(ochunks) * MR;
+    let per_p = panels.len().div_ceil(pchunks);
+    let tasks = s.n * s.groups * ochunks * pchunks;
+    let (lay_addr, out_addr) = (layout.as_ptr() as usize, out.as_mut_ptr() as usize);
+    let run = |t: usize| {
+        let pc = t % pchunks;
+        let oc = (t / pchunks) % ochunks;
+        let grp = (t / (pchunks * ochunks)) % s.groups;
+        let smp = t / (pchunks * ochunks * s.groups);
+        let (o0, o1) = (oc * per_o, ((oc + 1) * per_o).min(s.o));
+        let (p0, p1) = (pc * per_p, ((pc + 1) * per_p).min(panels.len()));
+        let base = (lay_addr as *const f32).add(smp * lay.sample + grp * s.c * lay.chan);
+        for gp in (p0..p1).step_by(group) {
+            let mine = &panels[gp..(gp + group).min(p1)];
+            for ob in (o0..o1).step_by(MR) {
+                let rows = (o1 - ob).min(MR);
+                let oc_abs = grp * s.o + ob;
+                let wrow = w.as_ptr().add(oc_abs * k);
+                let dst = (out_addr as *mut f32).add((smp * s.groups * s.o + oc_abs) * plane_out);
+                let b = bias.map(|b| &b[oc_abs..oc_abs + rows]);
+                for p in mine {
+                    tile(
+                        rows,
+                        p,
+                        k,
+                        &lay.offs,
+                        base.add(p.q0),
+                        wrow,
+                        dst,
+                        plane_out,
+                        b,
+                    );
+                }
+            }
+        }
+    };
+    if parallel && tasks > 1 {
+        (0..tasks).into_par_iter().for_each(run);
+    } else {
+        (0..tasks).for_each(run);
+    }
+}
+
+/// One tile: `rows` output channels (weights `w`, row stride `k`) by one panel.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f")]
+unsafe fn tile(
+    rows: usize,
+    p: &Panel,
+    k: usize,
+    offs: &[u32],
+    b: *const f32,
+    w: *const f32,
+    dst: *mut f32,
+    ld: usize,
+    bias: Option<&[f32]>,
+) {
+    let mut acc = [[_mm512_setzero_ps(); NZ]; MR];
+    macro_rules! run {
+        ($mr:literal) => {
+            match p.vectors {
+                3 => micro::<$mr, 3>(k, offs, b, w, &mut acc),
+                2 => micro::<$mr, 2>(k, offs, b, w, &mut acc),
+                _ => micro::<$mr, 1>(k, offs, b, w, &mut acc),
+            }
+        };
+    }
+    match rows {
+        8 => run!(8),
+        7 => run!(7),
+        6 => run!(6),
+        5 => run!(5),
+        4 => run!(4),
+        3 => run!(3),
+        2 => run!(2),
+        _ => run!(1),
+    }
+    for (r, row) in acc.iter().enumerate().take(rows) {
+        let add = _mm512_set1_ps(bias.map_or(0.0, |b| b[r]));
+        for v in 0..p.vectors {
+            let mask = p.masks[v];
+            if mask == 0 {
+                continue;
+            }
+            let sum = _mm512_add_ps(row[v], add);
+            let packed = _mm512_maskz_compress_ps(mask, sum);
+            let keep = (1u32 << mask.count_ones()) - 1;
+            _mm512_mask_storeu_ps(dst.add(r * ld + p.first[v]), keep as u16, packed);
+        }
+    }
+}
+
+/// `acc[r][v] = sum_k w[r * ldw + k] * layout[offs[k] + 16 v ..]` for `R` rows, `V` vectors.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn micro<const R: usize, const V: usize>(
+    k: usize,
+    offs: &[u32],
+    b: *const f32,
+    w: *const f32,
+    acc: &mut [[__m512; NZ]; MR],
+) {
+    let mut a = [[_mm512_setzero_ps(); V]; R];
+    let mut rows = [w; R];
+    for (r, p) in rows.iter_mut().enumerate() {
+        *p = w.add(r * k);
+    }
+    for (t, &off) in offs.iter().enumerate().take(k) {
+        let src = b.add(off as usize);
+        let mut vec = [_mm512_setzero_ps(); V];
+        for (v, x) in vec.iter_mut().enumerate() {
+            *x = _mm512_loadu_ps(src.add(v * LANES));
+        }
+        for r in 0..R {
+            let wr = _mm512_set1_ps(*rows[r].add(t));
+            for v in 0..V {
+                a[r][v] = _mm512_fmadd_ps(wr, vec[v], a[r][v]);
+            }
+        }
+    }
+    for r in 0..R {
+        for v in 0..V {
+            acc[r][v] = a[r][v];
+        }
+    }
+}
