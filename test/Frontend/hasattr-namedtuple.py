@@ -11,7 +11,6 @@ class Point(NamedTuple):
     y: float
 
 
-
 # CHECK-LABEL: # namedtuple_hasattr{{$}}
 # CHECK-NEXT: graph(%p.1 : NamedTuple(x : int, y : float)):
 # CHECK-DAG: %[[V16:[0-9]+]] : bool = prim::Constant[value=1]()
