@@ -4,7 +4,7 @@
 
     ~/.cache/torch-venv/bin/python tools/gen/torch_graphs.py FILE.py [--code|--inlined|--filecheck]
 
---filecheck prints each graph as FileCheck lines to paste above its def: the header and body
+--filecheck prints each graph (with --inlined, the inlined graph) as FileCheck lines to paste above its def: the header and body
 as CHECK-NEXT lines, the hoisted constants as CHECK-DAG, numbered values captured
 (`%[[V5:[0-9]+]]`), named values literal, class types without the module part, source
 comments dropped. Named values other than the inputs are captured with any version suffix
@@ -94,7 +94,8 @@ def run_part(text, path, idx, mode):
             elif mode == "inlined":
                 print(s.inlined_graph)
             elif mode == "filecheck":
-                print(filecheck(node.name, str(s.graph), idx))
+                g = s.inlined_graph if "--inlined" in sys.argv else s.graph
+                print(filecheck(node.name, str(g), idx))
             else:
                 print(s.graph)
         except Exception as e:

@@ -7,7 +7,7 @@
 use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::catalogue::catalogue;
 use ember_dialects::schema::{Argument, FunctionSchema};
-use ember_dialects::types::{eval_type_variables, match_type_variables, TypeEnv};
+use ember_dialects::types::{eval_type_variables, match_type_variables, TupleType, TypeEnv};
 use ember_dialects::{Symbol, Type, Value};
 
 use super::sugared::{RangeValue, Sugared};
@@ -17,6 +17,33 @@ use crate::frontend::builtins::{self, ModuleAttr, PythonBuiltin};
 use crate::frontend::error::FrontendError;
 use crate::frontend::schema_match::{self, NamedValue};
 use crate::frontend::span::Span;
+
+/// Python's builtin functions that TorchScript has no meaning for (the others, like len or
+/// print, are builtins of the emitter): PyTorch refuses a call of them by name.
+const PYTHON_BUILTIN_FUNCTIONS: &[&str] = &[
+    "__import__",
+    "aiter",
+    "anext",
+    "ascii",
+    "breakpoint",
+    "callable",
+    "compile",
+    "delattr",
+    "dir",
+    "eval",
+    "exec",
+    "format",
+    "globals",
+    "input",
+    "issubclass",
+    "iter",
+    "locals",
+    "next",
+    "open",
+    "repr",
+    "setattr",
+    "vars",
+];
 
 /// Exceptions a TorchScript program may raise by name.
 const PYTHON_EXCEPTIONS: &[&str] = &[
@@ -189,23 +216,9 @@ impl<'a> FnEmitter<'a> {
         }
         if matches!(
             name,
-            "reversed"
-                | "iter"
-                | "next"
-                | "map"
-                | "filter"
-                | "set"
-                | "frozenset"
-                | "open"
-                | "input"
-                | "repr"
-                | "format"
-                | "vars"
-                | "type"
-                | "object"
-                | "super"
-                | "callable"
-        ) {
+            "reversed" | "map" | "filter" | "set" | "frozenset" | "type" | "object" | "super"
+        ) || PYTHON_BUILTIN_FUNCTIONS.contains(&name)
+        {
             return Ok(Sugared::PythonFunction(name.to_string()));
         }
         if matches!(name, "torch" | "math") {
@@ -329,6 +342,7 @@ impl<'a> FnEmitter<'a> {
                         let v = self.insert_typed_constant(c, Type::Enum(qual.clone()), span);
                         return Ok(Sugared::Simple(v));
                     }
+                    return Err(self.err(span, format!("'Enum<{qual}>' has no attribute '{name}'")));
                 }
                 Err(self.err(span, format!("'{qual}' has no attribute '{name}'")))
             }
@@ -615,10 +629,13 @@ impl<'a> FnEmitter<'a> {
                     || self.class_has_method(&qual, name)
                     || self.class_has_property(&qual, name)
                     || self.class_constant(&qual, name).is_some()),
+                Type::Tuple(TupleType {
+                    names: Some(info), ..
+                }) => Ok(info.fields.iter().any(|f| f == name)),
                 t => Err(self.err(
                     span,
                     format!(
-                        "hasattr's first argument must be an object or module, but got {}",
+                        "hasattr's first argument must be an object or NamedTuple, got {} instead",
                         t.repr_str()
                     ),
                 )),
@@ -626,7 +643,7 @@ impl<'a> FnEmitter<'a> {
             other => Err(self.err(
                 span,
                 format!(
-                    "hasattr's first argument must be an object or module, but got {}",
+                    "hasattr's first argument must be an object or NamedTuple, got {} instead",
                     other.kind()
                 ),
             )),
@@ -725,7 +742,9 @@ impl<'a> FnEmitter<'a> {
             let v = self.emit_expr(&k.value, None)?;
             kw.push(NamedValue::named(k.name.name.clone(), v, k.value.span));
         }
-        self.sugared_call(span, &sv, named, kw, n_binders)
+        // PyTorch reports a call's errors at its callee (`apply.callee().range()`); the start,
+        // which the graph's source comments show, is the call's.
+        self.sugared_call(func.span, &sv, named, kw, n_binders)
     }
 
     fn emit_special_form(
@@ -816,7 +835,10 @@ impl<'a> FnEmitter<'a> {
                         span,
                         format!(
                             "Expected class value as argument to __new__, got {} instead",
-                            sv.kind()
+                            match &sv {
+                                Sugared::Simple(v) => self.g.ty(*v).repr_str(),
+                                other => other.kind(),
+                            }
                         ),
                     ));
                 };
@@ -1344,6 +1366,9 @@ impl<'a> FnEmitter<'a> {
                     format!("cannot call a value of type '{}'", t.repr_str()),
                 ))
             }
+            Sugared::PythonFunction(name) if PYTHON_BUILTIN_FUNCTIONS.contains(&name.as_str()) => {
+                Err(self.err(span, format!("Python builtin <built-in function {name}> is currently not supported in Torchscript")))
+            }
             Sugared::PythonFunction(name) => {
                 // PyTorch infers `name(Tensor 0, ...) -> Tensor 0` for a Python function.
                 let sig = FnSig {
@@ -1771,7 +1796,7 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
-        let sig = self.method_sig(class, name)?.ok_or_else(|| {
+        let sig = self.method_sig(span, class, name)?.ok_or_else(|| {
             self.err(
                 span,
                 format!(

@@ -52,7 +52,7 @@ fn class_kind(c: &ClassDef) -> R<ClassKind> {
             _ => {
                 return Err(FrontendError::new(
                     b.span,
-                    "TorchScript classes does not support inheritance yet. Please directly declare all the methods and attributes in this class",
+                    "TorchScript classes does not support inheritance yet. Please directly inherit from 'object'.",
                 ))
             }
         };
@@ -166,6 +166,18 @@ impl ModuleCx<'_> {
                                         "Enum values must be int, float or str literals",
                                     )
                                 })?;
+                                if !matches!(
+                                    val,
+                                    ConstValue::Int(_)
+                                        | ConstValue::Bool(_)
+                                        | ConstValue::Float(_)
+                                        | ConstValue::Str(_)
+                                ) {
+                                    return Err(FrontendError::new(
+                                        v.span,
+                                        "Cannot create Enum with value type 'Any', only int, float and string are supported",
+                                    ));
+                                }
                                 members.push((n.clone(), val));
                             }
                         }
@@ -464,10 +476,7 @@ impl ModuleCx<'_> {
         if self.state.borrow().in_progress.contains(&key) {
             return Err(FrontendError::new(
                 span,
-                format!(
-                    "function '{}.{name}' is called recursively. Recursive calls are not supported",
-                    qual.rsplit('.').next().unwrap_or(qual)
-                ),
+                format!("method '{name}' is called recursively. Recursive calls are not supported"),
             ));
         }
         if has_decorator(def, "staticmethod") || has_decorator(def, "classmethod") {
@@ -538,9 +547,9 @@ impl FnEmitter<'_> {
             && self.g.inputs().first().map(|&i| self.g.ty(i)) == Some(self.g.ty(obj))
     }
 
-    /// The signature of a method (compiled on demand).
-    pub fn method_sig(&self, qual: &str, name: &str) -> R<Option<FnSig>> {
-        if let Some(sig) = self.cx.ensure_method(qual, name, Span::default())? {
+    /// The signature of a method (compiled on demand); `span` is the use, for errors.
+    pub fn method_sig(&self, span: Span, qual: &str, name: &str) -> R<Option<FnSig>> {
+        if let Some(sig) = self.cx.ensure_method(qual, name, span)? {
             return Ok(Some(sig));
         }
         // Classes of an archive: the signature from the compiled graph.

@@ -535,12 +535,8 @@ impl<'a> FnEmitter<'a> {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(i) => {
-                let i = i64::try_from(*i).map_err(|_| {
-                    self.err(
-                        span,
-                        format!("Integer literal {i} is out of range for int64"),
-                    )
-                })?;
+                let i = i64::try_from(*i)
+                    .map_err(|_| self.err(span, crate::frontend::lexer::INTEGRAL_OUT_OF_RANGE))?;
                 Ok(self.materialize_int(i, span))
             }
             ExprKind::Float(f) => Ok(self.materialize_float(*f, span)),
@@ -759,7 +755,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected a List type hint but instead got {}",
+                        "Expected an annotation of type List but got {}",
                         other.repr_str()
                     ),
                 ))
@@ -823,15 +819,29 @@ impl<'a> FnEmitter<'a> {
             keys.push(self.emit_expr(k, None)?);
             values.push(self.emit_expr(v, None)?);
         }
+        let unify = |types: Vec<Type>| match unify_type_list(&types) {
+            Ok(t) => t,
+            Err(_) => {
+                ember_dialects::types::union_of(types.clone()).unwrap_or_else(|_| types[0].clone())
+            }
+        };
+        if let (Some(Type::Dict(..)), Some(v), false) = (hint, &vh, values.is_empty()) {
+            let unified = unify(values.iter().map(|x| self.g.ty(*x).clone()).collect());
+            if !unified.is_subtype_of(v) {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "Type annotation was inferred to be `{}`, but the type of values given by the dict literal is {}",
+                        hint.map(|h| h.repr_str()).unwrap_or_default(),
+                        unified.repr_str()
+                    ),
+                ));
+            }
+        }
         let (kt, vt) = match (kh, vh) {
             (Some(k), Some(v)) => (k, v),
             _ if keys.is_empty() => (Type::Str, Type::tensor()),
             _ => {
-                let unify = |types: Vec<Type>| match unify_type_list(&types) {
-                    Ok(t) => t,
-                    Err(_) => ember_dialects::types::union_of(types.clone())
-                        .unwrap_or_else(|_| types[0].clone()),
-                };
                 let kt = unify(keys.iter().map(|v| self.g.ty(*v).clone()).collect());
                 let vt = unify(values.iter().map(|v| self.g.ty(*v).clone()).collect());
                 (kt, vt)
@@ -857,7 +867,7 @@ impl<'a> FnEmitter<'a> {
                     return Err(self.err(
                         s,
                         format!(
-                            "Dict {what} must contain only a single type, expected: {} but found {} instead.",
+                            "Dict {what} must contain only a single type. Expected: {} but found {} instead",
                             ty.repr_str(),
                             t.repr_str()
                         ),
@@ -925,7 +935,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected list type annotation for list comprehension, found {}",
+                        "Expected an annotation of type List but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -993,7 +1003,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected Dict type annotation for dict comprehension, found {}",
+                        "Expected an annotation of type Dict but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -1177,7 +1187,7 @@ impl<'a> FnEmitter<'a> {
             None => i64::MAX,
         };
         if step == 0 {
-            return Err(self.err(span, "slice step cannot be zero"));
+            return Err(self.err(span, "List slice should have non-zero step"));
         }
         let n = slice_indices_adjust(len, &mut beg, &mut end_i, step);
         let Type::Tuple(t) = self.g.ty(tuple).clone() else {

@@ -95,9 +95,16 @@ impl ModuleCx<'_> {
                 }
             }
             ExprKind::Tuple(items) if items.is_empty() => Ok(Type::tuple(vec![])),
+            // PyTorch names the tree kind (`+` for an addition).
             _ => Err(FrontendError::new(
                 e.span,
-                "Expression of type  cannot be used in a type expression",
+                format!(
+                    "Expression of type {} cannot be used in a type expression",
+                    match &e.kind {
+                        ExprKind::BinOp { op, .. } => op.symbol(),
+                        _ => "",
+                    }
+                ),
             )),
         }
     }
