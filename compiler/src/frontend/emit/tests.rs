@@ -218,6 +218,6 @@ fn calls_of_unused_free_functions_raise_in_place() {
             Argument k not provided.
 
                 return withdef(n)
-                       ~~~~~~~~~~ <--- HERE"#]],
+                       ~~~~~~~ <--- HERE"#]],
     );
 }
