@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load time of .pt archives: Ember's load_module (release build, no code generation needed)
+# Load time of .pt archives: reading the file and Ember's load_module (release build, no code
+# generation needed)
 # beside torch.jit.load of the same files, N loads each (default 20), run alternately twice.
 # The files default to resnet18 and mobilenet_v3_small (written by test/setup/pt_models.sh)
 # and the transformer encoder layer of the committed corpus.

@@ -4,8 +4,11 @@
 //! once, when the code is built (a module's parameters, buffers and submodules are slots; a
 //! name that is no slot but a class constant reads the constant). Otherwise the name is looked
 //! up on the runtime object's class when the node runs.
+//!
+//! The operations hold their class weakly: a class owns its methods, whose code owns these
+//! operations, and a strong reference back would keep every loaded module alive forever.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use ember_dialects::attr::AttrValue;
 use ember_dialects::types::Type;
@@ -54,6 +57,12 @@ enum Place {
     Constant(IValue),
 }
 
+/// Whether `o` is an instance of `class`. A `Weak` keeps its allocation, so no other class can
+/// have its address while `class` is held: pointer equality is identity.
+fn is_instance_of(o: &Object, class: &Weak<ClassType>) -> bool {
+    std::ptr::eq(Arc::as_ptr(&o.class), class.as_ptr())
+}
+
 fn place(class: &ClassType, name: &str) -> Option<Place> {
     class
         .attribute_slot(name)
@@ -87,17 +96,20 @@ pub(super) fn get_attr(
                 s.push(c.clone());
                 Ok(())
             }),
-            Some(Place::Slot(i)) => Arc::new(move |s: &mut Stack| {
-                let o = object(pop(s)?, "prim::GetAttr")?;
-                let v = if Arc::ptr_eq(&o.class, &class) {
-                    o.slot(i)
-                        .ok_or_else(|| no_attribute(o.class_name(), &name))?
-                } else {
-                    read_by_name(&o, &name)?
-                };
-                s.push(v);
-                Ok(())
-            }),
+            Some(Place::Slot(i)) => {
+                let class = Arc::downgrade(&class);
+                Arc::new(move |s: &mut Stack| {
+                    let o = object(pop(s)?, "prim::GetAttr")?;
+                    let v = if is_instance_of(&o, &class) {
+                        o.slot(i)
+                            .ok_or_else(|| no_attribute(o.class_name(), &name))?
+                    } else {
+                        read_by_name(&o, &name)?
+                    };
+                    s.push(v);
+                    Ok(())
+                })
+            }
         },
         None => Arc::new(move |s: &mut Stack| {
             let o = object(pop(s)?, "prim::GetAttr")?;
@@ -119,7 +131,7 @@ pub(super) fn set_attr(
     }
     let slot = match static_class(g, g.node_inputs(n)[0], unit) {
         Some(class) => match class.attribute_slot(&name) {
-            Some(i) => Some((class, i)),
+            Some(i) => Some((Arc::downgrade(&class), i)),
             None => return Err(no_attribute(&class.qualname, &name)),
         },
         None => None,
@@ -128,7 +140,7 @@ pub(super) fn set_attr(
         let v = pop(s)?;
         let o = object(pop(s)?, "prim::SetAttr")?;
         match &slot {
-            Some((class, i)) if Arc::ptr_eq(&o.class, class) => o.set_slot(*i, v),
+            Some((class, i)) if is_instance_of(&o, class) => o.set_slot(*i, v),
             _ => {
                 if !o.set_attr(&name, v) {
                     return Err(no_attribute(o.class_name(), &name));
@@ -161,7 +173,11 @@ pub(super) fn create_object(
     let Some(class) = unit.class(q) else {
         return Err(format!("unknown class '{q}'"));
     };
+    let (class, name) = (Arc::downgrade(&class), q.clone());
     Ok(Arc::new(move |s: &mut Stack| {
+        let class = class
+            .upgrade()
+            .ok_or_else(|| format!("prim::CreateObject: class '{name}' was unloaded"))?;
         s.push(IValue::Object(class.instantiate()));
         Ok(())
     }))

@@ -221,3 +221,37 @@ fn calls_of_unused_free_functions_raise_in_place() {
                        ~~~~~~~ <--- HERE"#]],
     );
 }
+
+/// An interface: a class passed where the interface is expected (cast, since Ember's
+/// subtyping does not know classes' methods), a call through the interface (dispatched on the
+/// object at run time), and isinstance decided statically for a class and at run time for Any.
+#[test]
+fn interfaces_take_implementing_classes() {
+    check(
+        "from typing import Any\n\
+         @torch.jit.interface\n\
+         class Scale:\n    def apply(self, x: int) -> int:\n        pass\n\n\
+         class Twice:\n    def __init__(self):\n        self.k = 2\n\n    def apply(self, x: int) -> int:\n        return x * self.k\n\n\
+         def use(s: Scale, x: int) -> int:\n    return s.apply(x)\n\n\
+         def f(x: int) -> int:\n    t = Twice()\n    y = use(t, x)\n    a: Any = t\n    if isinstance(t, Scale):\n        y = y + 1\n    if isinstance(a, Scale):\n        y = y + 10\n    return y\n",
+        expect![[r#"
+            graph(%0 : int):
+              %1 : Function = prim::Constant[name="use"]()
+              %2 : int = prim::Constant[value=10]()
+              %3 : int = prim::Constant[value=1]()
+              %4 : __torch__.Twice = prim::CreateObject()
+              %5 : NoneType = prim::CallMethod[name="__init__"](%4)
+              %6 : InterfaceType<Scale> = prim::unchecked_cast(%4)
+              %7 : int = prim::CallFunction(%1, %6, %0)
+              %8 : int = aten::add(%7, %3)
+              %9 : bool = prim::isinstance[types=[InterfaceType<Scale>]](%4)
+              %10 : int = prim::If(%9)
+                block0():
+                  %11 : int = aten::add(%8, %2)
+                  -> (%11)
+                block1():
+                  -> (%8)
+              return (%10)
+        "#]],
+    );
+}
