@@ -2,6 +2,7 @@
 //! through MLIR and LLVM.
 
 pub mod analysis;
+#[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod driver;
 pub mod fold;

@@ -31,13 +31,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ember_compiler::frontend::compile_source;
 use ember_compiler::frontend::normalize::{normalized_text, strip_module_path};
 use ember_compiler::frontend::python_print::{print_function, print_function_in};
+use ember_compiler::frontend::{compile_into, compile_source};
 use ember_dialects::attr::AttrValue;
-use ember_dialects::schema::parse_schema;
+use ember_dialects::schema::parse_function_schema;
 use ember_dialects::symbol::sym;
-use ember_dialects::{Graph, Symbol};
+use ember_dialects::{Graph, Symbol, Type};
 use ember_runtime::interpreter::{run, Code};
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
@@ -215,6 +215,115 @@ fn borrow_callee_bodies(reference: &mut Graph, ember: &Graph) {
     }
 }
 
+/// Gives PyTorch's graph the qualified names its text leaves out, which the printer needs:
+/// function constants print only their short name (`prim::Constant[name="relu"]`), and
+/// NamedTuple types only their fields (`NamedTuple(x : int, y : int)`). They are the names
+/// Ember gives the same callee (its constant of that name, when qualified:
+/// `__torch__.torch.nn.functional.relu`) and the same type (the unit's NamedTuple of those
+/// fields and types); the file's own types move to module `namespace` as PyTorch's do.
+fn restore_names(
+    reference: &mut Graph,
+    (unit, ember): &(Arc<CompilationUnit>, Graph),
+    namespace: &str,
+) {
+    let qualnames: BTreeMap<String, String> = ember
+        .nodes()
+        .into_iter()
+        .filter_map(
+            |n| match (constant_name(ember, n)?, ember.ty(ember.output(n, 0))) {
+                (name, Type::Function(q)) if q.starts_with("__torch__.") => Some((name, q.clone())),
+                _ => None,
+            },
+        )
+        .collect();
+    let named: Vec<Type> = unit
+        .named_types()
+        .into_iter()
+        .filter(|t| matches!(t, Type::Tuple(_)))
+        .map(|t| in_namespace(t, namespace))
+        .collect();
+    for n in reference.nodes() {
+        if let Some(q) = constant_name(reference, n).and_then(|name| qualnames.get(&name)) {
+            let out = reference.output(n, 0);
+            if matches!(reference.ty(out), Type::Function(known) if known.is_empty()) {
+                reference.set_ty(out, Type::Function(q.clone()));
+            }
+        }
+        for out in reference.node_outputs(n).to_vec() {
+            let t = name_tuples(reference.ty(out), &named);
+            reference.set_ty(out, t);
+        }
+        for b in reference.node_blocks(n).to_vec() {
+            for v in reference.block_inputs(b).to_vec() {
+                let t = name_tuples(reference.ty(v), &named);
+                reference.set_ty(v, t);
+            }
+        }
+    }
+    for v in reference.inputs().to_vec() {
+        let t = name_tuples(reference.ty(v), &named);
+        reference.set_ty(v, t);
+    }
+}
+
+/// The `name` of a function constant.
+fn constant_name(g: &Graph, n: ember_dialects::Node) -> Option<String> {
+    match g.attr(n, Symbol::new("attr::name")) {
+        Some(AttrValue::Str(s)) if g.kind(n) == sym::constant() => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// A NamedTuple of the file (`__torch__.Point`) under module `namespace`.
+fn in_namespace(t: Type, namespace: &str) -> Type {
+    match t {
+        Type::Tuple(mut tt) => {
+            if let Some(info) = tt.names.as_mut() {
+                if let Some(name) = info.qualified_name.strip_prefix("__torch__.") {
+                    info.qualified_name = format!("{namespace}.{name}");
+                }
+            }
+            Type::Tuple(tt)
+        }
+        t => t,
+    }
+}
+
+/// `t` with each NamedTuple that has no qualified name replaced by the one of `named` with
+/// the same fields and element types, when there is exactly one.
+fn name_tuples(t: &Type, named: &[Type]) -> Type {
+    let each = |ts: &[Type]| ts.iter().map(|e| name_tuples(e, named)).collect::<Vec<_>>();
+    match t {
+        Type::List(e) => Type::list(name_tuples(e, named)),
+        Type::Optional(e) => Type::Optional(Box::new(name_tuples(e, named))),
+        Type::Dict(k, v) => Type::Dict(
+            Box::new(name_tuples(k, named)),
+            Box::new(name_tuples(v, named)),
+        ),
+        Type::Union(ms) => Type::Union(each(ms)),
+        Type::Tuple(tt) => {
+            let elements = each(&tt.elements);
+            let unnamed = tt.names.as_ref().filter(|i| i.qualified_name.is_empty());
+            if let Some(info) = unnamed {
+                let same = |c: &&Type| match c {
+                    Type::Tuple(c) => {
+                        c.elements == elements
+                            && c.names.as_ref().is_some_and(|ci| ci.fields == info.fields)
+                    }
+                    _ => false,
+                };
+                if let [one] = named.iter().filter(same).collect::<Vec<_>>().as_slice() {
+                    return (*one).clone();
+                }
+            }
+            let mut tt = tt.clone();
+            tt.elements = elements;
+            Type::Tuple(tt)
+        }
+        t => t.clone(),
+    }
+}
+
 /// Runs the entry of `unit` (its calls, objects and attributes resolved through the unit).
 fn check_unit_runs(case: &Case, unit: &Arc<CompilationUnit>, name: &str) -> Result<(), String> {
     let f = unit
@@ -349,24 +458,32 @@ fn check_case(case: &Case) -> Outcome {
             &name,
         ));
     }
-    out.code = Some(check_code(case));
-    out.code_reads_back = Some(check_code_reads_back(case, &source, &reference));
+    out.code = Some(check_code(case, ember.as_ref().ok()));
+    out.code_reads_back = Some(check_code_reads_back(
+        case,
+        &source,
+        &reference,
+        ember.as_ref().ok(),
+    ));
     out
 }
 
 /// Prints PyTorch's graph with Ember's Python printer and compares with PyTorch's `.code`.
 ///
 /// Both keep PyTorch's module path: the printer decides where to split lines by their length.
-fn check_code(case: &Case) -> Result<(), String> {
+fn check_code(case: &Case, ember: Option<&(Arc<CompilationUnit>, Graph)>) -> Result<(), String> {
     let source = std::fs::read_to_string(&case.py).map_err(|e| e.to_string())?;
     let name = entry_name(&source).ok_or("no top-level def")?;
     let read = |ext: &str| std::fs::read_to_string(case.sibling(ext)).map_err(|e| e.to_string());
-    let graph =
+    let mut graph =
         ember_dialects::parse::parse_graph(&read("graph")?).map_err(|d| format!("parse: {d}"))?;
-    // A schema naming types the schema parser does not read leaves the signature to the graph.
-    let schema = parse_schema(read("schema")?.trim()).ok();
+    let schema =
+        parse_function_schema(read("schema")?.trim()).map_err(|d| format!("schema: {d}"))?;
     let namespace = format!("__torch__.{}", case.module);
-    let printed = print_function_in(&graph, &name, schema.as_ref(), &namespace)?;
+    if let Some(ember) = ember {
+        restore_names(&mut graph, ember, &namespace);
+    }
+    let printed = print_function_in(&graph, &name, Some(&schema), &namespace)?;
     let want = read("code")?;
     if printed == want {
         return Ok(());
@@ -376,11 +493,25 @@ fn check_code(case: &Case) -> Result<(), String> {
 
 /// Prints PyTorch's graph with Ember's Python printer, compiles the code with Ember's frontend
 /// and runs it: the printed code must read back to a graph that computes what PyTorch's does.
-fn check_code_reads_back(case: &Case, source: &str, reference: &Graph) -> Result<(), String> {
+fn check_code_reads_back(
+    case: &Case,
+    source: &str,
+    reference: &Graph,
+    ember: Option<&(Arc<CompilationUnit>, Graph)>,
+) -> Result<(), String> {
     let name = entry_name(source).ok_or("no top-level def")?;
-    let schema = parse_schema(case.pytorch_text("schema")?.trim()).ok();
-    let code = print_function(reference, &name, schema.as_ref())?;
-    let unit = ember_unit(&format!("{}.code", case.display_name()), &code)?;
+    let schema = parse_function_schema(case.pytorch_text("schema")?.trim())
+        .map_err(|d| format!("schema: {d}"))?;
+    let mut reference = reference.clone();
+    if let Some(ember) = ember {
+        restore_names(&mut reference, ember, "__torch__");
+    }
+    let code = print_function(&reference, &name, Some(&schema))?;
+    // The code names the file's other functions and classes (`__torch__.helper`): it reads
+    // back into the unit of the file, which it replaces the entry of.
+    let unit = ember_unit(&case.display_name(), source)?;
+    compile_into(&format!("{}.code", case.display_name()), &code, &unit)
+        .map_err(|e| format!("does not compile: {}", e.lines().next().unwrap_or_default()))?;
     if unit.function(&name).is_none() {
         return Err(format!("the printed code defines no {name}"));
     }

@@ -171,6 +171,13 @@ fn write_attributes(g: &Graph, n: Node, ignore_subgraph: bool, f: &mut impl Writ
         }
         i += 1;
         write!(f, "{}=", name.unqualified())?;
+        // An empty list knows its element type: `IValue::repr` prints `annotate(List[T], [])`.
+        if let (AttrValue::IValue(ConstValue::List(items)), [out]) = (value, g.node_outputs(n)) {
+            if items.is_empty() && matches!(g.ty(*out), crate::Type::List(_)) {
+                write!(f, "annotate({}, [])", g.ty(*out).repr_str())?;
+                continue;
+            }
+        }
         write_attr_value(value, f)?;
     }
     f.write_str("]")

@@ -2,15 +2,9 @@
 //! and never allocates past the limits.
 #![no_main]
 
-use crate::import::zip::PtZip;
-use crate::import::Limits;
+use ember_compiler::import::zip::PtZip;
+use ember_compiler::import::Limits;
 use libfuzzer_sys::fuzz_target;
-
-// The archive reader, compiled from the compiler crate's sources (it only uses ember-runtime
-// and zip), so fuzzing does not build MLIR/LLVM/CUDA with sanitizers.
-#[path = "../../compiler/src/import/mod.rs"]
-#[allow(dead_code)]
-mod import;
 
 fuzz_target!(|data: &[u8]| {
     let limits = Limits {

@@ -74,6 +74,9 @@ pub struct ClassType {
     pub qualname: String,
     /// Instances are `torch.nn.Module`s.
     pub is_module: bool,
+    /// An interface (`@torch.jit.interface`): its methods are declarations only, and its
+    /// values are objects of any class that has methods of those names.
+    pub is_interface: bool,
     pub attributes: RwLock<Vec<ClassAttribute>>,
     /// Module constants (`__constants__`, `Final`), folded into code that reads them.
     pub constants: RwLock<IndexMap<String, IValue>>,
@@ -85,10 +88,28 @@ impl ClassType {
         ClassType {
             qualname: qualname.into(),
             is_module,
+            is_interface: false,
             attributes: RwLock::new(Vec::new()),
             constants: RwLock::new(IndexMap::new()),
             methods: RwLock::new(IndexMap::new()),
         }
+    }
+
+    /// An interface type; its methods are added as declarations.
+    pub fn interface(qualname: impl Into<String>, is_module: bool) -> ClassType {
+        ClassType {
+            is_interface: true,
+            ..ClassType::new(qualname, is_module)
+        }
+    }
+
+    /// Whether objects of `class` are values of this interface: `class` has a method of
+    /// each name this interface declares (PyTorch also compares their schemas, which the
+    /// compiler checked where the object became an interface value).
+    pub fn is_implemented_by(&self, class: &ClassType) -> bool {
+        let methods = read(&self.methods);
+        let theirs = read(&class.methods);
+        methods.keys().all(|m| theirs.contains_key(m))
     }
 
     /// The slot index of an attribute.
@@ -156,6 +177,9 @@ impl ClassType {
 pub struct CompilationUnit {
     functions: RwLock<IndexMap<String, Arc<Function>>>,
     classes: RwLock<IndexMap<String, Arc<ClassType>>>,
+    /// NamedTuple and Enum types by qualified name (PyTorch's unit registers every named
+    /// type): code read back (an archive's, a printed function's) names them.
+    named_types: RwLock<IndexMap<String, Type>>,
 }
 
 impl CompilationUnit {
@@ -197,6 +221,23 @@ impl CompilationUnit {
     /// Classes in definition order.
     pub fn classes(&self) -> Vec<Arc<ClassType>> {
         read(&self.classes).values().cloned().collect()
+    }
+
+    /// Registers a NamedTuple (`Type::Tuple` with its qualified name) or `Type::Enum` type.
+    pub fn add_named_type(&self, qualname: impl Into<String>, ty: Type) {
+        self.named_types
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(qualname.into(), ty);
+    }
+
+    pub fn named_type(&self, qualname: &str) -> Option<Type> {
+        read(&self.named_types).get(qualname).cloned()
+    }
+
+    /// NamedTuple and Enum types in definition order.
+    pub fn named_types(&self) -> Vec<Type> {
+        read(&self.named_types).values().cloned().collect()
     }
 }
 

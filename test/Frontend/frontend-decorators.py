@@ -2,8 +2,10 @@
 # RUN: ember-run %s 2 | FileCheck %s --check-prefix=OUT
 # RUN: not ember-run %s -- -2 2>&1 | FileCheck %s --check-prefix=UNUSED
 # Module methods through `self`, @torch.jit.export, and @torch.jit.unused: PyTorch compiles an
-# unused def with its body replaced by `raise RuntimeError("Cannot call @unused methods")` and
-# its parameters typed Any, so code calling it compiles and fails only when the call runs.
+# unused method with its body replaced by `raise RuntimeError("Cannot call @unused methods")` and
+# its parameters typed Any, so code calling it compiles and fails only when the call runs. An
+# unused free function it never compiles: a call raises where it is (Ember's unit keeps a
+# raising function by that name, its annotations kept).
 import torch
 import torch.nn as nn
 
@@ -29,7 +31,7 @@ class Scale(nn.Module):
 
 
 # CHECK-LABEL: # python_only
-# CHECK-NEXT: graph(%x : Any):
+# CHECK-NEXT: graph(%x : int):
 # CHECK-DAG: %[[MSG:.*]] : str = prim::Constant[value="Cannot call @unused methods"]()
 # CHECK-DAG: %[[CLS:.*]] : str = prim::Constant[value="builtins.RuntimeError"]()
 # CHECK: prim::RaiseException(%[[MSG]], %[[CLS]])
@@ -40,10 +42,14 @@ def python_only(x: int) -> int:
 
 
 # CHECK-LABEL: # f
-# CHECK: prim::CallFunction
+# CHECK: %[[DROPPED:.*]] : str = prim::Constant[value="This Python function is annotated to be ignored and cannot be run"]()
+# CHECK-NOT: prim::CallFunction
+# CHECK: prim::RaiseException(%[[DROPPED]], %{{.*}})
+# CHECK-NOT: prim::CallFunction
+# CHECK: return (%x.1)
 # OUT: 2
-# UNUSED: error: {{.*}}RuntimeError: Cannot call @unused methods
-# UNUSED: in python_only: prim::RaiseException
+# UNUSED: error: {{.*}}This Python function is annotated to be ignored and cannot be run
+# UNUSED: in prim::RaiseException
 def f(x: int) -> int:
     if x < 0:
         return python_only(x)

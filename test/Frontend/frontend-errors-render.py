@@ -23,7 +23,7 @@ def f(x: torch.Tensor) -> torch.Tensor:
     return torch.add(x, "a")
 # CHECK: The original call is
 # CHECK-NEXT: return torch.add(x, "a")
-# CHECK-NEXT: ~~~~~~~~~~~~~~~~~ <--- HERE
+# CHECK-NEXT: ~~~~~~~~~ <--- HERE
 
 # -----
 import torch
@@ -35,7 +35,7 @@ def g(a: int, b: int) -> int:
 # CHECK-NEXT: g(int a, int b) -> int:
 # CHECK-NEXT: Argument b not provided.
 # CHECK: return g(x)
-# CHECK-NEXT: ~~~~ <--- HERE
+# CHECK-NEXT: ~ <--- HERE
 def f(x: int) -> int:
     return g(x)
 
@@ -48,7 +48,7 @@ def g(a: int) -> int:
 # CHECK: frontend-errors-render.py:[[# @LINE + 5]]:12: error:
 # CHECK-NEXT: g(int a) -> int:
 # CHECK-NEXT: Expected at most 1 arguments but found 3 positional arguments.
-# CHECK: ~~~~~~~~~~ <--- HERE
+# CHECK: ~ <--- HERE
 def f(x: int) -> int:
     return g(x, 1, 2)
 

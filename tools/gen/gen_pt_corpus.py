@@ -22,7 +22,7 @@ import os
 import sys
 import warnings
 import zipfile
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 import torch
@@ -195,6 +195,75 @@ class StatefulCounter(nn.Module):
         self.count = state[0]
         self.base = state[1]
         self.training = state[2]
+
+
+class TensorLiterals(nn.Module):
+    """Traced, its tensor literals become graph constants, which the serializer lifts into
+    constants.pkl (stored under constants/) and code names as CONSTANTS.c0, CONSTANTS.c1."""
+
+    def forward(self, x):
+        w = torch.tensor([[1.0, -2.0, 0.25], [0.5, 3.0, -1.0]])
+        return x @ w + torch.tensor([1, 2, 3]).sum()
+
+
+@torch.jit.interface
+class OneArg(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        pass
+
+
+@torch.jit.interface
+class Scale:
+    def apply(self, x: Tensor) -> Tensor:
+        pass
+
+
+@torch.jit.script
+class Twice:
+    def __init__(self):
+        self.k = 2.0
+
+    def apply(self, x: Tensor) -> Tensor:
+        return x * self.k
+
+
+class Doubler(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        return x * 2
+
+
+class AddBias(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bias = nn.Parameter(torch.full((3,), 0.5))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x + self.bias
+
+
+class InterfaceCalls(nn.Module):
+    """A submodule attribute of a module interface type and an argument of a class interface
+    type, called through the interface (prim::CallMethod on InterfaceType), and isinstance on
+    an interface decided at run time (prim::isinstance[types=[InterfaceType<Scale>]])."""
+    first: OneArg
+    second: OneArg
+
+    def __init__(self):
+        super().__init__()
+        self.first = Doubler()
+        self.second = AddBias()
+
+    def scaled(self, s: Scale, x: Tensor) -> Tensor:
+        return s.apply(x)
+
+    def forward(self, x):
+        y = self.second.forward(self.first.forward(x))
+        s = Twice()
+        y = self.scaled(s, y)
+        a: Any = s
+        if isinstance(a, Scale):
+            y = y + 1.0
+        return y
 
 
 def seed(n=0):
@@ -417,6 +486,20 @@ def main():
     save("custom_class_dict_attrs", torch.jit.script(CustomClassDict().eval()), [torch.randn(2, 2)],
          summary=summary)
     save("setstate_module", torch.jit.script(StatefulCounter().eval()), [torch.randn(2)], summary=summary)
+
+    seed(12)
+    lit = TensorLiterals().eval()
+    save("tensor_constants_traced", torch.jit.trace(lit, torch.randn(4, 2)), [torch.randn(4, 2)],
+         summary=summary)
+    seed(13)
+    m = ConvBnRelu()
+    with torch.no_grad():
+        m.train()(torch.randn(4, 3, 6, 6))
+    frozen = torch.jit.freeze(torch.jit.script(m.eval()))  # parameters become CONSTANTS.cN
+    save("conv_bn_relu_frozen", frozen, [torch.randn(1, 3, 6, 6)], summary=summary)
+    seed(14)
+    save("interface_calls", torch.jit.script(InterfaceCalls().eval()), [torch.randn(2, 3)],
+         summary=summary)
 
     legacy_variants(summary)
 

@@ -413,6 +413,7 @@ fn emit(
 
 /// The fusion groups (or the whole elementwise graph) lowered as `emberc` lowers them, with
 /// kernels named `graph...`: MLIR and LLVM IR for x86-64, PTX for sm_80.
+#[cfg(feature = "codegen")]
 fn emit_lowered(emit: Emit, graph: &Graph) -> Result<String, String> {
     use crate::codegen::{compile_graph, CompileOptions, EmitKind, TargetArch};
     let opts = match emit {
@@ -422,6 +423,11 @@ fn emit_lowered(emit: Emit, graph: &Graph) -> Result<String, String> {
     };
     let bytes = compile_graph(graph, "graph", &Default::default(), &opts).map_err(|e| e.message)?;
     String::from_utf8(bytes).map_err(|_| "the lowered text is not UTF-8".to_string())
+}
+
+#[cfg(not(feature = "codegen"))]
+fn emit_lowered(_emit: Emit, _graph: &Graph) -> Result<String, String> {
+    Err("this build of Ember has no code generation (the `codegen` feature is off)".into())
 }
 
 /// Compares the chunk's diagnostics with its `expected-error` annotations; reports every

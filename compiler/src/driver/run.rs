@@ -151,7 +151,12 @@ fn source_defaults(model: &str, text: &str, name: &str) -> Vec<Option<DefaultArg
     def.map_or_else(Vec::new, |d| {
         d.params
             .iter()
-            .map(|p| p.default.as_ref().and_then(literal_arg).map(DefaultArg::Literal))
+            .map(|p| {
+                p.default
+                    .as_ref()
+                    .and_then(literal_arg)
+                    .map(DefaultArg::Literal)
+            })
             .collect()
     })
 }

@@ -15,6 +15,10 @@ use std::collections::VecDeque;
 use super::error::{FrontendError, Result};
 use super::span::{SourceFile, Span};
 
+/// PyTorch's words for an integer literal that does not fit an int (`Const::asIntegral`).
+pub const INTEGRAL_OUT_OF_RANGE: &str =
+    "Integral constant out of range (must fit in a signed 64 bit integer)";
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TokenKind {
     Eof,
@@ -759,9 +763,9 @@ pub fn decode_number(text: &str, span: Span) -> Result<Number> {
         let digits: String = digits.chars().filter(|&c| c != '_').collect();
         return match i128::from_str_radix(&digits, radix) {
             Ok(v) => Ok(Number::Int(v)),
-            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => Err(
-                FrontendError::new(span, format!("integer literal '{text}' is too large")),
-            ),
+            Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
+                Err(FrontendError::new(span, INTEGRAL_OUT_OF_RANGE))
+            }
             Err(_) => Err(invalid()),
         };
     }
@@ -804,9 +808,9 @@ pub fn decode_number(text: &str, span: Span) -> Result<Number> {
     }
     match clean.parse::<i128>() {
         Ok(v) => Ok(Number::Int(v)),
-        Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => Err(
-            FrontendError::new(span, format!("integer literal '{text}' is too large")),
-        ),
+        Err(e) if matches!(e.kind(), std::num::IntErrorKind::PosOverflow) => {
+            Err(FrontendError::new(span, INTEGRAL_OUT_OF_RANGE))
+        }
         Err(_) => Err(invalid()),
     }
 }
@@ -1181,7 +1185,7 @@ x = '''abc
             0b2 => error: invalid number literal '0b2'
             12abc => error: invalid number literal '12abc'
             1e => error: invalid number literal '1e'
-            170141183460469231731687303715884105728 => error: integer literal '170141183460469231731687303715884105728' is too large"#]]
+            170141183460469231731687303715884105728 => error: Integral constant out of range (must fit in a signed 64 bit integer)"#]]
         .assert_eq(&out.join("\n"));
     }
 

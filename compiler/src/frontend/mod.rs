@@ -20,11 +20,13 @@ mod parser_tests;
 pub mod python_print;
 pub mod schema_match;
 pub mod span;
+pub mod unit_resolver;
 
 pub use cleanup::run_cleanup_passes;
 pub use convert_to_ssa::{convert_to_ssa, convert_to_ssa_located, SsaError};
 pub use error::FrontendError;
 pub use span::{SourceFile, Span};
+pub use unit_resolver::UnitResolver;
 
 pub use emit::{NoResolver, Resolved, Resolver};
 
@@ -75,4 +77,13 @@ pub fn compile_source(name: &str, text: &str) -> Result<CompilationUnit, String>
     let unit = CompilationUnit::new();
     compile(file.clone(), &unit, &NoResolver).map_err(|e| e.render(&file))?;
     Ok(unit)
+}
+
+/// Reads code printed for functions of `unit` back into it (PyTorch's save/load path): the
+/// `__torch__.` names the code uses resolve to the unit's functions, classes, NamedTuples and
+/// Enums ([`UnitResolver`]), and the code's defs join the unit. The error is the rendered
+/// diagnostic.
+pub fn compile_into(name: &str, text: &str, unit: &CompilationUnit) -> Result<(), String> {
+    let file = Arc::new(SourceFile::new(name, text));
+    compile(file.clone(), unit, &UnitResolver::new(unit)).map_err(|e| e.render(&file))
 }

@@ -448,12 +448,6 @@ impl<'a> Parser<'a> {
                 value: Some(value),
             }
         } else if let Some(op) = aug_assign_op(t.kind) {
-            if matches!(lhs.kind, ExprKind::Tuple(_) | ExprKind::List(_)) {
-                return self.err(
-                    lhs.span,
-                    "augmented assignment can only have one LHS expression",
-                );
-            }
             if !matches!(
                 lhs.kind,
                 ExprKind::Name(_) | ExprKind::Attribute { .. } | ExprKind::Subscript { .. }
@@ -995,13 +989,14 @@ impl<'a> Parser<'a> {
         let mut bases = Vec::new();
         if self.eat(T::LParen) {
             while self.peek() != T::RParen {
+                // PyTorch reads only the bases: `metaclass=...` and the like are ignored.
                 if self.peek() == T::Ident && self.peek_at(1) == T::Assign {
-                    return self.err(
-                        self.cur().span,
-                        "keyword arguments in class bases are not supported",
-                    );
+                    self.bump();
+                    self.bump();
+                    self.expr(0)?;
+                } else {
+                    bases.push(self.expr(0)?);
                 }
-                bases.push(self.expr(0)?);
                 if !self.eat(T::Comma) {
                     break;
                 }

@@ -558,7 +558,6 @@ fn errors() {
         "x = 3 if y\n",
         "del f()\n",
         "x[]\n",
-        "class C(metaclass=M): pass\n",
         "x = (*a)\n",
         "print(*a, k=1, *b)\n",
         "x = [1,\n  (2,\n",
@@ -671,7 +670,7 @@ fn errors() {
         ~ <--- HERE
 
         "a, b += 1\n"
-        t.py:1:1: error: augmented assignment can only have one LHS expression
+        t.py:1:1: error: 'tuple' is an illegal expression for augmented assignment
         a, b += 1
         ~~~~ <--- HERE
 
@@ -809,11 +808,6 @@ fn errors() {
         t.py:1:3: error: expected an expression but found ']' here
         x[]
           ~ <--- HERE
-
-        "class C(metaclass=M): pass\n"
-        t.py:1:9: error: keyword arguments in class bases are not supported
-        class C(metaclass=M): pass
-                ~~~~~~~~~ <--- HERE
 
         "x = (*a)\n"
         t.py:1:6: error: can't use starred expression here

@@ -55,7 +55,8 @@ pub struct Archive {
     pub code: BTreeMap<String, CodeFile>,
     /// `extra/*` files by name inside `extra/`.
     pub extra: BTreeMap<String, Vec<u8>>,
-    /// The storages the pickles loaded, by key (`data/<key>`).
+    /// The storages the pickles loaded, by record (`data/<key>` for data.pkl's,
+    /// `constants/<key>` for constants.pkl's).
     pub storages: Vec<(String, DType, Storage)>,
 }
 
@@ -71,13 +72,17 @@ pub fn read_archive(bytes: &[u8], limits: &Limits) -> Result<Archive, ImportErro
     let version = read_version(&mut zip)?;
     let byteorder = read_byteorder(&mut zip)?;
 
+    // As PyTorch's readArchiveAndTensors, each pickle's storages live in the folder of its
+    // name: data.pkl's in data/, constants.pkl's (the code's tensor constants) in constants/.
     let mut loader = RecordStorages {
         zip: &mut zip,
+        folder: "data",
         byteorder,
         loaded: HashMap::new(),
     };
     let data_bytes = read_pickle_record(loader.zip, "data.pkl", limits)?;
     let data = unpickle(&data_bytes, &mut loader, limits).map_err(|e| e.with_record("data.pkl"))?;
+    loader.folder = "constants";
     let const_bytes = read_pickle_record(loader.zip, "constants.pkl", limits)?;
     let consts =
         unpickle(&const_bytes, &mut loader, limits).map_err(|e| e.with_record("constants.pkl"))?;
@@ -90,12 +95,12 @@ pub fn read_archive(bytes: &[u8], limits: &Limits) -> Result<Archive, ImportErro
             ))
         }
     };
-    let mut storages = data.storages;
-    for s in consts.storages {
-        if !storages.iter().any(|(k, _, _)| *k == s.0) {
-            storages.push(s);
-        }
-    }
+    let storages = (data
+        .storages
+        .into_iter()
+        .map(|(k, d, s)| (format!("data/{k}"), d, s)))
+    .chain((consts.storages.into_iter()).map(|(k, d, s)| (format!("constants/{k}"), d, s)))
+    .collect();
 
     let names: Vec<String> = zip.records().iter().map(|r| r.name.clone()).collect();
     let mut code = BTreeMap::new();
@@ -221,18 +226,21 @@ fn read_byteorder(zip: &mut PtZip) -> Result<ByteOrder, ImportError> {
     }
 }
 
-/// Loads `data/<key>` records as storages, byte-swapped on big-endian archives.
+/// Loads `<folder>/<key>` records as storages, byte-swapped on big-endian archives.
 struct RecordStorages<'z, 'a> {
     zip: &'z mut PtZip<'a>,
+    /// `data` or `constants`: the folder of the pickle being read.
+    folder: &'static str,
     byteorder: ByteOrder,
-    /// Storages already read, shared by both pickles as PyTorch's storage context shares them.
+    /// Storages already read, by record name: the tensors of one pickle that share a
+    /// storage share it here too.
     loaded: HashMap<String, (DType, u64, Storage)>,
 }
 
 impl StorageLoader for RecordStorages<'_, '_> {
     fn load(&mut self, key: &str, dtype: DType, numel: u64) -> Result<Storage, ImportError> {
-        let name = format!("data/{key}");
-        if let Some((d, n, s)) = self.loaded.get(key) {
+        let name = format!("{}/{key}", self.folder);
+        if let Some((d, n, s)) = self.loaded.get(&name) {
             if (*d, *n) != (dtype, numel) {
                 return Err(ImportError::in_record(
                     name.as_str(),
@@ -279,8 +287,7 @@ impl StorageLoader for RecordStorages<'_, '_> {
         if self.byteorder == ByteOrder::Big {
             swap_bytes(dst, dtype.size());
         }
-        self.loaded
-            .insert(key.to_string(), (dtype, numel, storage.clone()));
+        self.loaded.insert(name, (dtype, numel, storage.clone()));
         Ok(storage)
     }
 }

@@ -6,6 +6,7 @@
 //! size an archive declares is checked against [`Limits`] before anything is allocated for it.
 
 pub mod archive;
+pub mod constants;
 pub mod defaults;
 pub mod error;
 pub mod limits;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ember_dialects::attr::AttrValue;
 use ember_dialects::Graph;
 use ember_runtime::interpreter::{call_method, RuntimeError};
-use ember_runtime::ivalue::{Dict, IValue, List, Object};
+use ember_runtime::ivalue::{Dict, EnumValue, IValue, List, Object};
 use ember_runtime::unit::{CompilationUnit, Function};
 
 use super::archive::{read_archive, Archive};
@@ -84,9 +84,11 @@ impl Module {
         self.run_method("forward", args)
     }
 
-    /// Every method of every class of the unit, root class first.
+    /// Every method of every class of the unit, root class first (interfaces, whose
+    /// methods are declarations, left out).
     pub fn all_methods(&self) -> Vec<Arc<Function>> {
         let mut classes = self.unit.classes();
+        classes.retain(|c| !c.is_interface);
         classes.sort_by_key(|c| !Arc::ptr_eq(c, &self.object.class));
         let mut out: Vec<Arc<Function>> = Vec::new();
         for c in classes {
@@ -174,6 +176,11 @@ fn class_names(v: &IValue, out: &mut Vec<String>, depth: usize) {
             .items()
             .iter()
             .for_each(|(_, x)| class_names(x, out, depth + 1)),
+        IValue::Enum(e) => {
+            if !out.contains(&e.class_name) {
+                out.push(e.class_name.clone());
+            }
+        }
         _ => {}
     }
 }
@@ -214,6 +221,16 @@ fn check_graph(g: &Graph, qualname: &str) -> Result<(), ImportError> {
     Ok(())
 }
 
+/// Enum values are ints, floats or strs.
+fn same_enum_value(a: &IValue, b: &IValue) -> bool {
+    match (a, b) {
+        (IValue::Int(x), IValue::Int(y)) => x == y,
+        (IValue::Double(x), IValue::Double(y)) => x == y,
+        (IValue::Str(x), IValue::Str(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// Rebuilds the unpickler's provisional objects into instances of the compiled classes.
 struct Builder<'a> {
     archive: &'a Archive,
@@ -250,7 +267,39 @@ impl Builder<'_> {
                 }
                 IValue::Dict(out)
             }
+            IValue::Enum(e) => IValue::Enum(Arc::new(self.rebuild_enum(e)?)),
             other => other.clone(),
+        })
+    }
+
+    /// An enum is pickled as its class and value; as PyTorch's unpickler does, the member is
+    /// the one of the compiled class with that value.
+    fn rebuild_enum(&mut self, e: &EnumValue) -> Result<EnumValue, ImportError> {
+        let importer = SourceImporter::new(self.archive, self.unit);
+        let class = importer.load_class(&e.class_name)?;
+        let constants = class.constants.read().unwrap_or_else(|p| p.into_inner());
+        let member = constants
+            .iter()
+            .find(|(_, v)| same_enum_value(v, &e.value))
+            .ok_or_else(|| {
+                ImportError::in_record(
+                    "data.pkl",
+                    match &e.value {
+                        v @ (IValue::Int(_) | IValue::Double(_) | IValue::Str(_)) => {
+                            format!("{v:?} is not a value of enum '{}'", e.class_name)
+                        }
+                        v => format!(
+                            "a {} is not a value of enum '{}'",
+                            v.kind_name(),
+                            e.class_name
+                        ),
+                    },
+                )
+            })?;
+        Ok(EnumValue {
+            class_name: e.class_name.clone(),
+            name: member.0.clone(),
+            value: member.1.clone(),
         })
     }
 

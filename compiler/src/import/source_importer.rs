@@ -13,6 +13,7 @@ use std::sync::Arc;
 use ember_runtime::unit::{ClassType, CompilationUnit, Function};
 
 use super::archive::Archive;
+use super::constants::{constant_index, to_const_value};
 use super::error::ImportError;
 use crate::frontend::ast::{SourceModule, Stmt, StmtKind};
 use crate::frontend::emit::compile_module_with_prefix;
@@ -163,14 +164,27 @@ impl Resolver for SourceImporter<'_> {
     }
 
     fn resolve(&self, name: &str) -> Option<Resolved> {
+        if let Some(i) = constant_index(name) {
+            let value = self.archive.constants.get(i)?;
+            return match to_const_value(value) {
+                Ok(c) => Some(Resolved::Constant(c)),
+                Err(m) => {
+                    let mut slot = self.error.borrow_mut();
+                    if slot.is_none() {
+                        *slot = Some(ImportError::in_record(
+                            "constants.pkl",
+                            format!("{name}: {m}"),
+                        ));
+                    }
+                    None
+                }
+            };
+        }
         if !name.starts_with("__torch__") {
             return None;
         }
-        if let Some(c) = self.unit.class(name) {
-            return Some(Resolved::Class(c));
-        }
-        if let Some(f) = self.unit.function(name) {
-            return Some(Resolved::Function(f));
+        if let Some(found) = crate::frontend::unit_resolver::lookup(self.unit, name) {
+            return Some(found);
         }
         let (module, last) = name.rsplit_once('.')?;
         let fresh = !self.started.borrow().contains(name);

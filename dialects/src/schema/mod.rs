@@ -13,7 +13,7 @@ pub use matching::{
     const_type, default_type, is_blocklisted, match_schemas, schema_accepts, try_match_schema,
     Conversion, MatchedArg, MatchedSchema, Source,
 };
-pub use parser::parse_schema;
+pub use parser::{parse_function_schema, parse_schema};
 pub use print::{format_double, quoted_string};
 
 use crate::attr::ConstValue;

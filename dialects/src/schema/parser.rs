@@ -9,11 +9,24 @@ use crate::types::{optional_of, union_of, Type};
 
 /// Parses one schema, `aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`.
 pub fn parse_schema(src: &str) -> Result<FunctionSchema, Diagnostic> {
+    parse(src, false)
+}
+
+/// Parses the schema of a TorchScript function as `str(fn.schema)` prints it, which
+/// [`parse_schema`] (operator schemas, like PyTorch's parser) refuses in two ways: types of
+/// the program by qualified name (`-> __torch__.m.Point`, read as `Type::Class`, whatever
+/// kind of named type it is) and tuple defaults (`(int, int) shape=(1, 2)`).
+pub fn parse_function_schema(src: &str) -> Result<FunctionSchema, Diagnostic> {
+    parse(src, true)
+}
+
+fn parse(src: &str, program_types: bool) -> Result<FunctionSchema, Diagnostic> {
     let mut p = Parser {
         toks: tokenize(src)?,
         at: 0,
         next_alias_id: 0,
         depth: 0,
+        program_types,
     };
     let schema = p.declaration()?;
     p.expect_eof()?;
@@ -29,6 +42,8 @@ struct Parser {
     next_alias_id: u32,
     /// How deeply the type being read nests, bounded so hostile input cannot exhaust the stack.
     depth: u32,
+    /// Whether the schema is a TorchScript function's ([`parse_function_schema`]).
+    program_types: bool,
 }
 
 /// Deeper types than this are refused; real schemas nest three or four levels.
@@ -426,10 +441,21 @@ impl Parser {
         Ok((ty, alias))
     }
 
-    /// `__torch__.torch.classes.ns.Name`.
+    /// `__torch__.torch.classes.ns.Name`; in a function's schema also a type of the program,
+    /// `__torch__.a.b.Name`.
     fn custom_class(&mut self) -> PResult<Type> {
         self.bump();
         self.expect_punct('.')?;
+        let is_custom = *self.cur() == Tok::Ident("torch".into())
+            && self.toks.get(self.at + 2).map(|t| &t.0) == Some(&Tok::Ident("classes".into()));
+        if self.program_types && !is_custom {
+            let mut name = format!("__torch__.{}", self.expect_ident()?);
+            while *self.cur() == Tok::Punct('.') && matches!(self.lookahead(), Tok::Ident(_)) {
+                self.bump();
+                name = format!("{name}.{}", self.expect_ident()?);
+            }
+            return Ok(Type::Class(name));
+        }
         for expected in ["torch", "classes"] {
             let pos = self.pos();
             let got = self.expect_ident()?;
@@ -543,6 +569,24 @@ impl Parser {
                     self.expect_punct(']')?;
                     convert_to_list(elem, pos, items)
                 }
+            }
+            Type::Tuple(t) if self.program_types => {
+                self.nest()?;
+                self.expect_punct('(')?;
+                let mut items = Vec::new();
+                for (i, elem) in t.elements.iter().enumerate() {
+                    if i > 0 {
+                        self.expect_punct(',')?;
+                    }
+                    items.push(self.default_value(&fake_type(elem), None)?);
+                }
+                // A one-element tuple is written `(x,)`.
+                if t.elements.len() == 1 {
+                    self.expect_punct(',')?;
+                }
+                self.expect_punct(')')?;
+                self.depth -= 1;
+                Ok(ConstValue::Tuple(items))
             }
             other => self.err(format!(
                 "a default value is not supported for an argument of type {}",

@@ -145,6 +145,8 @@ fn write_ivalue(f: &mut fmt::Formatter<'_>, v: &ConstValue) -> fmt::Result {
         }
         ConstValue::Str(s) | ConstValue::Device(s) | ConstValue::Opaque(s) => f.write_str(s),
         ConstValue::List(items) => write_seq(f, "[", items, "]"),
+        // `(x,)`, as Python writes a one-element tuple.
+        ConstValue::Tuple(items) if items.len() == 1 => write_seq(f, "(", items, ",)"),
         ConstValue::Tuple(items) => write_seq(f, "(", items, ")"),
         ConstValue::Tensor(_) => f.write_str("<Tensor>"),
     }

@@ -133,6 +133,51 @@ fn errors_point_at_the_offending_token() {
 }
 
 #[test]
+fn function_schemas_name_program_types_and_take_tuple_defaults() {
+    // (input as `str(fn.schema)` prints it, what Ember prints back or the error)
+    let cases = [
+        (
+            "f(Tensor x, (int, int) shape=(1, 2)) -> Tensor",
+            "f(Tensor x, (int, int) shape=(1, 2)) -> Tensor",
+        ),
+        (
+            "f(Tensor x) -> __torch__.m.Stats",
+            "f(Tensor x) -> __torch__.m.Stats",
+        ),
+        (
+            "f(__torch__.a.b.Point p, __torch__.torch.classes.q.C c) -> ()",
+            "f(__torch__.a.b.Point p, __torch__.torch.classes.q.C c) -> ()",
+        ),
+        // Strings inside a tuple print unquoted, as PyTorch's `operator<<(IValue)` does.
+        (
+            "f((float, (str, int?)) t=(1.5, (\"a\", None)), (int) u=(3,)) -> ()",
+            "f((float, (str, int?)) t=(1.5, (a, None)), (int) u=(3,)) -> ()",
+        ),
+        (
+            "f((int, int) t=(1,)) -> ()",
+            "error 1:19: error: expected a number but found ')'",
+        ),
+        (
+            "f((int) t=(1)) -> ()",
+            "error 1:13: error: expected ',' but found ')'",
+        ),
+        (
+            "f(__torch__.) -> ()",
+            "error 1:13: error: expected an identifier but found ')'",
+        ),
+    ];
+    for (input, want) in cases {
+        let got = match parse_function_schema(input) {
+            Ok(s) => s.to_string(),
+            Err(d) => format!("error {d}"),
+        };
+        assert_eq!(got, want, "input: {input}");
+    }
+    // Operator schemas keep PyTorch's rules.
+    assert!(parse_schema("f(Tensor x, (int, int) shape=(1, 2)) -> Tensor").is_err());
+}
+
+#[test]
 fn formats_doubles_like_cpp_streams() {
     let cases = [
         (1.0, "1."),

@@ -11,7 +11,9 @@ mod subtype;
 mod union;
 mod vars;
 
-pub use subtype::{merge_tensor_types, unify_type_list, unify_types, unify_types_ext};
+pub use subtype::{
+    merge_tensor_types, unify_type_list, unify_type_list_ext, unify_types, unify_types_ext,
+};
 pub use union::{optional_of, union_of};
 pub use vars::{eval_type_variables, match_type_variables, TypeEnv};
 

@@ -335,12 +335,21 @@ fn unify_impl(a: &Type, b: &Type, default_to_union: bool, hint: Option<&Type>) -
 
 /// `unifyTypeList`: unify left to right; the error says which element did not fit.
 pub fn unify_type_list(types: &[Type]) -> Result<Type, String> {
+    unify_type_list_ext(types, false, None)
+}
+
+/// `unifyTypeList` with [`unify_types_ext`]'s options, as list literals use it.
+pub fn unify_type_list_ext(
+    types: &[Type],
+    default_to_union: bool,
+    type_hint: Option<&Type>,
+) -> Result<Type, String> {
     let Some(first) = types.first() else {
         return Err("Cannot get unified type from empty list".to_string());
     };
     let mut acc = first.clone();
     for (i, t) in types.iter().enumerate().skip(1) {
-        acc = unify_types(&acc, t).ok_or_else(|| {
+        acc = unify_types_ext(&acc, t, default_to_union, type_hint).ok_or_else(|| {
             format!(
                 "Could not unify type list since element {i} of type {} did not match the types before it ({})",
                 t.repr_str(),

@@ -253,6 +253,8 @@ pub(super) fn special_operation(
         return fork(g, n, unit).map(Some);
     } else if kind == sym::constant() {
         return enum_constant(g, n, unit).map_err(|m| error_at(g, n, m));
+    } else if kind == Symbol::new("prim::isinstance") {
+        return interface_isinstance(g, n, unit).map_err(|m| error_at(g, n, m));
     } else {
         return Ok(None);
     };
@@ -294,6 +296,49 @@ fn fork(g: &Graph, n: Node, unit: Option<&Arc<CompilationUnit>>) -> Result<Opera
         s.push(IValue::Future(future));
         Ok(())
     }))
+}
+
+/// `prim::isinstance[types=[InterfaceType<I>, ...]]`: a value is of an interface type when it
+/// is an object whose class has the interface's methods, which the unit knows. `None` when no
+/// type is an interface (the registry's `prim::isinstance` handles those).
+fn interface_isinstance(
+    g: &Graph,
+    n: Node,
+    unit: Option<&Arc<CompilationUnit>>,
+) -> Result<Option<Operation>, String> {
+    let types = match g.attr(n, Symbol::new("attr::types")) {
+        Some(AttrValue::Types(t)) => t.clone(),
+        Some(AttrValue::Type(t)) => vec![t.clone()],
+        _ => return Ok(None),
+    };
+    if !types.iter().any(|t| matches!(t, Type::Interface(_))) {
+        return Ok(None);
+    }
+    enum Check {
+        Type(Type),
+        Interface(Arc<crate::unit::ClassType>),
+    }
+    let mut checks = Vec::new();
+    for t in types {
+        checks.push(match t {
+            Type::Interface(q) => {
+                Check::Interface(unit.and_then(|u| u.class(&q)).ok_or_else(|| {
+                    format!("isinstance on interface {q}, which is not in the unit")
+                })?)
+            }
+            other => Check::Type(other),
+        });
+    }
+    Ok(Some(Arc::new(move |s: &mut Stack| {
+        let v = crate::ops::pop(s)?;
+        let is = checks.iter().any(|c| match (c, &v) {
+            (Check::Type(t), _) => crate::ops::builtins::misc::value_is(&v, t),
+            (Check::Interface(iface), IValue::Object(o)) => iface.is_implemented_by(&o.class),
+            (Check::Interface(_), _) => false,
+        });
+        s.push(IValue::Bool(is));
+        Ok(())
+    })))
 }
 
 /// `prim::Constant[value=__torch__.Color.RED]` of type `Enum<__torch__.Color>`: the member's

@@ -7,7 +7,7 @@
 use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::catalogue::catalogue;
 use ember_dialects::schema::{Argument, FunctionSchema};
-use ember_dialects::types::{eval_type_variables, match_type_variables, TypeEnv};
+use ember_dialects::types::{eval_type_variables, match_type_variables, TupleType, TypeEnv};
 use ember_dialects::{Symbol, Type, Value};
 
 use super::sugared::{RangeValue, Sugared};
@@ -17,6 +17,33 @@ use crate::frontend::builtins::{self, ModuleAttr, PythonBuiltin};
 use crate::frontend::error::FrontendError;
 use crate::frontend::schema_match::{self, NamedValue};
 use crate::frontend::span::Span;
+
+/// Python's builtin functions that TorchScript has no meaning for (the others, like len or
+/// print, are builtins of the emitter): PyTorch refuses a call of them by name.
+const PYTHON_BUILTIN_FUNCTIONS: &[&str] = &[
+    "__import__",
+    "aiter",
+    "anext",
+    "ascii",
+    "breakpoint",
+    "callable",
+    "compile",
+    "delattr",
+    "dir",
+    "eval",
+    "exec",
+    "format",
+    "globals",
+    "input",
+    "issubclass",
+    "iter",
+    "locals",
+    "next",
+    "open",
+    "repr",
+    "setattr",
+    "vars",
+];
 
 /// Exceptions a TorchScript program may raise by name.
 const PYTHON_EXCEPTIONS: &[&str] = &[
@@ -140,6 +167,9 @@ impl<'a> FnEmitter<'a> {
                             format!("function '{name}' is decorated @torch.jit.ignore: it runs in Python, which Ember cannot call; use @torch.jit.unused to compile it as raising, or remove the decorator"),
                         ));
                     }
+                    if super::unused::is_dropped_function(d) {
+                        return Ok(Sugared::DroppedFunction(name.to_string()));
+                    }
                     Ok(Sugared::Function(name.to_string()))
                 }
                 Global::Class(_) => {
@@ -165,6 +195,10 @@ impl<'a> FnEmitter<'a> {
             "uninitialized" => return Ok(Sugared::SpecialForm(Symbol::prim("Uninitialized"))),
             "ops" => return Ok(Sugared::Namespace("torch.ops".into())),
             "__torch__" => return Ok(Sugared::Namespace("__torch__".into())),
+            // The archive's constants table (`CONSTANTS.c0`), which the resolver holds.
+            "CONSTANTS" if self.cx.resolver.is_archive_code() => {
+                return Ok(Sugared::Namespace("CONSTANTS".into()))
+            }
             "inf" => {
                 return Ok(Sugared::Simple(
                     self.insert_constant(ConstValue::Float(f64::INFINITY), span),
@@ -182,23 +216,9 @@ impl<'a> FnEmitter<'a> {
         }
         if matches!(
             name,
-            "reversed"
-                | "iter"
-                | "next"
-                | "map"
-                | "filter"
-                | "set"
-                | "frozenset"
-                | "open"
-                | "input"
-                | "repr"
-                | "format"
-                | "vars"
-                | "type"
-                | "object"
-                | "super"
-                | "callable"
-        ) {
+            "reversed" | "map" | "filter" | "set" | "frozenset" | "type" | "object" | "super"
+        ) || PYTHON_BUILTIN_FUNCTIONS.contains(&name)
+        {
             return Ok(Sugared::PythonFunction(name.to_string()));
         }
         if matches!(name, "torch" | "math") {
@@ -215,6 +235,7 @@ impl<'a> FnEmitter<'a> {
                 super::Resolved::Class(c) => Sugared::Class(c.qualname.clone()),
                 super::Resolved::Function(f) => Sugared::Function(f.qualname.clone()),
                 super::Resolved::Constant(c) => Sugared::Simple(self.insert_constant(c, span)),
+                super::Resolved::Type(t) => sugared_of_type(t),
             });
         }
         Err(self.var_not_found(span, name))
@@ -315,14 +336,13 @@ impl<'a> FnEmitter<'a> {
                         name: name.to_string(),
                     });
                 }
-                let st = self.cx.state.borrow();
-                if let Some(members) = st.classes.get(qual).and_then(|c| c.enum_members.clone()) {
-                    drop(st);
+                if let Some(members) = self.cx.enum_members(qual) {
                     if members.iter().any(|(n, _)| n == name) {
                         let c = ConstValue::Opaque(format!("{qual}.{name}"));
                         let v = self.insert_typed_constant(c, Type::Enum(qual.clone()), span);
                         return Ok(Sugared::Simple(v));
                     }
+                    return Err(self.err(span, format!("'Enum<{qual}>' has no attribute '{name}'")));
                 }
                 Err(self.err(span, format!("'{qual}' has no attribute '{name}'")))
             }
@@ -340,6 +360,14 @@ impl<'a> FnEmitter<'a> {
         let full = format!("{path}.{name}");
         if path == "__torch__" || path.starts_with("__torch__.") {
             return Ok(self.torch_path(&full));
+        }
+        if path == "CONSTANTS" {
+            return match self.cx.resolver.resolve(&full) {
+                Some(super::Resolved::Constant(c)) => {
+                    Ok(Sugared::Simple(self.insert_constant(c, span)))
+                }
+                _ => Err(self.err(span, format!("the archive has no constant {full}"))),
+            };
         }
         if matches!(full.as_str(), "torch.no_grad" | "torch.enable_grad") {
             let qual =
@@ -441,8 +469,20 @@ impl<'a> FnEmitter<'a> {
         }
         match self.cx.resolver.resolve(full) {
             Some(super::Resolved::Class(c)) => return Sugared::Class(c.qualname.clone()),
-            Some(super::Resolved::Function(f)) => return Sugared::Function(f.qualname.clone()),
+            // Called by the name asked for, which the resolver answers again.
+            Some(super::Resolved::Function(_)) => return Sugared::Function(full.to_string()),
+            Some(super::Resolved::Type(t)) => return sugared_of_type(t),
             Some(super::Resolved::Constant(_)) | None => {}
+        }
+        // Python-defined functions of torch (`__torch__.torch.nn.functional.relu`), as PyTorch
+        // names them in printed code.
+        if let Some((module, name)) = full
+            .strip_prefix("__torch__.")
+            .and_then(|p| p.rsplit_once('.'))
+        {
+            if module.starts_with("torch.") && super::functional::has(module, name) {
+                return Sugared::Functional(format!("{module}.{name}"));
+            }
         }
         Sugared::Namespace(full.to_string())
     }
@@ -512,6 +552,16 @@ impl<'a> FnEmitter<'a> {
                     ),
                 ));
             }
+            Type::Interface(qual) => {
+                let qual = qual.clone();
+                if self.class_has_method(&qual, field) {
+                    return Ok(Sugared::Method {
+                        self_: v,
+                        class: qual,
+                        name: field.to_string(),
+                    });
+                }
+            }
             Type::Enum(_) => {
                 if field == "name" {
                     let n = self.emit_node(Symbol::prim("EnumName"), &[v], vec![Type::Str], span);
@@ -562,7 +612,14 @@ impl<'a> FnEmitter<'a> {
         let n = self.emit_node(Symbol::prim("GetAttr"), &[obj], vec![ty], span);
         self.g
             .set_attr(n, Symbol::attr("name"), AttrValue::Str(field.to_string()));
-        self.g.output(n, 0)
+        // `Graph::createGetAttr` names the value after the field (`normalizeAttrName`).
+        let out = self.g.output(n, 0);
+        let name = match ember_dialects::Graph::is_valid_name(field) {
+            true => field.to_string(),
+            false => format!("_{field}"),
+        };
+        self.g.set_debug_name(out, &name);
+        out
     }
 
     pub fn sugared_has_attr(&mut self, span: Span, sv: &Sugared, name: &str) -> R<bool> {
@@ -572,10 +629,13 @@ impl<'a> FnEmitter<'a> {
                     || self.class_has_method(&qual, name)
                     || self.class_has_property(&qual, name)
                     || self.class_constant(&qual, name).is_some()),
+                Type::Tuple(TupleType {
+                    names: Some(info), ..
+                }) => Ok(info.fields.iter().any(|f| f == name)),
                 t => Err(self.err(
                     span,
                     format!(
-                        "hasattr's first argument must be an object or module, but got {}",
+                        "hasattr's first argument must be an object or NamedTuple, got {} instead",
                         t.repr_str()
                     ),
                 )),
@@ -583,7 +643,7 @@ impl<'a> FnEmitter<'a> {
             other => Err(self.err(
                 span,
                 format!(
-                    "hasattr's first argument must be an object or module, but got {}",
+                    "hasattr's first argument must be an object or NamedTuple, got {} instead",
                     other.kind()
                 ),
             )),
@@ -682,7 +742,9 @@ impl<'a> FnEmitter<'a> {
             let v = self.emit_expr(&k.value, None)?;
             kw.push(NamedValue::named(k.name.name.clone(), v, k.value.span));
         }
-        self.sugared_call(span, &sv, named, kw, n_binders)
+        // PyTorch reports a call's errors at its callee (`apply.callee().range()`); the start,
+        // which the graph's source comments show, is the call's.
+        self.sugared_call(func.span, &sv, named, kw, n_binders)
     }
 
     fn emit_special_form(
@@ -773,7 +835,10 @@ impl<'a> FnEmitter<'a> {
                         span,
                         format!(
                             "Expected class value as argument to __new__, got {} instead",
-                            sv.kind()
+                            match &sv {
+                                Sugared::Simple(v) => self.g.ty(*v).repr_str(),
+                                other => other.kind(),
+                            }
                         ),
                     ));
                 };
@@ -1167,6 +1232,9 @@ impl<'a> FnEmitter<'a> {
             Sugared::Function(name) => Ok(Sugared::Simple(
                 self.call_function(span, name, args, kwargs)?,
             )),
+            Sugared::DroppedFunction(name) => Ok(Sugared::Simple(
+                self.call_dropped_function(span, name, args, kwargs, _n_binders)?,
+            )),
             Sugared::Method { self_, class, name } => {
                 let out = self.call_method_nv(span, *self_, class, name, args, kwargs)?;
                 Ok(Sugared::Simple(out))
@@ -1267,6 +1335,13 @@ impl<'a> FnEmitter<'a> {
             }
             Sugared::Simple(v) => {
                 let t = self.g.ty(*v).clone();
+                if let Type::Interface(qual) = &t {
+                    // A module interface value called runs its `forward`.
+                    if self.class_has_method(qual, "forward") {
+                        let out = self.call_method_nv(span, *v, qual, "forward", args, kwargs)?;
+                        return Ok(Sugared::Simple(out));
+                    }
+                }
                 if let Type::Class(qual) = &t {
                     // Calling a module runs its `forward`.
                     let is_module = self
@@ -1290,6 +1365,9 @@ impl<'a> FnEmitter<'a> {
                     span,
                     format!("cannot call a value of type '{}'", t.repr_str()),
                 ))
+            }
+            Sugared::PythonFunction(name) if PYTHON_BUILTIN_FUNCTIONS.contains(&name.as_str()) => {
+                Err(self.err(span, format!("Python builtin <built-in function {name}> is currently not supported in Torchscript")))
             }
             Sugared::PythonFunction(name) => {
                 // PyTorch infers `name(Tensor 0, ...) -> Tensor 0` for a Python function.
@@ -1597,6 +1675,60 @@ impl<'a> FnEmitter<'a> {
         self.call_compiled(span, &sig, &f, args, kwargs)
     }
 
+    /// PyTorch's `PythonValue::call` of a dropped (`@torch.jit.unused`) free function: the
+    /// arguments match the signature its annotations give (`getSchema`: no defaults, Tensor
+    /// where unannotated, the return by the number of binders when nothing is annotated), then
+    /// the call raises and stands for an uninitialized value of the return type.
+    fn call_dropped_function(
+        &mut self,
+        span: Span,
+        name: &str,
+        args: Vec<NamedValue>,
+        kwargs: Vec<NamedValue>,
+        n_binders: usize,
+    ) -> R<Value> {
+        let Some(Global::Def(def)) = self.cx.globals.get(name).copied() else {
+            return Err(self.err(span, format!("undefined value {name}")));
+        };
+        let annotated =
+            def.return_type.is_some() || def.params.iter().any(|p| p.annotation.is_some());
+        let mut params = Vec::new();
+        for p in &def.params {
+            let ty = match &p.annotation {
+                Some(a) => self.cx.parse_type(a)?,
+                None => Type::tensor(),
+            };
+            params.push(super::ParamSig {
+                name: p.name.name.clone(),
+                ty,
+                n: None,
+                default: None,
+                kwarg_only: false,
+            });
+        }
+        let ret = match &def.return_type {
+            Some(r) => self.cx.parse_type(r)?,
+            None if annotated => Type::tensor(),
+            None => match n_binders {
+                0 => Type::None,
+                1 => Type::tensor(),
+                n => Type::tuple(vec![Type::tensor(); n]),
+            },
+        };
+        let mut schema = schema_of(name, &FnSig { params, ret }, None);
+        schema.returns[0].name = "0".into();
+        let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
+            .map_err(|e| self.err(span, e))?;
+        let msg = self.insert_constant(
+            ConstValue::Str(
+                "This Python function is annotated to be ignored and cannot be run".into(),
+            ),
+            span,
+        );
+        self.builtin_call_outputs(span, Symbol::prim("RaiseException"), &[msg], &[])?;
+        Ok(self.insert_uninitialized(m.return_types[0].clone()))
+    }
+
     /// `prim::CallFunction` of a compiled function, its graph on the function constant.
     pub fn call_compiled(
         &mut self,
@@ -1609,6 +1741,7 @@ impl<'a> FnEmitter<'a> {
         let name = f.qualname.as_str();
         let short = name.rsplit('.').next().unwrap_or(name);
         let schema = schema_of(short, sig, None);
+        let (args, kwargs) = self.as_interface_args(span, sig, args, kwargs);
         let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, None)
             .map_err(|e| self.err(span, e))?;
         let short = name.rsplit('.').next().unwrap_or(name).to_string();
@@ -1663,7 +1796,7 @@ impl<'a> FnEmitter<'a> {
         args: Vec<NamedValue>,
         kwargs: Vec<NamedValue>,
     ) -> R<Value> {
-        let sig = self.method_sig(class, name)?.ok_or_else(|| {
+        let sig = self.method_sig(span, class, name)?.ok_or_else(|| {
             self.err(
                 span,
                 format!(
@@ -1672,7 +1805,12 @@ impl<'a> FnEmitter<'a> {
                 ),
             )
         })?;
-        let schema = schema_of(name, &sig, Some(Type::Class(class.to_string())));
+        let self_type = match self.g.ty(obj) {
+            t @ Type::Interface(_) => t.clone(),
+            _ => Type::Class(class.to_string()),
+        };
+        let schema = schema_of(name, &sig, Some(self_type));
+        let (args, kwargs) = self.as_interface_args(span, &sig, args, kwargs);
         let self_nv = NamedValue::named("self", obj, span);
         let m = schema_match::match_schema(&mut self.g, &schema, &args, &kwargs, Some(&self_nv))
             .map_err(|e| self.err(span, e))?;
@@ -1685,6 +1823,74 @@ impl<'a> FnEmitter<'a> {
         self.g
             .set_attr(n, Symbol::attr("name"), AttrValue::Str(name.to_string()));
         Ok(self.g.output(n, 0))
+    }
+}
+
+impl FnEmitter<'_> {
+    /// Whether values of type `t` are values of interface `iface`: objects of a class (or
+    /// another interface) with every method the interface declares, as PyTorch's
+    /// `ClassType::isSubtypeOfExt` decides (by method name; Ember does not compare schemas).
+    pub fn implements_interface(&self, t: &Type, iface: &str) -> bool {
+        let owner = match t {
+            Type::Class(q) | Type::Interface(q) => q,
+            _ => return false,
+        };
+        if owner == iface {
+            return true;
+        }
+        let Some(declared) = self.interface_methods(iface) else {
+            return false;
+        };
+        declared.iter().all(|m| self.class_has_method(owner, m))
+    }
+
+    fn interface_methods(&self, iface: &str) -> Option<Vec<String>> {
+        let st = self.cx.state.borrow();
+        if let Some(info) = st.classes.get(iface).filter(|c| c.is_interface) {
+            return Some(info.methods.clone());
+        }
+        drop(st);
+        let c = self.cx.unit.class(iface).filter(|c| c.is_interface)?;
+        let methods = c.methods.read().unwrap_or_else(|e| e.into_inner());
+        Some(methods.keys().cloned().collect())
+    }
+
+    /// Arguments of class type passed for interface parameters, cast to the interface
+    /// (`prim::unchecked_cast`, which runs as nothing): the schema matcher's subtyping does
+    /// not know which classes implement which interfaces.
+    fn as_interface_args(
+        &mut self,
+        span: Span,
+        sig: &FnSig,
+        mut args: Vec<NamedValue>,
+        mut kwargs: Vec<NamedValue>,
+    ) -> (Vec<NamedValue>, Vec<NamedValue>) {
+        let cast = |e: &mut Self, nv: &mut NamedValue, param: Option<&Type>| {
+            let Some(Type::Interface(iface)) = param else {
+                return;
+            };
+            let t = e.g.ty(nv.value).clone();
+            if t != Type::Interface(iface.clone()) && e.implements_interface(&t, iface) {
+                let n = e.emit_node(
+                    Symbol::prim("unchecked_cast"),
+                    &[nv.value],
+                    vec![Type::Interface(iface.clone())],
+                    span,
+                );
+                nv.value = e.g.output(n, 0);
+            }
+        };
+        for (i, nv) in args.iter_mut().enumerate() {
+            let param = sig.params.get(i).map(|p| p.ty.clone());
+            cast(self, nv, param.as_ref());
+        }
+        for nv in kwargs.iter_mut() {
+            let param = (nv.name.as_deref())
+                .and_then(|n| sig.params.iter().find(|p| p.name == n))
+                .map(|p| p.ty.clone());
+            cast(self, nv, param.as_ref());
+        }
+        (args, kwargs)
     }
 }
 
@@ -1745,5 +1951,13 @@ fn parse_printed_const(text: &str) -> ConstValue {
         "False" => ConstValue::Bool(false),
         "None" => ConstValue::None,
         s => ConstValue::Str(s.trim_matches('"').trim_matches('\'').to_string()),
+    }
+}
+
+/// A NamedTuple type is its constructor; an Enum type is the class of its members.
+fn sugared_of_type(t: Type) -> Sugared {
+    match t {
+        Type::Enum(qual) => Sugared::Class(qual),
+        t => Sugared::NamedTupleCtor(t),
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use ember_dialects::attr::ConstValue;
 use ember_dialects::types::{NamedTupleInfo, TupleType};
 use ember_dialects::Type;
+use ember_runtime::ivalue::IValue;
 use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
 
 use super::types::{dotted_name, is_final};
@@ -21,12 +22,19 @@ enum ClassKind {
     Module,
     NamedTuple,
     Enum,
+    /// `@torch.jit.interface` (archive code: a base `Interface` or `ModuleInterface`).
+    Interface {
+        module: bool,
+    },
 }
 
-/// Whether a class is a NamedTuple or an Enum: types other classes' attributes may name, so
-/// they are declared first.
+/// Whether a class is a NamedTuple, an Enum or an interface: types other classes' attributes
+/// may name, so they are declared first.
 pub(crate) fn is_type_like(c: &ClassDef) -> bool {
-    matches!(class_kind(c), Ok(ClassKind::NamedTuple | ClassKind::Enum))
+    matches!(
+        class_kind(c),
+        Ok(ClassKind::NamedTuple | ClassKind::Enum | ClassKind::Interface { .. })
+    )
 }
 
 fn class_kind(c: &ClassDef) -> R<ClassKind> {
@@ -39,15 +47,48 @@ fn class_kind(c: &ClassDef) -> R<ClassKind> {
             "Module" => ClassKind::Module,
             "NamedTuple" => ClassKind::NamedTuple,
             "Enum" | "IntEnum" => ClassKind::Enum,
+            "Interface" => ClassKind::Interface { module: false },
+            "ModuleInterface" => ClassKind::Interface { module: true },
             _ => {
                 return Err(FrontendError::new(
                     b.span,
-                    "TorchScript classes does not support inheritance yet. Please directly declare all the methods and attributes in this class",
+                    "TorchScript classes does not support inheritance yet. Please directly inherit from 'object'.",
                 ))
             }
         };
     }
+    let interface = c
+        .decorators
+        .iter()
+        .any(|d| dotted_name(d).is_some_and(|n| n == "interface" || n.ends_with(".interface")));
+    if interface {
+        kind = ClassKind::Interface {
+            module: matches!(
+                kind,
+                ClassKind::Module | ClassKind::Interface { module: true }
+            ),
+        };
+    }
     Ok(kind)
+}
+
+/// The graph of an interface method: `self` and the parameters in, a value of the return
+/// type out (`prim::Uninitialized`: a declaration has no body).
+fn declaration_graph(qual: &str, sig: &FnSig) -> ember_dialects::Graph {
+    use ember_dialects::{Graph, Symbol};
+    let mut g = Graph::new();
+    let this = g.add_input(Type::Interface(qual.to_string()));
+    g.set_debug_name(this, "self");
+    for p in &sig.params {
+        let v = g.add_input(p.ty.clone());
+        g.set_debug_name(v, &p.name);
+    }
+    let n = g.create(Symbol::prim("Uninitialized"), &[], 0);
+    g.add_node_output(n, sig.ret.clone());
+    g.insert_node(n);
+    let out = g.output(n, 0);
+    g.register_output(out);
+    g
 }
 
 fn has_decorator(d: &Def, name: &str) -> bool {
@@ -96,14 +137,17 @@ impl ModuleCx<'_> {
                         }
                     }
                 }
-                info.named_tuple = Some(Type::Tuple(TupleType {
+                let ty = Type::Tuple(TupleType {
                     elements,
                     names: Some(NamedTupleInfo {
                         qualified_name: qual.clone(),
                         fields,
                         defaults,
                     }),
-                }));
+                });
+                // Code read back against the unit names the type (`__torch__.Point(a, b)`).
+                self.unit.add_named_type(qual.clone(), ty.clone());
+                info.named_tuple = Some(ty);
             }
             ClassKind::Enum => {
                 let mut members = Vec::new();
@@ -122,6 +166,18 @@ impl ModuleCx<'_> {
                                         "Enum values must be int, float or str literals",
                                     )
                                 })?;
+                                if !matches!(
+                                    val,
+                                    ConstValue::Int(_)
+                                        | ConstValue::Bool(_)
+                                        | ConstValue::Float(_)
+                                        | ConstValue::Str(_)
+                                ) {
+                                    return Err(FrontendError::new(
+                                        v.span,
+                                        "Cannot create Enum with value type 'Any', only int, float and string are supported",
+                                    ));
+                                }
                                 members.push((n.clone(), val));
                             }
                         }
@@ -138,7 +194,27 @@ impl ModuleCx<'_> {
                 if self.unit.class(&qual).is_none() {
                     self.unit.add_class(class);
                 }
+                self.unit
+                    .add_named_type(qual.clone(), Type::Enum(qual.clone()));
                 info.enum_members = Some(members);
+            }
+            ClassKind::Interface { module } => {
+                // Methods are declarations: their signatures, and a graph of that signature
+                // in the unit so other files (and isinstance) see them.
+                info.is_module = module;
+                info.is_interface = true;
+                let class = ClassType::interface(qual.clone(), module);
+                for d in methods_of(c) {
+                    let (sig, _) = self.signature(d, true)?;
+                    let name = d.name.name.clone();
+                    let graph = declaration_graph(&qual, &sig);
+                    class.add_method(Arc::new(Function::new(format!("{qual}.{name}"), graph)));
+                    info.sigs.insert(name.clone(), sig);
+                    info.methods.push(name);
+                }
+                if self.unit.class(&qual).is_none_or(|c| !c.is_interface) {
+                    self.unit.add_class(class);
+                }
             }
             ClassKind::Plain | ClassKind::Module => {
                 info.is_module = matches!(kind, ClassKind::Module);
@@ -276,16 +352,40 @@ impl ModuleCx<'_> {
 
     /// The type of an enum's values (they are all of one type).
     pub fn enum_value_type(&self, qual: &str) -> Type {
-        let st = self.state.borrow();
-        let first = st
+        let first = self.enum_members(qual).and_then(|m| {
+            m.first()
+                .map(|(_, v)| ember_dialects::schema::const_type(v))
+        });
+        first.unwrap_or(Type::Any)
+    }
+
+    /// The members of enum `qual`: the file's own, or, for an enum of the unit that code read
+    /// back against it names (`__torch__.Color.RED`), the class's constants.
+    pub fn enum_members(&self, qual: &str) -> Option<Vec<(String, ConstValue)>> {
+        let local = self
+            .state
+            .borrow()
             .classes
             .get(qual)
-            .and_then(|c| c.enum_members.as_ref())
-            .and_then(|m| {
-                m.first()
-                    .map(|(_, v)| ember_dialects::schema::const_type(v))
-            });
-        first.unwrap_or(Type::Any)
+            .map(|c| c.enum_members.clone());
+        if let Some(members) = local {
+            return members;
+        }
+        if !matches!(self.unit.named_type(qual), Some(Type::Enum(_))) {
+            return None;
+        }
+        let class = self.unit.class(qual)?;
+        let constants = class.constants.read().unwrap_or_else(|e| e.into_inner());
+        let members = constants.iter().filter_map(|(name, v)| {
+            let value = match v {
+                IValue::Int(i) => ConstValue::Int(*i),
+                IValue::Double(f) => ConstValue::Float(*f),
+                IValue::Str(s) => ConstValue::Str(s.to_string()),
+                _ => return None,
+            };
+            Some((name.clone(), value))
+        });
+        Some(members.collect())
     }
 
     /// The def of static method `name` of class `qual`.
@@ -376,10 +476,7 @@ impl ModuleCx<'_> {
         if self.state.borrow().in_progress.contains(&key) {
             return Err(FrontendError::new(
                 span,
-                format!(
-                    "function '{}.{name}' is called recursively. Recursive calls are not supported",
-                    qual.rsplit('.').next().unwrap_or(qual)
-                ),
+                format!("method '{name}' is called recursively. Recursive calls are not supported"),
             ));
         }
         if has_decorator(def, "staticmethod") || has_decorator(def, "classmethod") {
@@ -450,9 +547,9 @@ impl FnEmitter<'_> {
             && self.g.inputs().first().map(|&i| self.g.ty(i)) == Some(self.g.ty(obj))
     }
 
-    /// The signature of a method (compiled on demand).
-    pub fn method_sig(&self, qual: &str, name: &str) -> R<Option<FnSig>> {
-        if let Some(sig) = self.cx.ensure_method(qual, name, Span::default())? {
+    /// The signature of a method (compiled on demand); `span` is the use, for errors.
+    pub fn method_sig(&self, span: Span, qual: &str, name: &str) -> R<Option<FnSig>> {
+        if let Some(sig) = self.cx.ensure_method(qual, name, span)? {
             return Ok(Some(sig));
         }
         // Classes of an archive: the signature from the compiled graph.

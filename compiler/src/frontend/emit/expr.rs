@@ -3,7 +3,7 @@
 //! `emitSubscript`, ...).
 
 use ember_dialects::attr::ConstValue;
-use ember_dialects::types::{unify_type_list, unify_types};
+use ember_dialects::types::{unify_type_list, unify_type_list_ext, unify_types};
 use ember_dialects::{Symbol, Type, Value};
 
 use super::sugared::Sugared;
@@ -299,7 +299,10 @@ impl<'a> FnEmitter<'a> {
                 refinement = RefinementSet::new(vec![(name.clone(), types[0].clone())], false_refs);
             }
         }
-        let statically_true = types.iter().any(|t| vt.is_subtype_of(t));
+        let statically_true = types.iter().any(|t| match t {
+            Type::Interface(iface) => self.implements_interface(&vt, iface),
+            _ => vt.is_subtype_of(t),
+        });
         if statically_true {
             return Ok(self.static_cond(obj.span, true, refinement));
         }
@@ -532,12 +535,8 @@ impl<'a> FnEmitter<'a> {
         let span = e.span;
         match &e.kind {
             ExprKind::Int(i) => {
-                let i = i64::try_from(*i).map_err(|_| {
-                    self.err(
-                        span,
-                        format!("Integer literal {i} is out of range for int64"),
-                    )
-                })?;
+                let i = i64::try_from(*i)
+                    .map_err(|_| self.err(span, crate::frontend::lexer::INTEGRAL_OUT_OF_RANGE))?;
                 Ok(self.materialize_int(i, span))
             }
             ExprKind::Float(f) => Ok(self.materialize_float(*f, span)),
@@ -756,12 +755,14 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected a List type hint but instead got {}",
+                        "Expected an annotation of type List but got {}",
                         other.repr_str()
                     ),
                 ))
             }
         };
+        // PyTorch emits the elements without the hint (an `Any` hint would cast each one) and
+        // checks their unified type against it.
         let mut values = Vec::new();
         for item in items {
             if let ExprKind::Starred(inner) = &item.kind {
@@ -770,36 +771,30 @@ impl<'a> FnEmitter<'a> {
                     values.push(self.as_value(item.span, &it)?);
                 }
             } else {
-                values.push(self.emit_expr(item, elem_hint.as_ref())?);
+                values.push(self.emit_expr(item, None)?);
             }
         }
+        if values.is_empty() {
+            return Ok(self.insert_list(elem_hint.unwrap_or_else(Type::tensor), &[], span));
+        }
+        let types: Vec<Type> = values.iter().map(|v| self.g.ty(*v).clone()).collect();
+        // Heterogeneous lists are lists of the union of their element types.
+        let unified = unify_type_list_ext(&types, true, elem_hint.as_ref())
+            .map_err(|m| self.err(span, format!("Lists must contain only a single type\n{m}")))?;
         let elem = match elem_hint {
-            Some(e) => e,
-            None if values.is_empty() => Type::tensor(),
-            None => {
-                let types: Vec<Type> = values.iter().map(|v| self.g.ty(*v).clone()).collect();
-                match unify_type_list(&types) {
-                    Ok(t) => t,
-                    // Heterogeneous lists are lists of the union of their element types.
-                    Err(m) => ember_dialects::types::union_of(types.clone()).map_err(|_| {
-                        self.err(span, format!("Lists must contain only a single type\n{m}"))
-                    })?,
-                }
-            }
-        };
-        for v in &values {
-            let vt = self.g.ty(*v);
-            if !vt.is_subtype_of(&elem) {
+            Some(hint) if !unified.is_subtype_of(&hint) => {
                 return Err(self.err(
                     span,
                     format!(
-                        "Lists must contain only a single type, expected: {} but found {} instead.",
-                        elem.repr_str(),
-                        vt.repr_str()
+                        "List type annotation `{}` did not match the types of the given list elements, which were unified to {}",
+                        Type::list(hint).repr_str(),
+                        unified.repr_str()
                     ),
-                ));
+                ))
             }
-        }
+            Some(hint) => hint,
+            None => unified,
+        };
         Ok(self.insert_list(elem, &values, span))
     }
 
@@ -820,18 +815,33 @@ impl<'a> FnEmitter<'a> {
         let mut keys = Vec::new();
         let mut values = Vec::new();
         for (k, v) in pairs {
-            keys.push(self.emit_expr(k, kh.as_ref())?);
-            values.push(self.emit_expr(v, vh.as_ref())?);
+            // Without the hint, as PyTorch: an `Any` hint would cast each one.
+            keys.push(self.emit_expr(k, None)?);
+            values.push(self.emit_expr(v, None)?);
+        }
+        let unify = |types: Vec<Type>| match unify_type_list(&types) {
+            Ok(t) => t,
+            Err(_) => {
+                ember_dialects::types::union_of(types.clone()).unwrap_or_else(|_| types[0].clone())
+            }
+        };
+        if let (Some(Type::Dict(..)), Some(v), false) = (hint, &vh, values.is_empty()) {
+            let unified = unify(values.iter().map(|x| self.g.ty(*x).clone()).collect());
+            if !unified.is_subtype_of(v) {
+                return Err(self.err(
+                    span,
+                    format!(
+                        "Type annotation was inferred to be `{}`, but the type of values given by the dict literal is {}",
+                        hint.map(|h| h.repr_str()).unwrap_or_default(),
+                        unified.repr_str()
+                    ),
+                ));
+            }
         }
         let (kt, vt) = match (kh, vh) {
             (Some(k), Some(v)) => (k, v),
             _ if keys.is_empty() => (Type::Str, Type::tensor()),
             _ => {
-                let unify = |types: Vec<Type>| match unify_type_list(&types) {
-                    Ok(t) => t,
-                    Err(_) => ember_dialects::types::union_of(types.clone())
-                        .unwrap_or_else(|_| types[0].clone()),
-                };
                 let kt = unify(keys.iter().map(|v| self.g.ty(*v).clone()).collect());
                 let vt = unify(values.iter().map(|v| self.g.ty(*v).clone()).collect());
                 (kt, vt)
@@ -857,7 +867,7 @@ impl<'a> FnEmitter<'a> {
                     return Err(self.err(
                         s,
                         format!(
-                            "Dict {what} must contain only a single type, expected: {} but found {} instead.",
+                            "Dict {what} must contain only a single type. Expected: {} but found {} instead",
                             ty.repr_str(),
                             t.repr_str()
                         ),
@@ -925,7 +935,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected list type annotation for list comprehension, found {}",
+                        "Expected an annotation of type List but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -993,7 +1003,7 @@ impl<'a> FnEmitter<'a> {
                 return Err(self.err(
                     span,
                     format!(
-                        "Expected Dict type annotation for dict comprehension, found {}",
+                        "Expected an annotation of type Dict but got {}",
                         h.repr_str()
                     ),
                 ));
@@ -1177,7 +1187,7 @@ impl<'a> FnEmitter<'a> {
             None => i64::MAX,
         };
         if step == 0 {
-            return Err(self.err(span, "slice step cannot be zero"));
+            return Err(self.err(span, "List slice should have non-zero step"));
         }
         let n = slice_indices_adjust(len, &mut beg, &mut end_i, step);
         let Type::Tuple(t) = self.g.ty(tuple).clone() else {

@@ -28,14 +28,21 @@ fn prelude() -> Result<&'static Table, String> {
             let module =
                 crate::frontend::parser::parse_module(&file).map_err(|e| e.render(&file))?;
             let unit = CompilationUnit::new();
-            super::module::compile_module_functions(
+            let table = super::module::compile_module_functions(
                 file.clone(),
                 &module,
                 &unit,
                 &NoResolver,
                 "__torch__",
             )
-            .map_err(|e| e.render(&file))
+            .map_err(|e| e.render(&file))?;
+            Ok(table
+                .into_iter()
+                .map(|(name, compiled)| {
+                    let qualified = qualify(&format!("torch.nn.functional.{name}"), compiled);
+                    (name, qualified)
+                })
+                .collect())
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -125,7 +132,16 @@ fn compile_pytorch_code(qualified: &str) -> Option<Compiled> {
         "__torch__",
     )
     .ok()?;
-    table.get(name).cloned()
+    let compiled = table.get(name).cloned()?;
+    Some(qualify(qualified, compiled))
+}
+
+/// The function under the name PyTorch gives a Python function it compiles
+/// (`__torch__.torch.nn.functional.relu`), which its function constants carry and printed code
+/// calls it by.
+fn qualify(python_name: &str, (sig, f): Compiled) -> Compiled {
+    let f = Function::new(format!("__torch__.{python_name}"), f.graph.clone());
+    (sig, Arc::new(f))
 }
 
 /// The compiled function a call of `F.<name>` with these arguments runs.

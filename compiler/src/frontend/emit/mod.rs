@@ -66,6 +66,8 @@ pub enum Resolved {
     Function(Arc<Function>),
     /// A constant value.
     Constant(ConstValue),
+    /// A NamedTuple (a tuple type with its qualified name) or an Enum type.
+    Type(Type),
 }
 
 /// A resolver that knows nothing: plain `.py` files define everything they use.
@@ -121,6 +123,8 @@ pub(crate) struct ClassInfo {
     pub constants: HashMap<String, ConstValue>,
     /// Method signatures, once known.
     pub sigs: HashMap<String, FnSig>,
+    /// An interface: `sigs` holds its method declarations.
+    pub is_interface: bool,
 }
 
 /// State shared by every function of one compilation.

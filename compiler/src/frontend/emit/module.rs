@@ -237,6 +237,20 @@ pub(crate) fn compile_module_functions(
     }
     // Functions enter the unit in source order, whatever order they were compiled in.
     let st = cx.state.into_inner();
+    // Static methods that were called, under the name their function constants carry (code
+    // read back calls them by it) unless a def of the file has that name; before the defs,
+    // so that the last function is the file's last def.
+    let mut static_methods: Vec<_> = st
+        .functions
+        .iter()
+        .filter(|(key, (_, f))| **key != f.qualname && !cx.globals.contains_key(&f.qualname))
+        .collect();
+    static_methods.sort_by(|a, b| a.0.cmp(b.0));
+    for (_, (_, f)) in static_methods {
+        if unit.function(&f.qualname).is_none() {
+            unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
+        }
+    }
     for d in &defs {
         if let Some((_, f)) = st.functions.get(&d.name.name) {
             unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
@@ -299,7 +313,13 @@ impl ModuleCx<'_> {
         let result = self.compile_def(def, None);
         self.state.borrow_mut().in_progress.pop();
         let (sig, graph) = result?;
-        let f = Arc::new(Function::new(name, graph));
+        // PyTorch compiles a static method it meets in a call as a function of the module,
+        // named by the def (`__torch__.<module>.double`), as Ember names top-level defs.
+        let qualname = match static_method {
+            Some(d) => d.name.name.as_str(),
+            None => name,
+        };
+        let f = Arc::new(Function::new(qualname, graph));
         self.state
             .borrow_mut()
             .functions

@@ -444,8 +444,8 @@ impl<'a> FnEmitter<'a> {
                     "With item expression must return an object",
                 ));
             };
-            let enter = self.method_sig(&qual, "__enter__")?;
-            let exit = self.method_sig(&qual, "__exit__")?;
+            let enter = self.method_sig(item.context.span, &qual, "__enter__")?;
+            let exit = self.method_sig(item.context.span, &qual, "__exit__")?;
             let (Some(enter), Some(exit)) = (enter, exit) else {
                 return Err(self.err(
                     item.context.span,
@@ -787,9 +787,9 @@ impl<'a> FnEmitter<'a> {
                 }
             };
             let r = self.emit_expr(rhs, None)?;
-            let name = if self.method_sig(&qual, inplace)?.is_some() {
+            let name = if self.method_sig(span, &qual, inplace)?.is_some() {
                 inplace
-            } else if self.method_sig(&qual, outplace)?.is_some() {
+            } else if self.method_sig(span, &qual, outplace)?.is_some() {
                 outplace
             } else {
                 return Err(self.err(span, format!("Cannot emit inplace op on {} since it does not define an {inplace} or {outplace} method", Type::Class(qual).repr_str())));

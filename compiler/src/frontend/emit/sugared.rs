@@ -37,6 +37,9 @@ pub enum Sugared {
     Tuple(Vec<Sugared>),
     /// A function of the file.
     Function(String),
+    /// A free function of the file decorated `@torch.jit.unused`: PyTorch never compiles it,
+    /// and a call raises in place.
+    DroppedFunction(String),
     /// A class of the file (or of the resolver), by qualified name.
     Class(String),
     /// A method bound to an object of a class.
@@ -100,6 +103,7 @@ impl Sugared {
             Sugared::IterableTree(_) => "iterabletree".into(),
             Sugared::Tuple(_) => "Tuple".into(),
             Sugared::Function(_) => "function".into(),
+            Sugared::DroppedFunction(_) => "python value of type 'function'".into(),
             Sugared::Class(_) => "class".into(),
             Sugared::Method { .. } => "method".into(),
             Sugared::Exception { .. } => "exception".into(),

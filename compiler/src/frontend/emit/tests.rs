@@ -144,3 +144,80 @@ fn resolver_supplies_classes_of_other_modules() {
     "#]]
     .assert_eq(&normalized_text(&f.graph).unwrap());
 }
+
+#[test]
+fn list_and_dict_literals_check_elements_against_the_hint_without_casting_them() {
+    // PyTorch emits the elements without the annotation's element type: an `Any` list holds
+    // them as they are, and a mismatch is reported for the unified element type.
+    check(
+        "from typing import Any, Dict\ndef f(n: int):\n    xs: List[Any] = [n, 'a']\n    d: Dict[str, Any] = {'k': n}\n    return xs, d\n",
+        expect![[r#"
+            graph(%0 : int):
+              %1 : str = prim::Constant[value="a"]()
+              %2 : str = prim::Constant[value="k"]()
+              %3 : Any[] = prim::ListConstruct(%0, %1)
+              %4 : Dict(str, Any) = prim::DictConstruct(%2, %0)
+              %5 : (Any[], Dict(str, Any)) = prim::TupleConstruct(%3, %4)
+              return (%5)
+        "#]],
+    );
+    check(
+        "def f(x: Optional[int]) -> List[int]:\n    return [x]\n",
+        expect![[r#"
+            t.py:4:12: error: List type annotation `List[int]` did not match the types of the given list elements, which were unified to Optional[int]
+                return [x]
+                       ~~~ <--- HERE"#]],
+    );
+    check(
+        "def f(n: int) -> int:\n    xs: List[List[int]] = [[]]\n    return len(xs)\n",
+        expect![[r#"
+            t.py:4:27: error: List type annotation `List[List[int]]` did not match the types of the given list elements, which were unified to List[Tensor]
+                xs: List[List[int]] = [[]]
+                                      ~~~~ <--- HERE"#]],
+    );
+}
+
+#[test]
+fn calls_of_unused_free_functions_raise_in_place() {
+    // PyTorch never compiles an @torch.jit.unused free function: a call matches the signature
+    // its annotations give (no defaults; Tensors and a return by the number of binders when
+    // nothing is annotated), raises, and stands for an uninitialized value.
+    check(
+        "@torch.jit.unused\ndef noann(x, y):\n    return x\n@torch.jit.unused\ndef withdef(x: int, k: int = 3) -> List[int]:\n    return [x]\ndef f(x: torch.Tensor, n: int):\n    if n > 0:\n        a, b = noann(x, x)\n        return a + b\n    if n < -5:\n        noann(x, x)\n    return torch.tensor(withdef(n, 2))\n",
+        expect![[r#"
+            graph(%0 : Tensor,
+                  %1 : int):
+              %2 : NoneType = prim::Constant()
+              %3 : int = prim::Constant[value=-5]()
+              %4 : int = prim::Constant[value=0]()
+              %5 : str = prim::Constant[value="This Python function is annotated to be ignored and cannot be run"]()
+              %6 : Tensor = prim::Uninitialized()
+              %7 : bool = aten::gt(%1, %4)
+               = prim::If(%7)
+                block0():
+                   = prim::RaiseException(%5, %2)
+                  -> ()
+                block1():
+                  -> ()
+              %8 : bool = aten::lt(%1, %3)
+               = prim::If(%8)
+                block0():
+                   = prim::RaiseException(%5, %2)
+                  -> ()
+                block1():
+                  -> ()
+               = prim::RaiseException(%5, %2)
+              return (%6)
+        "#]],
+    );
+    check(
+        "@torch.jit.unused\ndef withdef(x: int, k: int = 3) -> List[int]:\n    return [x]\ndef g(n: int):\n    return withdef(n)\n",
+        expect![[r#"
+            t.py:7:12: error: 
+            withdef(int x, int k) -> int[] 0:
+            Argument k not provided.
+
+                return withdef(n)
+                       ~~~~~~~ <--- HERE"#]],
+    );
+}

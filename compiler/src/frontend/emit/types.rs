@@ -95,9 +95,16 @@ impl ModuleCx<'_> {
                 }
             }
             ExprKind::Tuple(items) if items.is_empty() => Ok(Type::tuple(vec![])),
+            // PyTorch names the tree kind (`+` for an addition).
             _ => Err(FrontendError::new(
                 e.span,
-                "Expression of type  cannot be used in a type expression",
+                format!(
+                    "Expression of type {} cannot be used in a type expression",
+                    match &e.kind {
+                        ExprKind::BinOp { op, .. } => op.symbol(),
+                        _ => "",
+                    }
+                ),
             )),
         }
     }
@@ -118,14 +125,21 @@ impl ModuleCx<'_> {
                 if info.enum_members.is_some() {
                     return Some(Type::Enum(qual));
                 }
+                if info.is_interface {
+                    return Some(Type::Interface(qual));
+                }
             }
             return Some(Type::Class(qual));
         }
         drop(st);
-        if let Some(super::Resolved::Class(c)) = self.resolver.resolve(name) {
-            return Some(Type::Class(c.qualname.clone()));
+        match self.resolver.resolve(name) {
+            Some(super::Resolved::Class(c)) if c.is_interface => {
+                Some(Type::Interface(c.qualname.clone()))
+            }
+            Some(super::Resolved::Class(c)) => Some(Type::Class(c.qualname.clone())),
+            Some(super::Resolved::Type(t)) => Some(t),
+            _ => None,
         }
-        None
     }
 
     fn parse_subscript_type(&self, e: &Expr, ctor: &str, indices: &[Expr]) -> R<Type> {
