@@ -355,15 +355,15 @@ unsafe fn tile(
     }
     for (r, row) in acc.iter().enumerate().take(rows) {
         let add = _mm512_set1_ps(bias.map_or(0.0, |b| b[r]));
-        for v in 0..p.vectors {
-            let mask = p.masks[v];
+        let vectors = row.iter().zip(&p.masks).zip(&p.first).take(p.vectors);
+        for ((&vector, &mask), &first) in vectors {
             if mask == 0 {
                 continue;
             }
-            let sum = _mm512_add_ps(row[v], add);
+            let sum = _mm512_add_ps(vector, add);
             let packed = _mm512_maskz_compress_ps(mask, sum);
             let keep = (1u32 << mask.count_ones()) - 1;
-            _mm512_mask_storeu_ps(dst.add(r * ld + p.first[v]), keep as u16, packed);
+            _mm512_mask_storeu_ps(dst.add(r * ld + first), keep as u16, packed);
         }
     }
 }
