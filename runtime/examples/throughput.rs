@@ -3,7 +3,9 @@
 //! same lines; tools/bench/throughput.sh runs both alternately and prints the ratios).
 //! Each op: the median of REPEATS calls after a warm-up pass over all ops, in ms.
 //!
-//!     cargo run --release -p ember-runtime --example throughput [REPEATS]
+//!     cargo run --release -p ember-runtime --example throughput [REPEATS] [OP...] [2^K...]
+//!
+//! Naming ops (`gelu softmax`) or sizes (`2^20`) times only those.
 
 use std::time::Instant;
 
@@ -49,17 +51,25 @@ fn main() {
     let repeats: usize = std::env::args()
         .nth(1)
         .map_or(11, |s| s.parse().expect("REPEATS"));
+    let (sizes, only): (Vec<String>, Vec<String>) =
+        std::env::args().skip(2).partition(|a| a.starts_with("2^"));
     rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build_global()
         .unwrap();
-    for log2 in [20u32, 24] {
+    for log2 in [20u32, 24]
+        .into_iter()
+        .filter(|k| sizes.is_empty() || sizes.contains(&format!("2^{k}")))
+    {
         let n = 1usize << log2;
         let (x, y) = (filled(n, 8.0, -4.0), filled(n, 1.0, 0.5));
         // One untimed pass over every op first, so the allocator has settled (fresh
         // multi-megabyte outputs would otherwise page-fault for whichever op comes first).
         for pass in ["warm-up", "timed"] {
-            for (name, body) in OPS {
+            for (name, body) in OPS
+                .iter()
+                .filter(|(name, _)| only.is_empty() || only.iter().any(|o| o == name))
+            {
                 let src = format!("graph(%x : Tensor, %y : Tensor):\n  {body}\n  return (%r)\n");
                 let graph = parse_graph(&src).unwrap_or_else(|e| panic!("{name}: {e:?}"));
                 let code = Code::new(&graph).unwrap_or_else(|e| panic!("{name}: {e:?}"));

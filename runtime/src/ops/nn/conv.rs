@@ -486,7 +486,7 @@ fn forward_direct(
 ) -> TensorResult<Option<Tensor>> {
     use super::conv_direct::{available, forward, layout_len, Shape};
     let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-    if pointwise || !available() {
+    if pointwise || !available() || portable::forced() {
         return Ok(None);
     }
     let u = |v: i64| v as usize;
@@ -527,6 +527,31 @@ fn forward_direct(
         );
     }
     Ok(Some(out))
+}
+
+/// Tests run the portable (im2col) path on machines that have AVX-512 too, to check it
+/// against the direct kernel: what a machine without AVX-512 (such as CI's) runs.
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod portable {
+    use std::cell::Cell;
+
+    thread_local! {
+        static FORCED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Whether this thread's convolutions skip the direct kernel.
+    pub(crate) fn forced() -> bool {
+        cfg!(test) && FORCED.with(Cell::get)
+    }
+
+    /// Runs `f` with this thread's float32 convolutions on the portable path.
+    #[cfg(test)]
+    pub(crate) fn with<R>(f: impl FnOnce() -> R) -> R {
+        let before = FORCED.with(|c| c.replace(true));
+        let out = f();
+        FORCED.with(|c| c.set(before));
+        out
+    }
 }
 
 /// Target size (elements) of one column tile: with its share of the weights it stays in a

@@ -69,8 +69,11 @@ struct Layout {
     wq: usize,
     /// Rows of a plane.
     hq: usize,
-    /// Floats per input channel (all its phase planes).
+    /// Floats per input channel (the phase planes some tap reads).
     chan: usize,
+    /// The plane index of each phase `(a, b)` (at `a * sw + b`), `None` for phases no tap
+    /// reads (a 1x1 kernel of stride 2 reads one phase of four: the rest is not copied).
+    slots: Vec<Option<usize>>,
     /// Floats per sample.
     sample: usize,
     /// The layout read offset of each tap `(c, ki, kj)`, in the weights' order.
@@ -92,7 +95,22 @@ impl Layout {
         };
         let hq = (s.ph + s.h + pb).div_ceil(s.sh);
         let plane = hq.checked_mul(wq)?;
-        let chan = plane.checked_mul(s.sh * s.sw)?;
+        let phase_of = |ki: usize, kj: usize| {
+            let (ui, uj) = (ki * s.dh, kj * s.dw);
+            (ui % s.sh) * s.sw + uj % s.sw
+        };
+        let mut slots = vec![None; s.sh * s.sw];
+        let mut used = 0;
+        for ki in 0..s.kh {
+            for kj in 0..s.kw {
+                let slot = &mut slots[phase_of(ki, kj)];
+                if slot.is_none() {
+                    *slot = Some(used);
+                    used += 1;
+                }
+            }
+        }
+        let chan = plane.checked_mul(used)?;
         let cin = s.c.checked_mul(s.groups)?;
         // Vectors past the last output row read up to one panel beyond the planes.
         let sample = cin.checked_mul(chan)?.checked_add(wq + 2 * PANEL)?;
@@ -101,8 +119,8 @@ impl Layout {
             for ki in 0..s.kh {
                 for kj in 0..s.kw {
                     let (ui, uj) = (ki * s.dh, kj * s.dw);
-                    let phase = (ui % s.sh) * s.sw + uj % s.sw;
-                    let off = c * chan + phase * plane + (ui / s.sh) * wq + uj / s.sw;
+                    let slot = slots[phase_of(ki, kj)].expect("every tap's phase has a slot");
+                    let off = c * chan + slot * plane + (ui / s.sh) * wq + uj / s.sw;
                     offs.push(u32::try_from(off).ok()?);
                 }
             }
@@ -112,6 +130,7 @@ impl Layout {
             wq,
             hq,
             chan,
+            slots,
             sample,
             offs,
         })
@@ -123,7 +142,10 @@ impl Layout {
         let plane = self.hq * self.wq;
         for a in 0..s.sh {
             for b in 0..s.sw {
-                let planes = &mut dst[(a * s.sw + b) * plane..(a * s.sw + b + 1) * plane];
+                let Some(slot) = self.slots[a * s.sw + b] else {
+                    continue;
+                };
+                let planes = &mut dst[slot * plane..(slot + 1) * plane];
                 for (i, row) in planes.chunks_mut(self.wq).enumerate() {
                     let ih = (s.sh * i + a) as isize - s.ph as isize;
                     if ih < 0 || ih >= s.h as isize {
@@ -333,15 +355,15 @@ unsafe fn tile(
     }
     for (r, row) in acc.iter().enumerate().take(rows) {
         let add = _mm512_set1_ps(bias.map_or(0.0, |b| b[r]));
-        for v in 0..p.vectors {
-            let mask = p.masks[v];
+        let vectors = row.iter().zip(&p.masks).zip(&p.first).take(p.vectors);
+        for ((&vector, &mask), &first) in vectors {
             if mask == 0 {
                 continue;
             }
-            let sum = _mm512_add_ps(row[v], add);
+            let sum = _mm512_add_ps(vector, add);
             let packed = _mm512_maskz_compress_ps(mask, sum);
             let keep = (1u32 << mask.count_ones()) - 1;
-            _mm512_mask_storeu_ps(dst.add(r * ld + p.first[v]), keep as u16, packed);
+            _mm512_mask_storeu_ps(dst.add(r * ld + first), keep as u16, packed);
         }
     }
 }

@@ -4,7 +4,8 @@
 use super::conv::{convolution, ConvParams};
 use super::norm::{batch_norm, BatchNorm};
 use super::pool::{avg_pool2d, max_pool2d_with_indices, AvgOptions, Pool2d};
-use crate::tensor::Tensor;
+use super::work::to_contiguous;
+use crate::tensor::{DType, Tensor};
 
 fn seq(s: &[i64]) -> Tensor {
     let n: i64 = s.iter().product();
@@ -163,19 +164,17 @@ fn convolutions_match_the_definition() {
     }
 }
 
-/// float32 convolutions (the direct kernel on AVX-512 machines, im2col elsewhere): shapes
-/// with padding wider than the kernel, dilation, strides per dim, groups, several samples,
-/// outputs narrower and wider than one vector, and ResNet layers large enough to use every
-/// core; checked against the definition in f64 at float32's accuracy.
-#[test]
-fn float32_convolutions_match_the_definition() {
+/// float32 convolution shapes: padding wider than the kernel, dilation, strides per dim,
+/// groups, several samples, outputs narrower and wider than one vector, one output column,
+/// padded 1x1 kernels, and ResNet layers large enough to use every core.
+fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
     let geo = |stride: [i64; 2], pad: [i64; 2], dil: [i64; 2], groups: i64| Geo {
         stride,
         pad,
         dil,
         groups,
     };
-    let cases = [
+    vec![
         ([2, 3, 6, 5], [4, 3, 3, 2], geo([2, 1], [1, 2], [1, 1], 1)),
         ([1, 8, 20, 18], [6, 8, 3, 3], geo([1, 1], [1, 1], [1, 1], 1)),
         (
@@ -186,6 +185,13 @@ fn float32_convolutions_match_the_definition() {
         ([2, 8, 61, 59], [4, 4, 3, 3], geo([2, 3], [1, 2], [2, 1], 2)),
         ([1, 4, 5, 4], [3, 4, 2, 2], geo([1, 1], [3, 3], [1, 1], 1)),
         ([1, 5, 9, 33], [9, 5, 5, 3], geo([1, 1], [0, 4], [2, 3], 1)),
+        ([1, 4, 9, 3], [5, 4, 3, 3], geo([1, 1], [0, 0], [1, 1], 1)),
+        ([2, 6, 7, 11], [7, 6, 1, 1], geo([1, 1], [1, 1], [1, 1], 1)),
+        (
+            [1, 6, 13, 21],
+            [10, 3, 2, 3],
+            geo([3, 2], [0, 1], [2, 2], 2),
+        ),
         (
             [1, 3, 40, 40],
             [17, 3, 7, 7],
@@ -211,18 +217,82 @@ fn float32_convolutions_match_the_definition() {
             [72, 64, 3, 3],
             geo([1, 1], [1, 1], [1, 1], 1),
         ),
-    ];
-    for (xs, ws, g) in cases {
-        let (x, w) = (seq32(&xs), seq32(&ws));
+    ]
+}
+
+/// Each float32 case with a bias, checked against the definition in f64 at float32's
+/// accuracy.
+fn check_float32_cases() {
+    for (xs, ws, g) in float32_cases() {
+        let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
         let p = ConvParams::new(g.stride.to_vec(), g.pad.to_vec(), g.dil.to_vec(), g.groups);
-        let got = convolution(&x, &w, None, &p).unwrap();
+        let got = convolution(&x, &w, Some(&bias), &p).unwrap();
         let (want, shape) = naive_conv(&x, &w, &g);
         assert_eq!(got.sizes().as_slice(), &shape, "{xs:?} {ws:?}");
+        let plane = (shape[2] * shape[3]) as usize;
+        let bias = bias.to_vec::<f64>();
         let k = (ws[1] * ws[2] * ws[3]) as f64;
         for (i, (a, b)) in got.to_vec::<f64>().iter().zip(&want).enumerate() {
+            let b = b + bias[(i / plane) % ws[0] as usize];
             assert!(
                 (a - b).abs() <= 1e-6 * k * b.abs().max(1.0),
                 "{xs:?} {ws:?} element {i}: {a} vs {b}"
+            );
+        }
+    }
+}
+
+/// Runs `f` with float32 convolutions on the path machines without AVX-512 take.
+fn on_portable_path<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    return super::conv::portable::with(f);
+    #[cfg(not(target_arch = "x86_64"))]
+    f()
+}
+
+/// This machine's float32 path (the direct kernel where AVX-512 is detected).
+#[test]
+fn float32_convolutions_match_the_definition() {
+    check_float32_cases();
+}
+
+/// The im2col path, which machines without AVX-512 run.
+#[test]
+fn portable_float32_convolutions_match_the_definition() {
+    on_portable_path(check_float32_cases);
+}
+
+/// Both float32 paths agree to float32 rounding on non-contiguous inputs, float16 and
+/// bfloat16 (computed in float32) and 1-d convolutions (2-d of height 1).
+#[test]
+fn float32_paths_agree_on_views_and_half_precision() {
+    let x = seq32(&[2, 24, 15, 40]).slice(3, Some(1), None, 2).unwrap();
+    let w = seq32(&[16, 24, 3, 3]).transpose(2, 3).unwrap();
+    let bias = seq32(&[16]);
+    let p = ConvParams::new(vec![1, 2], vec![1, 1], vec![1, 1], 1);
+    let p1 = ConvParams::new(vec![2], vec![3], vec![2], 2);
+    let x1 = seq32(&[3, 8, 50]);
+    let w1 = seq32(&[6, 4, 5]);
+    let run = || {
+        let mut outs = vec![convolution(&x, &w, Some(&bias), &p).unwrap()];
+        outs.push(convolution(&x1, &w1, None, &p1).unwrap());
+        for dtype in [DType::F16, DType::BF16] {
+            let cast = |t: &Tensor| to_contiguous(t, dtype).unwrap();
+            let (xh, wh, bh) = (cast(&x), cast(&w), cast(&bias));
+            let out = convolution(&xh, &wh, Some(&bh), &p).unwrap();
+            assert_eq!(out.dtype(), dtype);
+            outs.push(out);
+        }
+        outs
+    };
+    let (direct, portable) = (run(), on_portable_path(run));
+    for (i, (a, b)) in direct.iter().zip(&portable).enumerate() {
+        assert_eq!(a.sizes(), b.sizes(), "output {i}");
+        let tol = if i < 2 { 1e-4 } else { 2e-2 };
+        for (u, v) in a.to_vec::<f64>().iter().zip(b.to_vec::<f64>()) {
+            assert!(
+                (u - v).abs() <= tol * v.abs().max(1.0),
+                "output {i}: {u} vs {v}"
             );
         }
     }

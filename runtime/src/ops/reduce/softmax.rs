@@ -91,60 +91,18 @@ fn softmax(a: &Args) -> Result<Vec<IValue>, String> {
 /// f64) straight from the input into the output, rows spread over the cores.
 fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
     let sizes = x.sizes();
-    let out = Tensor::zeros(&sizes, DType::F32)?;
     let numel = x.numel();
     let n = sizes[sizes.len() - 1] as usize;
     if numel == 0 || n == 0 {
-        return Ok(out);
+        return Tensor::zeros(&sizes, DType::F32);
     }
+    // Every element is written below: no zeroing pass.
+    let out = crate::ops::pointwise::for_overwrite(&sizes, DType::F32)
+        .ok_or_else(|| TensorError::new(format!("cannot allocate a tensor of size {sizes:?}")))?;
     // SAFETY: both tensors are contiguous float32 with `numel` elements; `out` is fresh.
     let src = unsafe { std::slice::from_raw_parts(x.data_ptr() as *const f32, numel) };
     let dst = unsafe { std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, numel) };
-    let row = |(d, s): (&mut [f32], &[f32])| {
-        // Max in eight lanes (vectorizes); NaN anywhere makes the row NaN.
-        let mut lanes = [f32::NEG_INFINITY; 8];
-        let mut nan = false;
-        let mut chunks = s.chunks_exact(8);
-        for c in &mut chunks {
-            for k in 0..8 {
-                nan |= c[k].is_nan();
-                lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
-            }
-        }
-        for &v in chunks.remainder() {
-            nan |= v.is_nan();
-            lanes[0] = if v > lanes[0] { v } else { lanes[0] };
-        }
-        let m = if nan {
-            f32::NAN
-        } else {
-            lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max)
-        };
-        for (o, &v) in d.iter_mut().zip(s) {
-            *o = exp_nonpositive(v - m);
-        }
-        // Eight independent f64 partial sums (no serial dependency on one accumulator).
-        let mut acc = [0f64; 8];
-        let mut chunks = d.chunks_exact(8);
-        for c in &mut chunks {
-            for k in 0..8 {
-                acc[k] += c[k] as f64;
-            }
-        }
-        let tail: f64 = chunks.remainder().iter().map(|&e| e as f64).sum();
-        let sum = acc.iter().sum::<f64>() + tail;
-        if log {
-            let ls = sum.ln() as f32;
-            for (o, &v) in d.iter_mut().zip(s) {
-                *o = v - m - ls;
-            }
-        } else {
-            let inv = (1.0 / sum) as f32;
-            for o in d.iter_mut() {
-                *o *= inv;
-            }
-        }
-    };
+    let row = |(d, s): (&mut [f32], &[f32])| row_vectorized(d, s, log);
     if numel >= PAR_THRESHOLD && numel / n > 1 {
         dst.par_chunks_mut(n).zip(src.par_chunks(n)).for_each(row);
     } else {
@@ -153,17 +111,86 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
     Ok(out)
 }
 
+/// One row of [`last_dim_f32`], compiled for AVX-512 or AVX2 when the CPU has them (the
+/// crate targets baseline x86-64's SSE2). Every copy computes the same values: the lanes
+/// are explicit and nothing contracts into FMA.
+fn row_vectorized(d: &mut [f32], s: &[f32], log: bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn avx512(d: &mut [f32], s: &[f32], log: bool) {
+            row(d, s, log)
+        }
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2(d: &mut [f32], s: &[f32], log: bool) {
+            row(d, s, log)
+        }
+        if std::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F.
+            return unsafe { avx512(d, s, log) };
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2(d, s, log) };
+        }
+    }
+    row(d, s, log)
+}
+
+/// Softmax (or log-softmax) of the float32 row `s` into `d`.
+#[inline(always)]
+fn row(d: &mut [f32], s: &[f32], log: bool) {
+    // Max in sixteen lanes (vectorizes). A NaN is skipped here but still makes the whole
+    // row NaN, as in PyTorch: its exp is NaN, and so is the sum every output depends on.
+    let mut lanes = [f32::NEG_INFINITY; 16];
+    let mut chunks = s.chunks_exact(16);
+    for c in &mut chunks {
+        for k in 0..16 {
+            lanes[k] = if c[k] > lanes[k] { c[k] } else { lanes[k] };
+        }
+    }
+    for &v in chunks.remainder() {
+        lanes[0] = if v > lanes[0] { v } else { lanes[0] };
+    }
+    let m = lanes.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    for (o, &v) in d.iter_mut().zip(s) {
+        *o = exp_nonpositive(v - m);
+    }
+    // Sixteen independent f64 partial sums (no serial dependency on one accumulator).
+    let mut acc = [0f64; 16];
+    let mut chunks = d.chunks_exact(16);
+    for c in &mut chunks {
+        for k in 0..16 {
+            acc[k] += c[k] as f64;
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|&e| e as f64).sum();
+    let sum = acc.iter().sum::<f64>() + tail;
+    if log {
+        let ls = sum.ln() as f32;
+        for (o, &v) in d.iter_mut().zip(s) {
+            *o = v - m - ls;
+        }
+    } else {
+        let inv = (1.0 / sum) as f32;
+        for o in d.iter_mut() {
+            *o *= inv;
+        }
+    }
+}
+
 /// exp(x) in float32 for x <= 0 (and NaN), within a few ulp, written so loops vectorize:
 /// x = n ln2 + r with |r| <= ln2/2, exp(r) by its degree-7 Taylor polynomial, times 2^n.
 /// Results below float32's normal range flush to 0 (PyTorch keeps some subnormals; they
 /// are far below every tolerance).
-#[inline]
+#[inline(always)]
 fn exp_nonpositive(x: f32) -> f32 {
     const LN2_HI: f32 = 0.693_145_75;
     const LN2_LO: f32 = 1.428_606_8e-6;
     // Round to nearest by adding and removing 1.5 * 2^23 (no libm call, vectorizes).
     const SHIFTER: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + SHIFTER) - SHIFTER;
+    let t = x * std::f32::consts::LOG2_E + SHIFTER;
+    let n = t - SHIFTER;
     let r = (x - n * LN2_HI) - n * LN2_LO;
     let mut p = 1.0 / 5040.0;
     p = p * r + 1.0 / 720.0;
@@ -173,8 +200,11 @@ fn exp_nonpositive(x: f32) -> f32 {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    // 2^n from its exponent bits; n is a small integer here (NaN saturates to 0).
-    let scale = f32::from_bits((((n as i32).max(-126) + 127) as u32) << 23);
+    // 2^n from its exponent bits: the integer n sits in the low mantissa bits of t (read
+    // as bits, not converted, so the loop stays vectorized; NaN and -inf inputs give
+    // meaningless bits that the select below or the NaN in `p` overrides).
+    let k = (t.to_bits() as i32).wrapping_sub(SHIFTER.to_bits() as i32);
+    let scale = f32::from_bits((k.max(-126).wrapping_add(127) as u32) << 23);
     if x < -87.0 {
         0.0
     } else {

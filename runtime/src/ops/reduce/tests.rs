@@ -137,3 +137,43 @@ fn long_runs_split_over_threads_sum_and_propagate_nan() {
     v[n - 1] = f32::NAN;
     assert!(out(&exec(amax, vec![t(v, &[n as i64])]).unwrap()[0]).2[0].is_nan());
 }
+
+/// The vectorized last-dim softmax on rows with a NaN, a +inf, only -infs, and lengths
+/// below, at and past its sixteen lanes: NaN where PyTorch gives NaN, the general path's
+/// values elsewhere.
+#[test]
+fn softmax_fast_path_handles_special_values() {
+    let g = |op: &str, dim: i64| {
+        format!(
+            r#"graph(%x : Tensor):
+  %d : int = prim::Constant[value={dim}]()
+  %n : NoneType = prim::Constant()
+  %r : Tensor = aten::{op}(%x, %d, %n)
+  return (%r)"#
+        )
+    };
+    for cols in [3usize, 16, 37] {
+        let mut v: Vec<f32> = (0..5 * cols).map(|i| (i % 11) as f32 * 0.7 - 3.0).collect();
+        v[cols + 1] = f32::NAN;
+        v[2 * cols + 2] = f32::INFINITY;
+        v[3 * cols..4 * cols].fill(f32::NEG_INFINITY);
+        let x = Tensor::from_vec(v, &[5, cols as i64]).unwrap();
+        for op in ["softmax", "log_softmax"] {
+            let fast = out(&exec(&g(op, 1), vec![IValue::Tensor(x.clone())]).unwrap()[0]).2;
+            let xt = x.t().unwrap().contiguous().unwrap();
+            let slow = exec(&g(op, 0), vec![IValue::Tensor(xt)]).unwrap();
+            let slow = slow[0].as_tensor().unwrap().t().unwrap().to_vec::<f64>();
+            for (i, (a, b)) in fast.iter().zip(&slow).enumerate() {
+                let row = i / cols;
+                if (1..=3).contains(&row) {
+                    assert!(a.is_nan() && b.is_nan(), "{op} {cols} [{i}]: {a} vs {b}");
+                } else {
+                    assert!(
+                        (a - b).abs() <= 1e-5 * b.abs().max(1.0),
+                        "{op} [{i}]: {a} vs {b}"
+                    );
+                }
+            }
+        }
+    }
+}
