@@ -337,3 +337,41 @@ import torch
 def f(x: int) -> int:
     # expected-error @+1 {{can't use starred expression here}}
     return *x
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # expected-error @+1 {{can't use starred expression here}}
+    y = *x
+    return y
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # expected-error @+1 {{can't use starred expression here}}
+    x += *x
+    return x
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # Python says "did you forget parentheses around the comprehension target?".
+    # expected-error @+1 {{expected a single list comprehension within '[' , ']'}}
+    return [1, v for v in x]
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> int:
+    # Python says "'async for' outside async function".
+    # expected-error @+1 {{async for loops aren't supported}}
+    async for v in x:
+        pass
+    return 1

@@ -434,6 +434,9 @@ impl<'a> Parser<'a> {
                 targets.push(value);
                 value = self.testlist_star()?;
             }
+            if let ExprKind::Starred(_) = value.kind {
+                return self.err(value.span, "can't use starred expression here");
+            }
             for target in &targets {
                 self.check_target(target, "assign to")?;
             }
@@ -462,6 +465,9 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             let value = self.testlist_star()?;
+            if let ExprKind::Starred(_) = value.kind {
+                return self.err(value.span, "can't use starred expression here");
+            }
             StmtKind::AugAssign {
                 target: lhs,
                 op,
