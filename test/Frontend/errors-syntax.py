@@ -375,3 +375,30 @@ def f(x: List[int]) -> int:
     async for v in x:
         pass
     return 1
+
+# -----
+import torch
+
+def f(x: int) -> str:
+    # Python adds "(detected at line N)".
+    # expected-error @+1 {{unterminated triple-quoted string literal}}
+    s = """abc
+    return s
+
+# -----
+import torch
+
+def f(x: int) -> int:
+    # Python says "'async with' outside async function".
+    # expected-error @+1 {{async with statements aren't supported}}
+    async with x:
+        pass
+    return x
+
+# -----
+import torch
+
+@torch.jit.script
+# Python says "invalid syntax".
+# expected-error @+1 {{expected 'def' or 'class' after a decorator but found 'ident' here}}
+x = 1

@@ -172,3 +172,46 @@ import torch
 # expected-error @+1 {{Expression of type tuple-literal cannot be used in a type expression}}
 def f(x: (int, int)) -> int:
     return 1
+
+# -----
+import torch
+from typing import List
+
+def g(a: int, b: int) -> int:
+    return a
+
+def f(a: List[int]) -> int:
+    # Python takes `*a` after a keyword argument; a list's length is unknown here.
+    # expected-error @+1 {{cannot statically infer the expected size of a list in this context}}
+    return g(b=1, *a)
+
+# -----
+import torch
+
+def g(a: int, b: int) -> int:
+    return a
+
+def f(x: int) -> int:
+    t = (x,)
+    return g(b=1, *t)
+
+# -----
+import torch
+
+def f(c: bool) -> int:
+    if c:
+        pass
+    else:
+        y = 1
+    # expected-error @+1 {{y is not defined in the true branch}}
+    return y
+
+# -----
+import torch
+
+def f(c: bool) -> int:
+    x = []
+    if c:
+        # expected-error @+1 {{Empty lists default to List[Tensor]. Add a variable annotation to the assignment to create an empty list of another type (torch.jit.annotate(List[T, []]) where T is the type of elements in the list for Python 2)}}
+        x = [1]
+    return 1

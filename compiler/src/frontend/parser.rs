@@ -1583,13 +1583,9 @@ impl<'a> Parser<'a> {
                     args.push(comp);
                     continue;
                 }
-                if !kwargs.is_empty() {
-                    let message = if matches!(arg.kind, ExprKind::Starred(_)) {
-                        "iterable argument unpacking follows keyword argument unpacking"
-                    } else {
-                        "positional argument follows keyword argument"
-                    };
-                    return self.err(arg.span, message);
+                // Python takes `*args` after keyword arguments (`f(b=1, *a)`) as positional.
+                if !kwargs.is_empty() && !matches!(arg.kind, ExprKind::Starred(_)) {
+                    return self.err(arg.span, "positional argument follows keyword argument");
                 }
                 args.push(arg);
             }
