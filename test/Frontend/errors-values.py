@@ -215,3 +215,15 @@ def f(c: bool) -> int:
         # expected-error @+1 {{Empty lists default to List[Tensor]. Add a variable annotation to the assignment to create an empty list of another type (torch.jit.annotate(List[T, []]) where T is the type of elements in the list for Python 2)}}
         x = [1]
     return 1
+
+# -----
+import torch
+
+@torch.jit.unused
+def h(x: int) -> int:
+    return x
+
+def f(x: int) -> int:
+    # expected-error @+1 {{python value of type 'function' cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local variable instead.}}
+    y = [h]
+    return x

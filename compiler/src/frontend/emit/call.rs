@@ -265,7 +265,7 @@ impl<'a> FnEmitter<'a> {
                 }
                 Ok(self.insert_tuple(&vals, span))
             }
-            Sugared::PythonValue(_) => Err(self.err(span, format!("{} cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local variable instead.", sv.kind()))),
+            Sugared::PythonValue(_) | Sugared::DroppedFunction(_) => Err(self.err(span, format!("{} cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local variable instead.", sv.kind()))),
             other => Err(self.err(span, format!("{} cannot be used as a value", other.kind()))),
         }
     }
