@@ -337,3 +337,68 @@ import torch
 def f(x: int) -> int:
     # expected-error @+1 {{can't use starred expression here}}
     return *x
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # expected-error @+1 {{can't use starred expression here}}
+    y = *x
+    return y
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # expected-error @+1 {{can't use starred expression here}}
+    x += *x
+    return x
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> List[int]:
+    # Python says "did you forget parentheses around the comprehension target?".
+    # expected-error @+1 {{expected a single list comprehension within '[' , ']'}}
+    return [1, v for v in x]
+
+# -----
+import torch
+from typing import List
+
+def f(x: List[int]) -> int:
+    # Python says "'async for' outside async function".
+    # expected-error @+1 {{async for loops aren't supported}}
+    async for v in x:
+        pass
+    return 1
+
+# -----
+import torch
+
+def f(x: int) -> str:
+    # Python adds "(detected at line N)".
+    # expected-error @+1 {{unterminated triple-quoted string literal}}
+    s = """abc
+    return s
+
+# -----
+import torch
+
+def f(x: int) -> int:
+    # Python says "'async with' outside async function".
+    # expected-error @+1 {{async with statements aren't supported}}
+    async with x:
+        pass
+    return x
+
+# -----
+import torch
+
+@torch.jit.script
+# Python says "invalid syntax".
+# expected-error @+1 {{expected 'def' or 'class' after a decorator but found 'ident' here}}
+x = 1

@@ -434,6 +434,9 @@ impl<'a> Parser<'a> {
                 targets.push(value);
                 value = self.testlist_star()?;
             }
+            if let ExprKind::Starred(_) = value.kind {
+                return self.err(value.span, "can't use starred expression here");
+            }
             for target in &targets {
                 self.check_target(target, "assign to")?;
             }
@@ -462,6 +465,9 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             let value = self.testlist_star()?;
+            if let ExprKind::Starred(_) = value.kind {
+                return self.err(value.span, "can't use starred expression here");
+            }
             StmtKind::AugAssign {
                 target: lhs,
                 op,
@@ -1577,13 +1583,9 @@ impl<'a> Parser<'a> {
                     args.push(comp);
                     continue;
                 }
-                if !kwargs.is_empty() {
-                    let message = if matches!(arg.kind, ExprKind::Starred(_)) {
-                        "iterable argument unpacking follows keyword argument unpacking"
-                    } else {
-                        "positional argument follows keyword argument"
-                    };
-                    return self.err(arg.span, message);
+                // Python takes `*args` after keyword arguments (`f(b=1, *a)`) as positional.
+                if !kwargs.is_empty() && !matches!(arg.kind, ExprKind::Starred(_)) {
+                    return self.err(arg.span, "positional argument follows keyword argument");
                 }
                 args.push(arg);
             }

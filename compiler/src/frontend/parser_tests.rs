@@ -559,7 +559,6 @@ fn errors() {
         "del f()\n",
         "x[]\n",
         "x = (*a)\n",
-        "print(*a, k=1, *b)\n",
         "x = [1,\n  (2,\n",
         "def f():\n    # type: (int) -> int\n    return 1\n",
         "x = []  # type: List[\n",
@@ -813,11 +812,6 @@ fn errors() {
         t.py:1:6: error: can't use starred expression here
         x = (*a)
              ~~ <--- HERE
-
-        "print(*a, k=1, *b)\n"
-        t.py:1:16: error: iterable argument unpacking follows keyword argument unpacking
-        print(*a, k=1, *b)
-                       ~~ <--- HERE
 
         "x = [1,\n  (2,\n"
         t.py:1:5: error: '[' was never closed

@@ -265,7 +265,7 @@ impl<'a> FnEmitter<'a> {
                 }
                 Ok(self.insert_tuple(&vals, span))
             }
-            Sugared::PythonValue(_) => Err(self.err(span, format!("{} cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local variable instead.", sv.kind()))),
+            Sugared::PythonValue(_) | Sugared::DroppedFunction(_) => Err(self.err(span, format!("{} cannot be used as a value. Perhaps it is a closed over global variable? If so, please consider passing it in as an argument or use a local variable instead.", sv.kind()))),
             other => Err(self.err(span, format!("{} cannot be used as a value", other.kind()))),
         }
     }
@@ -863,7 +863,8 @@ impl<'a> FnEmitter<'a> {
                     Type::Int => 0,
                     Type::Float => 1,
                     Type::Bool => 2,
-                    _ => return Err(self.err(span, format!("Output annotation element type and runtime tensor element type must match for tolist(): {}", ty.repr_str()))),
+                    Type::Complex => 3,
+                    other => return Err(self.err(span, format!("{} is not one of the supported element types for tolist: int, float, complex, bool", other.repr_str()))),
                 };
                 let d = self.insert_constant(ConstValue::Int(dim), span);
                 let e = self.insert_constant(ConstValue::Int(elem_code), span);
@@ -902,10 +903,18 @@ impl<'a> FnEmitter<'a> {
                 if args.is_empty() {
                     return Err(self.err(span, "zip expected at least 1 arguments, got 0"));
                 }
-                let mut children = Vec::new();
+                let mut children: Vec<Sugared> = Vec::new();
                 for a in args {
                     let sv = self.emit_sugared_expr(a, 1, None)?;
-                    children.push(self.sugared_iter(span, &sv)?);
+                    let child = self.sugared_iter(span, &sv)?;
+                    // Unrolled (tuple) and looped (list) sources cannot share one loop.
+                    if children
+                        .first()
+                        .is_some_and(|c| c.static_len().is_some() != child.static_len().is_some())
+                    {
+                        return Err(self.err(span, "Can not iterate over a module list or tuple with a value that does not have a statically determinable length"));
+                    }
+                    children.push(child);
                 }
                 Ok(Sugared::IterableTree(children))
             }
@@ -1555,7 +1564,7 @@ impl<'a> FnEmitter<'a> {
                         .cloned()
                         .ok_or_else(|| self.err(span, format!("Index {i} out of range of length {n}")))
                 }
-                _ => Err(self.err(span, "Expected integer literal for index. ModuleList/Sequential indexing is only supported with integer literals. For example, 'i = 4, self.layers[i](x)' will fail because i is not a literal.")),
+                _ => Err(self.err(span, "Expected integer literal for index but got a variable or non-integer. ModuleList/Sequential indexing is only supported with integer literals. For example, 'i = 4, self.layers[i](x)' will fail because i is not a literal. Enumeration is supported, e.g. 'for index, v in enumerate(self): out = v(inp)'")),
             },
             other => Err(self.err(span, format!("'{}' object is not subscriptable", other.kind()))),
         }

@@ -160,7 +160,9 @@ impl FnEmitter<'_> {
                 return Err(FrontendError::new(span, format!("Cannot re-assign '{name}' to a value of type {} because {name} is not a first-class value.  Only reassignments to first-class values are allowed", value.kind())));
             };
             let Some(parent_v) = parent.as_simple() else {
-                return Err(FrontendError::new(span, format!("Cannot re-assign '{name}' because it has type {} and {name} is not a first-class value.  Only reassignments to first-class values are allowed", value.kind())));
+                // PyTorch names the new value's kind, as `SimpleValue::kind` spells it.
+                let kind = format!("value of type '{}'", self.g.ty(v).repr_str());
+                return Err(FrontendError::new(span, format!("Cannot re-assign '{name}' because it has type {kind} and {name} is not a first-class value.  Only reassignments to first-class values are allowed")));
             };
             let parent_ty = self.g.ty(parent_v).unshaped();
             let v = self.try_convert_to_type(span, &parent_ty, v, true)?;

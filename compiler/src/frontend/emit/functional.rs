@@ -159,11 +159,21 @@ pub fn resolve(
     };
     let target = match dispatch {
         Some((index, without)) => {
-            let flag = kwargs
-                .iter()
-                .find(|k| k.name.as_deref() == Some("return_indices"))
-                .or_else(|| args.get(index))
-                .map(|a| a.value);
+            // PyTorch's `BooleanDispatchValue` reads the flag from its position first.
+            let (flag, not_constant) = match args.get(index) {
+                Some(a) => (
+                    Some(a.value),
+                    format!("Argument for boolean dispatch at position {index} was not constant"),
+                ),
+                None => (
+                    kwargs
+                        .iter()
+                        .find(|k| k.name.as_deref() == Some("return_indices"))
+                        .map(|a| a.value),
+                    "Keyword argument 'return_indices' for boolean dispatch at position was not constant"
+                        .to_string(),
+                ),
+            };
             match flag.map(&constant_of) {
                 None | Some(Some(ConstValue::Bool(false))) => without,
                 Some(Some(ConstValue::Bool(true))) => {
@@ -171,11 +181,7 @@ pub fn resolve(
                         "{name} with return_indices=True is not supported yet"
                     ))
                 }
-                Some(_) => {
-                    return Err(format!(
-                        "{name}: return_indices must be a constant boolean in TorchScript"
-                    ))
-                }
+                Some(_) => return Err(not_constant),
             }
         }
         None => name.to_string(),

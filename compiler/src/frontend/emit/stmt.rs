@@ -559,7 +559,7 @@ impl<'a> FnEmitter<'a> {
         let Some(value) = value else {
             return Err(self.err(
                 span,
-                "For an assignment, expected an expression on the right-hand side",
+                "annotated assignments without assigned value aren't supported",
             ));
         };
         if targets.len() == 1 {

@@ -93,7 +93,7 @@ impl Sugared {
     pub fn kind(&self) -> String {
         match self {
             Sugared::Simple(_) => "value".into(),
-            Sugared::Namespace(p) => format!("python value of type 'module' ({p})"),
+            Sugared::Namespace(_) => "python value of type 'module'".into(),
             Sugared::Builtin { .. } => "builtin".into(),
             Sugared::Magic { base, .. } => base.kind(),
             Sugared::Cast { .. } | Sugared::TensorCast { .. } => "builtin".into(),

@@ -84,10 +84,25 @@ impl ModuleCx<'_> {
                 if let Some(t) = simple_type(short) {
                     return Ok(t);
                 }
+                // The typing forms need their contained types (PyTorch's annotations.py); the
+                // builtin classes alone mean any list, tuple or dict.
+                let uncontained = |what: &str, example: &str| {
+                    Err(FrontendError::new(
+                        e.span,
+                        format!("Attempted to use {what} without a contained type. Please add a contained type, e.g. {what}[{example}]"),
+                    ))
+                };
                 match short {
-                    "List" | "list" => Ok(Type::list(Type::Any)),
-                    "Tuple" | "tuple" => Ok(Type::AnyTuple),
-                    "Dict" | "dict" => Ok(Type::Dict(Box::new(Type::Any), Box::new(Type::Any))),
+                    "List" => uncontained("List", "int"),
+                    "Tuple" => uncontained("Tuple", "int"),
+                    "Optional" => uncontained("Optional", "int"),
+                    "Dict" => Err(FrontendError::new(
+                        e.span,
+                        "Attempted to use Dict without contained types. Please add contained type, e.g. Dict[int, int]",
+                    )),
+                    "list" => Ok(Type::list(Type::Any)),
+                    "tuple" => Ok(Type::AnyTuple),
+                    "dict" => Ok(Type::Dict(Box::new(Type::Any), Box::new(Type::Any))),
                     _ => Err(FrontendError::new(
                         e.span,
                         format!("Unknown type name '{name}'"),
@@ -102,6 +117,10 @@ impl ModuleCx<'_> {
                     "Expression of type {} cannot be used in a type expression",
                     match &e.kind {
                         ExprKind::BinOp { op, .. } => op.symbol(),
+                        ExprKind::Ellipsis => "dots",
+                        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Imaginary(_) => "const",
+                        ExprKind::List(_) => "list-literal",
+                        ExprKind::Tuple(_) => "tuple-literal",
                         _ => "",
                     }
                 ),
