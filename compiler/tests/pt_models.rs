@@ -92,16 +92,22 @@ fn expected_failures() -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
-fn corpus_models_run_to_pytorch_outputs() {
-    let dir = repo().join("test/pt");
-    let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+/// The `.pt` files of `dir`, sorted.
+fn archives_in(dir: &Path) -> Vec<PathBuf> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "pt"))
         .collect();
     names.sort();
+    names
+}
+
+#[test]
+fn corpus_models_run_to_pytorch_outputs() {
+    let dir = repo().join("test/pt");
+    let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
+    let names = archives_in(&dir);
     for p in names {
         let stem = p.file_stem().unwrap().to_string_lossy().to_string();
         cases.push((stem, p.with_extension("npz"), p));
@@ -176,12 +182,7 @@ fn loader_refuses_file_ops() {
 #[test]
 fn loaded_modules_are_freed() {
     let dir = repo().join("test/pt");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "pt"))
-        .collect();
-    names.sort();
+    let names = archives_in(&dir);
     let mut leaked = Vec::new();
     for p in &names {
         let bytes = std::fs::read(p).unwrap();

@@ -524,15 +524,15 @@ impl<'a> FnEmitter<'a> {
                     }
                 }
             }
+            Type::Class(qual) | Type::Interface(qual) if self.class_has_method(qual, field) => {
+                return Ok(Sugared::Method {
+                    self_: v,
+                    class: qual.clone(),
+                    name: field.to_string(),
+                });
+            }
             Type::Class(qual) => {
                 let qual = qual.clone();
-                if self.class_has_method(&qual, field) {
-                    return Ok(Sugared::Method {
-                        self_: v,
-                        class: qual,
-                        name: field.to_string(),
-                    });
-                }
                 if let Some(attr_ty) = self.class_attribute(&qual, field) {
                     return Ok(Sugared::Simple(self.emit_get_attr(span, v, field, attr_ty)));
                 }
@@ -551,16 +551,6 @@ impl<'a> FnEmitter<'a> {
                         t.repr_str()
                     ),
                 ));
-            }
-            Type::Interface(qual) => {
-                let qual = qual.clone();
-                if self.class_has_method(&qual, field) {
-                    return Ok(Sugared::Method {
-                        self_: v,
-                        class: qual,
-                        name: field.to_string(),
-                    });
-                }
             }
             Type::Enum(_) => {
                 if field == "name" {

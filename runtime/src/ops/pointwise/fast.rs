@@ -279,25 +279,8 @@ fn gelu_tanh(v: f32) -> f32 {
 /// range and overflow to infinity come out right because 2^n is applied in two halves.
 #[inline(always)]
 fn exp(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    // Rounding by adding 1.5 * 2^23 keeps to SSE2 (no `roundps`), so the loop vectorizes.
-    const MAGIC: f32 = 12_582_912.0;
-    let x = x.clamp(-104.0, 89.0);
-    let t = x * LOG2E + MAGIC;
-    let n = t - MAGIC;
-    let r = x - n * LN2_HI - n * LN2_LO;
-    let mut p = 1.987_569_1e-4f32;
-    p = p * r + 1.398_2e-3;
-    p = p * r + 8.333_452e-3;
-    p = p * r + 4.166_579_6e-2;
-    p = p * r + 1.666_666_5e-1;
-    p = p * r + 0.5;
-    let y = p * r * r + r + 1.0;
-    // The integer n sits in the low mantissa bits of t. 2^n = 2^h * 2^(n-h), each factor a
-    // normal float for n in [-150, 129].
-    let n = t.to_bits() as i32 - MAGIC.to_bits() as i32;
+    let (y, n) = exp_reduced(x.clamp(-104.0, 89.0));
+    // 2^n = 2^h * 2^(n-h), each factor a normal float for n in [-150, 129].
     let h = n >> 1;
     let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
     y * pow2(h) * pow2(n - h)
@@ -308,9 +291,23 @@ fn exp(x: f32) -> f32 {
 /// shows).
 #[inline(always)]
 fn exp_nonpositive(x: f32) -> f32 {
+    let (y, n) = exp_reduced(x);
+    // n >= -126 wherever x >= -87; below, the select gives 0 (the bits may be garbage).
+    let pow2 = f32::from_bits((n.wrapping_add(127) as u32) << 23);
+    if x < -87.0 {
+        0.0
+    } else {
+        y * pow2
+    }
+}
+
+/// Cephes' reduction of `e^x`: `(e^r, n)` with `x = n ln 2 + r`, `|r| <= ln 2 / 2`.
+#[inline(always)]
+fn exp_reduced(x: f32) -> (f32, i32) {
     const LOG2E: f32 = std::f32::consts::LOG2_E;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
+    // Rounding by adding 1.5 * 2^23 keeps to SSE2 (no `roundps`), so the loop vectorizes.
     const MAGIC: f32 = 12_582_912.0;
     let t = x * LOG2E + MAGIC;
     let n = t - MAGIC;
@@ -322,14 +319,8 @@ fn exp_nonpositive(x: f32) -> f32 {
     p = p * r + 1.666_666_5e-1;
     p = p * r + 0.5;
     let y = p * r * r + r + 1.0;
-    // n >= -126 wherever x >= -87; below, the select gives 0 (the bits may be garbage).
-    let k = (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-    let pow2 = f32::from_bits((k.wrapping_add(127) as u32) << 23);
-    if x < -87.0 {
-        0.0
-    } else {
-        y * pow2
-    }
+    // The integer n sits in the low mantissa bits of t.
+    (y, (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32))
 }
 
 /// `erf` in float32, branch-free: Abramowitz and Stegun 7.1.26 (absolute error below
