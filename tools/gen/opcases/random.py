@@ -1,7 +1,8 @@
 """Seeded random ops compared by value with PyTorch's CPU generator: each case seeds the
 default generator inside the graph (`torch.manual_seed`) and then draws. Exact cases set
-rtol=atol=0 (bit for bit); float32 normals of 16+ elements get the default tolerance because
-PyTorch computes their Box-Muller step with vectorized log/sin/cos."""
+rtol=atol=0 (bit for bit); float32 normals of 16+ elements keep the default tolerance: PyTorch
+computes their Box-Muller step with vectorized Cephes log/sin/cos, which Ember follows but
+misses by one ulp in about 2 of 1000 elements."""
 
 from typing import List
 
@@ -42,6 +43,7 @@ def cases(c):
 
     c.add("randn_f32_small", randn_f32, 0, [15], **EXACT)
     c.add("randn_f32_batched", randn_f32, 0, [37])
+    c.add("randn_f32_batched_large", randn_f32, 0, [4099])
 
     def normal(seed: int, mean: float, std: float, s: List[int]):
         torch.manual_seed(seed)
