@@ -20,6 +20,18 @@ def cases(c):
     c.add("rand_seeded_large", rand, 1234, [1000], **EXACT)
     c.add("rand_seeded_big_seed", rand, 2**40 + 7, [5], **EXACT)
 
+    def rand_half(seed: int, s: List[int]):
+        torch.manual_seed(seed)
+        return torch.rand(s, dtype=torch.float16), torch.rand(s, dtype=torch.bfloat16), torch.randn(s, dtype=torch.float16)
+
+    c.add("rand_half_seeded", rand_half, 0, [3, 5], **EXACT)
+
+    def rand_half_large(seed: int, s: List[int]):
+        torch.manual_seed(seed)
+        return torch.rand(s, dtype=torch.float16), torch.rand(s, dtype=torch.bfloat16)
+
+    c.add("rand_half_seeded_large", rand_half_large, 0, [300], **EXACT)
+
     def rand_like(seed: int, x):
         torch.manual_seed(seed)
         return torch.rand_like(x), torch.randn_like(x)
@@ -119,6 +131,12 @@ def cases(c):
 
     c.add("bernoulli_probs_f32", bernoulli, 0, torch.rand(4, 5), **EXACT)
     c.add("bernoulli_probs_f64", bernoulli, 0, torch.rand(4, 5, dtype=torch.float64), **EXACT)
+
+    def bernoulli_scalar(seed: int, x, p: float):
+        torch.manual_seed(seed)
+        return torch.bernoulli(x, p), x.bernoulli_(p)
+
+    c.add("bernoulli_scalar_p", bernoulli_scalar, 3, torch.zeros(1000), 0.3, **EXACT)
 
     def mixed(seed: int):
         torch.manual_seed(seed)

@@ -2,11 +2,11 @@
 //! `_like` forms, uniform_, normal_, bernoulli. The generator is PyTorch's CPU generator
 //! (mt19937 seeded as `torch.manual_seed` seeds it, 32- and 64-bit draws, the cached second
 //! Box-Muller normal), and each op draws as PyTorch's CPU kernel draws, so seeded calls give
-//! PyTorch's values: bit for bit for rand/uniform_ (float32/float64), randn/normal at float64 and
-//! at float32 below 16 elements, randint, randperm and bernoulli with tensor probabilities.
-//! float32 normals of 16+ elements follow PyTorch's batched Box-Muller with its Cephes
-//! log/sin/cos but differ by one ulp in about 0.2% of elements; half types and bernoulli with a
-//! float `p` (MKL's stream in PyTorch) are not bit-exact.
+//! PyTorch's values: bit for bit for rand/uniform_ (float64, float32, float16, bfloat16),
+//! randn/normal at float64 and below 16 elements at any float dtype, randint, randperm and
+//! bernoulli. float32 normals of 16+ elements follow PyTorch's batched Box-Muller with its
+//! Cephes log/sin/cos but differ by one ulp in about 0.2% of elements; float16/bfloat16
+//! normals of 16+ elements do not follow PyTorch's batching.
 
 use std::sync::Mutex;
 
@@ -65,8 +65,9 @@ fn next_u64(g: &mut Generator) -> u64 {
     (hi << 32) | lo
 }
 
-/// `uniform_real_distribution<scalar_t>(from, to)`: double takes 53 bits of a 64-bit draw,
-/// the others the low mantissa-width bits of a 32-bit draw, with float arithmetic.
+/// `uniform_real_distribution` at the op's compute type: double takes 53 bits of a 64-bit
+/// draw; float, half and bfloat16 compute at float (24 bits of a 32-bit draw), the caller
+/// rounding to the tensor's dtype.
 fn uniform_value(g: &mut Generator, dtype: DType, from: f64, to: f64) -> f64 {
     match dtype {
         DType::F64 => {
@@ -75,15 +76,20 @@ fn uniform_value(g: &mut Generator, dtype: DType, from: f64, to: f64) -> f64 {
             x.mul_add(to - from, from)
         }
         _ => {
-            let digits = match dtype {
-                DType::F16 => 11,
-                DType::BF16 => 8,
-                _ => 24,
-            };
-            let x = (next_u32(g) & ((1u32 << digits) - 1)) as f32 * (1.0 / (1u32 << digits) as f32);
+            let x = (next_u32(g) & 0x00ff_ffff) as f32 * (1.0 / (1u32 << 24) as f32);
             let (from, to) = (from as f32, to as f32);
             x.mul_add(to - from, from) as f64
         }
+    }
+}
+
+/// `v` rounded to a floating dtype's precision.
+fn round_to_dtype(dtype: DType, v: f64) -> f64 {
+    match dtype {
+        DType::F32 => v as f32 as f64,
+        DType::F16 => half::f16::from_f64(v).to_f64(),
+        DType::BF16 => half::bf16::from_f64(v).to_f64(),
+        _ => v,
     }
 }
 
@@ -265,8 +271,18 @@ fn uniform_tensor(
     to: f64,
 ) -> TensorResult<Tensor> {
     require_float(dtype, "check_uniform_bounds")?;
+    let to_in_dtype = round_to_dtype(dtype, to);
     with_generator(c, |g| {
-        generate(sizes, dtype, || uniform_value(g, dtype, from, to))
+        generate(sizes, dtype, || {
+            // A draw that rounds up to `to` in a narrow dtype becomes `from`, as in PyTorch,
+            // keeping the range half-open.
+            let v = round_to_dtype(dtype, uniform_value(g, dtype, from, to));
+            if v == to_in_dtype {
+                from
+            } else {
+                v
+            }
+        })
     })
 }
 
