@@ -85,6 +85,15 @@ def cases(c):
         **EXACT,
     )
 
+    c.add(
+        "normal_tensor_args_f32",
+        normal_tensors,
+        9,
+        torch.tensor([0.1, 1.3, -2.7, 10.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]),
+        torch.tensor([1.1, 0.5, 2.3, 0.0, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.7]),
+        **EXACT,
+    )
+
     def normal_(seed: int, x):
         torch.manual_seed(seed)
         return x.normal_(3.0, 2.0)
@@ -116,6 +125,13 @@ def cases(c):
 
     # A range of 2^32 or more takes 64-bit draws.
     c.add("randint_wide_range", randint_wide, 7, -(2**40), 2**40, [6], **EXACT)
+
+    def randint_i8(low: int, high: int):
+        return torch.randint(low, high, [2], dtype=torch.int8)
+
+    c.add("randint_int8_from_out_of_bounds", randint_i8, -200, 5)
+    c.add("randint_int8_to_out_of_bounds", randint_i8, 0, 200)
+    c.add("randint_int8_full_range", randint_i8, -128, 128)
 
     def randperm(seed: int, n: int):
         torch.manual_seed(seed)

@@ -378,6 +378,23 @@ fn randint_tensor(
     if low >= high {
         bail!("random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
+    // PyTorch checks integer dtypes' bounds: `from` and `to - 1` must fit.
+    let bounds = match dtype {
+        DType::U8 => Some((0, u8::MAX as i64)),
+        DType::I8 => Some((i8::MIN as i64, i8::MAX as i64)),
+        DType::I16 => Some((i16::MIN as i64, i16::MAX as i64)),
+        DType::I32 => Some((i32::MIN as i64, i32::MAX as i64)),
+        _ => None,
+    };
+    if let Some((min, max)) = bounds {
+        let name = dtype.cpp_type_name();
+        if !(min..=max).contains(&low) {
+            bail!("from is out of bounds for {name}");
+        }
+        if !(min..=max).contains(&(high - 1)) {
+            bail!("to - 1 is out of bounds for {name}");
+        }
+    }
     let range = high.wrapping_sub(low) as u64;
     // `uniform_int_from_to_distribution`: 64-bit draws only for wide ranges of these types.
     let wide =
@@ -479,7 +496,8 @@ fn normal(c: &Call) -> TensorResult<IValue> {
                 .to_vec::<f64>()
                 .iter()
                 .enumerate()
-                .map(|(i, z)| mv[i] + sv[i] * z)
+                // PyTorch: noise.mul_(std).add_(mean), each rounded to the dtype.
+                .map(|(i, z)| round_to_dtype(dtype, round_to_dtype(dtype, z * sv[i]) + mv[i]))
                 .collect();
             let mut k = 0;
             Ok(tensor_value(generate(&shape, dtype, || {
@@ -495,7 +513,7 @@ fn normal(c: &Call) -> TensorResult<IValue> {
             let mut k = 0;
             Ok(tensor_value(generate(&m.sizes(), m.dtype(), || {
                 k += 1;
-                means[k - 1] + noise[k - 1]
+                round_to_dtype(m.dtype(), means[k - 1] + noise[k - 1])
             })?))
         }
         (_, IValue::Tensor(s)) => {
@@ -508,7 +526,8 @@ fn normal(c: &Call) -> TensorResult<IValue> {
             let mut k = 0;
             Ok(tensor_value(generate(&s.sizes(), s.dtype(), || {
                 k += 1;
-                mu + stds[k - 1] * noise[k - 1]
+                let scaled = round_to_dtype(s.dtype(), stds[k - 1] * noise[k - 1]);
+                round_to_dtype(s.dtype(), mu + scaled)
             })?))
         }
         _ => {
