@@ -126,12 +126,13 @@ def cases(c):
     # A range of 2^32 or more takes 64-bit draws.
     c.add("randint_wide_range", randint_wide, 7, -(2**40), 2**40, [6], **EXACT)
 
-    def randint_i8(low: int, high: int):
-        return torch.randint(low, high, [2], dtype=torch.int8)
+    def randint_i8(seed: int, low: int, high: int):
+        torch.manual_seed(seed)
+        return torch.randint(low, high, [6], dtype=torch.int8)
 
-    c.add("randint_int8_from_out_of_bounds", randint_i8, -200, 5)
-    c.add("randint_int8_to_out_of_bounds", randint_i8, 0, 200)
-    c.add("randint_int8_full_range", randint_i8, -128, 128)
+    c.add("randint_int8_from_out_of_bounds", randint_i8, 0, -200, 5)
+    c.add("randint_int8_to_out_of_bounds", randint_i8, 0, 0, 200)
+    c.add("randint_int8_full_range", randint_i8, 0, -128, 128, **EXACT)
 
     def randperm(seed: int, n: int):
         torch.manual_seed(seed)
