@@ -220,9 +220,9 @@ fn normal_fill<T: Copy>(
         fill16(&mut d[i..i + 16]);
         i += 16;
     }
-    if n % 16 != 0 {
-        for k in n - 16..n {
-            d[k] = uniform();
+    if !n.is_multiple_of(16) {
+        for v in &mut d[n - 16..] {
+            *v = uniform();
         }
         fill16(&mut d[n - 16..]);
     }
