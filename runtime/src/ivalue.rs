@@ -108,11 +108,24 @@ pub struct EnumValue {
     pub value: IValue,
 }
 
-/// A seeded random number generator (`torch.Generator`).
+/// A seeded random number generator (`torch.Generator`): PyTorch's CPU generator state.
 #[derive(Clone, Debug)]
 pub struct Generator {
     pub seed: u64,
-    pub state: u64,
+    /// The engine, built from `seed` on the first draw (so a generator can be made in a const).
+    pub engine: Option<Box<crate::ops::create::mt19937::Mt19937>>,
+    /// The second normal of the last Box-Muller pair (`next_double_normal_sample`).
+    pub next_double_normal: Option<f64>,
+}
+
+impl Generator {
+    pub const fn new(seed: u64) -> Generator {
+        Generator {
+            seed,
+            engine: None,
+            next_double_normal: None,
+        }
+    }
 }
 
 /// A dict key: the hashable IValues, compared as Python compares them (tensors by identity).

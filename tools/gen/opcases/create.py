@@ -1,7 +1,7 @@
 """Creation operators: zeros/ones/full/empty and their _like/new_ forms, arange (every
-overload), linspace, logspace, eye, tensors from Python values. Random ops are checked by
-unit tests (shapes, dtypes, ranges, determinism), not here: their streams differ from
-PyTorch's by design."""
+overload), linspace, logspace, eye, tensors from Python values. Random ops appear here only
+for shapes, dtypes and errors; their seeded values are compared with PyTorch's in the
+`random` area (tools/gen/opcases/random.py)."""
 
 from typing import List
 

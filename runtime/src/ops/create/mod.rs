@@ -5,6 +5,7 @@ pub mod convert;
 pub mod factory;
 pub mod literal;
 pub mod matrix;
+pub mod mt19937;
 pub mod random;
 pub mod range;
 

@@ -1,7 +1,12 @@
 //! Random tensors from a seeded generator: rand, randn, randint, randperm, normal, the
-//! `_like` forms, uniform_, normal_, bernoulli. Streams are deterministic for a seed
-//! (`torch.manual_seed` or an explicit `Generator`) but are not PyTorch's streams; shapes,
-//! dtypes and ranges are PyTorch's.
+//! `_like` forms, uniform_, normal_, bernoulli. The generator is PyTorch's CPU generator
+//! (mt19937 seeded as `torch.manual_seed` seeds it, 32- and 64-bit draws, the cached second
+//! Box-Muller normal), and each op draws as PyTorch's CPU kernel draws, so seeded calls give
+//! PyTorch's values: bit for bit for rand/uniform_ (float64, float32, float16, bfloat16),
+//! randn/normal at float64 and below 16 elements at any float dtype, randint, randperm and
+//! bernoulli. float32 normals of 16+ elements follow PyTorch's batched Box-Muller with its
+//! Cephes log/sin/cos but differ by one ulp in about 0.2% of elements; float16/bfloat16
+//! normals of 16+ elements do not follow PyTorch's batching.
 
 use std::sync::Mutex;
 
@@ -12,6 +17,7 @@ use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
 use crate::tensor::{elementwise::DEFAULT_FLOAT, DType, Element, Tensor, TensorResult};
 
 use super::factory::{check_options, dtype_or};
+use super::mt19937::Mt19937;
 
 pub fn register(r: &mut Registry) {
     kernels!(r, "aten::rand", |_| Some(rand as Kernel));
@@ -32,45 +38,195 @@ pub fn register(r: &mut Registry) {
 /// PyTorch's default seed (`default_rng_seed_val`).
 pub const DEFAULT_SEED: u64 = 67280421310721;
 
-static DEFAULT: Mutex<Generator> = Mutex::new(Generator {
-    seed: DEFAULT_SEED,
-    state: DEFAULT_SEED,
-});
+static DEFAULT: Mutex<Generator> = Mutex::new(Generator::new(DEFAULT_SEED));
+
+/// Reseeds a generator as `manual_seed` does: a fresh engine and no cached normal.
+fn reseed(g: &mut Generator, seed: u64) {
+    *g = Generator::new(seed);
+}
 
 /// Reseeds the process-wide default generator (`torch.manual_seed`).
 pub fn seed_default(seed: u64) {
-    let mut g = DEFAULT.lock().unwrap_or_else(|e| e.into_inner());
-    g.seed = seed;
-    g.state = seed;
+    reseed(&mut DEFAULT.lock().unwrap_or_else(|e| e.into_inner()), seed);
 }
 
-/// The next 64 random bits (SplitMix64: small state, good statistical quality).
+/// The next 32 random bits (`CPUGeneratorImpl::random`).
+fn next_u32(g: &mut Generator) -> u32 {
+    let seed = g.seed;
+    g.engine
+        .get_or_insert_with(|| Box::new(Mt19937::new(seed)))
+        .next_u32()
+}
+
+/// The next 64 random bits (`random64`): the first word is the high half.
 fn next_u64(g: &mut Generator) -> u64 {
-    g.state = g.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = g.state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    let hi = next_u32(g) as u64;
+    let lo = next_u32(g) as u64;
+    (hi << 32) | lo
 }
 
-/// A uniform number in [0, 1) with as many random bits as `dtype`'s mantissa, so it never
-/// rounds up to 1 in that dtype.
-fn unit(g: &mut Generator, dtype: DType) -> f64 {
-    let bits = match dtype {
-        DType::F64 => 53,
-        DType::F32 => 24,
-        DType::F16 => 11,
-        DType::BF16 => 8,
-        _ => 53,
-    };
-    (next_u64(g) >> (64 - bits)) as f64 / (1u64 << bits) as f64
+/// `uniform_real_distribution` at the op's compute type: double takes 53 bits of a 64-bit
+/// draw; float, half and bfloat16 compute at float (24 bits of a 32-bit draw), the caller
+/// rounding to the tensor's dtype.
+fn uniform_value(g: &mut Generator, dtype: DType, from: f64, to: f64) -> f64 {
+    match dtype {
+        DType::F64 => {
+            let x = (next_u64(g) & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64);
+            // PyTorch's build contracts `x * (to - from) + from` into one fused multiply-add.
+            x.mul_add(to - from, from)
+        }
+        _ => {
+            let x = (next_u32(g) & 0x00ff_ffff) as f32 * (1.0 / (1u32 << 24) as f32);
+            let (from, to) = (from as f32, to as f32);
+            x.mul_add(to - from, from) as f64
+        }
+    }
 }
 
-/// A standard normal number (Box-Muller).
-fn gaussian(g: &mut Generator) -> f64 {
-    let u1 = 1.0 - unit(g, DType::F64); // (0, 1]
-    let u2 = unit(g, DType::F64);
-    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+/// `v` rounded to a floating dtype's precision.
+fn round_to_dtype(dtype: DType, v: f64) -> f64 {
+    match dtype {
+        DType::F32 => v as f32 as f64,
+        DType::F16 => half::f16::from_f64(v).to_f64(),
+        DType::BF16 => half::bf16::from_f64(v).to_f64(),
+        _ => v,
+    }
+}
+
+/// `normal_distribution<double>`: Box-Muller on two 53-bit uniforms, keeping the sine half
+/// for the next call.
+fn normal_value(g: &mut Generator, mean: f64, std: f64) -> f64 {
+    if let Some(z) = g.next_double_normal.take() {
+        return z.mul_add(std, mean);
+    }
+    let u1 = uniform_value(g, DType::F64, 0.0, 1.0);
+    let u2 = uniform_value(g, DType::F64, 0.0, 1.0);
+    let r = (-2.0 * (-u2).ln_1p()).sqrt();
+    let theta = 2.0 * std::f64::consts::PI * u1;
+    g.next_double_normal = Some(r * theta.sin());
+    (r * theta.cos()).mul_add(std, mean)
+}
+
+/// Box-Muller over 16 uniforms in place (`normal_fill_16`): element j pairs with j + 8.
+fn normal_fill_16_f64(d: &mut [f64], mean: f64, std: f64) {
+    for j in 0..8 {
+        let u1 = 1.0 - d[j];
+        let u2 = d[j + 8];
+        let radius = (-2.0 * u1.ln()).sqrt();
+        let theta = 2.0 * std::f64::consts::PI * u2;
+        d[j] = (radius * theta.cos()).mul_add(std, mean);
+        d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+    }
+}
+
+/// `normal_fill_16` at float as PyTorch's vectorized x86 kernel computes it: the angle
+/// rounded to float, and Cephes-style log/sin/cos (`avx_mathfun`) in float.
+fn normal_fill_16_f32(d: &mut [f32], mean: f32, std: f32) {
+    for j in 0..8 {
+        let u1 = 1.0f32 - d[j];
+        let u2 = d[j + 8];
+        let radius = (-2.0f32 * cephes_logf(u1)).sqrt();
+        let theta = (2.0f64 * std::f64::consts::PI) as f32 * u2;
+        let (sin, cos) = cephes_sincosf(theta);
+        d[j] = (radius * cos).mul_add(std, mean);
+        d[j + 8] = (radius * sin).mul_add(std, mean);
+    }
+}
+
+// The constants are Cephes' decimals as written, rounded to float as C rounds them.
+#[allow(clippy::excessive_precision)]
+/// Cephes' single-precision log for positive normal inputs (u1 is in (0, 1]).
+fn cephes_logf(x: f32) -> f32 {
+    const P: [f32; 9] = [
+        7.0376836292E-2,
+        -1.1514610310E-1,
+        1.1676998740E-1,
+        -1.2420140846E-1,
+        1.4249322787E-1,
+        -1.6668057665E-1,
+        2.0000714765E-1,
+        -2.4999993993E-1,
+        3.3333331174E-1,
+    ];
+    let bits = x.to_bits();
+    let mut e = ((bits >> 23) as i32 - 0x7f) as f32 + 1.0;
+    let mut m = f32::from_bits((bits & !0x7f80_0000) | 0x3f00_0000);
+    let below = m < std::f32::consts::FRAC_1_SQRT_2;
+    let tmp = if below { m } else { 0.0 };
+    m -= 1.0;
+    if below {
+        e -= 1.0;
+    }
+    m += tmp;
+    let z = m * m;
+    let mut y = P[0];
+    for &c in &P[1..] {
+        y = y * m + c;
+    }
+    y = y * m * z;
+    y += e * -2.12194440e-4;
+    y -= z * 0.5;
+    m += y;
+    m + e * 0.693359375
+}
+
+#[allow(clippy::excessive_precision)]
+/// Cephes' single-precision sine and cosine with the octant reduction of `sincos256_ps`.
+fn cephes_sincosf(x: f32) -> (f32, f32) {
+    let mut sign_sin = x.is_sign_negative();
+    let x = x.abs();
+    let j = (((x * 1.27323954473516) as i32) + 1) & !1;
+    let y = j as f32;
+    let swap = j & 4 != 0;
+    let poly = j & 2 == 0;
+    let x = y * -0.78515625 + x;
+    let x = y * -2.4187564849853515625e-4 + x;
+    let x = y * -3.77489497744594108e-8 + x;
+    let sign_cos = (!(j - 2)) & 4 != 0;
+    sign_sin ^= swap;
+    let z = x * x;
+    let mut c = 2.443315711809948E-5f32;
+    c = c * z + -1.388731625493765E-3;
+    c = c * z + 4.166664568298827E-2;
+    c = c * z * z;
+    c -= z * 0.5;
+    c += 1.0;
+    let mut s = -1.9515295891E-4f32;
+    s = s * z + 8.3321608736E-3;
+    s = s * z + -1.6666654611E-1;
+    s *= z;
+    // PyTorch's build fuses this step into one multiply-add.
+    s = s.mul_add(x, x);
+    let (mut sin, mut cos) = if poly { (s, c) } else { (c, s) };
+    if sign_sin {
+        sin = -sin;
+    }
+    if sign_cos {
+        cos = -cos;
+    }
+    (sin, cos)
+}
+
+/// `normal_fill`: uniforms for every element, Box-Muller over each block of 16, and a tail
+/// that redraws 16 fresh uniforms for the last 16 elements.
+fn normal_fill<T: Copy>(
+    n: usize,
+    mut uniform: impl FnMut() -> T,
+    fill16: impl Fn(&mut [T]),
+) -> Vec<T> {
+    let mut d: Vec<T> = (0..n).map(|_| uniform()).collect();
+    let mut i = 0;
+    while i + 16 <= n {
+        fill16(&mut d[i..i + 16]);
+        i += 16;
+    }
+    if !n.is_multiple_of(16) {
+        for v in &mut d[n - 16..] {
+            *v = uniform();
+        }
+        fill16(&mut d[n - 16..]);
+    }
+    d
 }
 
 /// Runs `f` with the call's `generator=` or the default generator.
@@ -115,11 +271,23 @@ fn uniform_tensor(
     to: f64,
 ) -> TensorResult<Tensor> {
     require_float(dtype, "check_uniform_bounds")?;
+    let to_in_dtype = round_to_dtype(dtype, to);
     with_generator(c, |g| {
-        generate(sizes, dtype, || from + (to - from) * unit(g, dtype))
+        generate(sizes, dtype, || {
+            // A draw that rounds up to `to` in a narrow dtype becomes `from`, as in PyTorch,
+            // keeping the range half-open.
+            let v = round_to_dtype(dtype, uniform_value(g, dtype, from, to));
+            if v == to_in_dtype {
+                from
+            } else {
+                v
+            }
+        })
     })
 }
 
+/// `normal_` on a fresh contiguous tensor: PyTorch's batched path from 16 elements up, one
+/// cached-pair normal per element below.
 fn normal_tensor(
     c: &Call,
     sizes: &[i64],
@@ -128,7 +296,31 @@ fn normal_tensor(
     std: f64,
 ) -> TensorResult<Tensor> {
     require_float(dtype, "normal_kernel_cpu")?;
-    with_generator(c, |g| generate(sizes, dtype, || mean + std * gaussian(g)))
+    let n = crate::tensor::checked_numel(sizes)?;
+    with_generator(c, |g| {
+        if n < 16 {
+            return generate(sizes, dtype, || normal_value(g, mean, std));
+        }
+        let vals: Vec<f64> = if dtype == DType::F64 {
+            normal_fill(
+                n,
+                || uniform_value(g, DType::F64, 0.0, 1.0),
+                |d| normal_fill_16_f64(d, mean, std),
+            )
+        } else {
+            let (m, s) = (mean as f32, std as f32);
+            normal_fill(
+                n,
+                || uniform_value(g, dtype, 0.0, 1.0) as f32,
+                |d| normal_fill_16_f32(d, m, s),
+            )
+            .into_iter()
+            .map(|v| v as f64)
+            .collect()
+        };
+        let mut it = vals.into_iter();
+        generate(sizes, dtype, || it.next().unwrap_or(0.0))
+    })
 }
 
 fn rand(c: &Call) -> TensorResult<IValue> {
@@ -186,16 +378,37 @@ fn randint_tensor(
     if low >= high {
         bail!("random_ expects 'from' to be less than 'to', but got from={low} >= to={high}");
     }
-    let range = (high as i128 - low as i128) as u128;
+    // PyTorch checks integer dtypes' bounds: `from` and `to - 1` must fit.
+    let bounds = match dtype {
+        DType::U8 => Some((0, u8::MAX as i64)),
+        DType::I8 => Some((i8::MIN as i64, i8::MAX as i64)),
+        DType::I16 => Some((i16::MIN as i64, i16::MAX as i64)),
+        DType::I32 => Some((i32::MIN as i64, i32::MAX as i64)),
+        _ => None,
+    };
+    if let Some((min, max)) = bounds {
+        let name = dtype.cpp_type_name();
+        if !(min..=max).contains(&low) {
+            bail!("from is out of bounds for {name}");
+        }
+        if !(min..=max).contains(&(high - 1)) {
+            bail!("to - 1 is out of bounds for {name}");
+        }
+    }
+    let range = high.wrapping_sub(low) as u64;
+    // `uniform_int_from_to_distribution`: 64-bit draws only for wide ranges of these types.
+    let wide =
+        range >= 1 << 32 && matches!(dtype, DType::I64 | DType::F64 | DType::F32 | DType::BF16);
     let t = Tensor::zeros(sizes, dtype)?;
     let n = t.numel();
     with_generator(c, |g| {
         crate::dispatch_dtype!(dtype, T => {
             let p = t.data_ptr() as *mut T;
             for i in 0..n {
-                let v = low as i128 + (next_u64(g) as u128 % range) as i128;
+                let draw = if wide { next_u64(g) } else { next_u32(g) as u64 };
+                let v = (draw % range).wrapping_add(low as u64) as i64;
                 // SAFETY: `t` is contiguous with n elements.
-                unsafe { *p.add(i) = T::from_i64(v as i64) };
+                unsafe { *p.add(i) = T::from_i64(v) };
             }
         })
     });
@@ -240,10 +453,11 @@ fn randperm(c: &Call) -> TensorResult<IValue> {
     crate::ops::shape::elements::check_len(n as usize)?;
     let dtype = dtype_or(c, DType::I64)?;
     let mut perm: Vec<i64> = (0..n).collect();
+    // PyTorch's CPU shuffle: position i swaps with i + (32-bit draw mod the rest).
     with_generator(c, |g| {
-        for i in (1..perm.len()).rev() {
-            let j = (next_u64(g) % (i as u64 + 1)) as usize;
-            perm.swap(i, j);
+        for i in 0..perm.len().saturating_sub(1) {
+            let z = (next_u32(g) as u64 % (perm.len() - i) as u64) as usize;
+            perm.swap(i, i + z);
         }
     });
     let t = Tensor::from_vec(perm, &[n])?;
@@ -282,7 +496,8 @@ fn normal(c: &Call) -> TensorResult<IValue> {
                 .to_vec::<f64>()
                 .iter()
                 .enumerate()
-                .map(|(i, z)| mv[i] + sv[i] * z)
+                // PyTorch: noise.mul_(std).add_(mean), each rounded to the dtype.
+                .map(|(i, z)| round_to_dtype(dtype, round_to_dtype(dtype, z * sv[i]) + mv[i]))
                 .collect();
             let mut k = 0;
             Ok(tensor_value(generate(&shape, dtype, || {
@@ -298,7 +513,7 @@ fn normal(c: &Call) -> TensorResult<IValue> {
             let mut k = 0;
             Ok(tensor_value(generate(&m.sizes(), m.dtype(), || {
                 k += 1;
-                means[k - 1] + noise[k - 1]
+                round_to_dtype(m.dtype(), means[k - 1] + noise[k - 1])
             })?))
         }
         (_, IValue::Tensor(s)) => {
@@ -311,7 +526,8 @@ fn normal(c: &Call) -> TensorResult<IValue> {
             let mut k = 0;
             Ok(tensor_value(generate(&s.sizes(), s.dtype(), || {
                 k += 1;
-                mu + stds[k - 1] * noise[k - 1]
+                let scaled = round_to_dtype(s.dtype(), stds[k - 1] * noise[k - 1]);
+                round_to_dtype(s.dtype(), mu + scaled)
             })?))
         }
         _ => {
@@ -354,8 +570,16 @@ fn uniform_(c: &Call) -> TensorResult<IValue> {
     Ok(tensor_value(t))
 }
 
-/// 0/1 draws with probabilities `p` (one per element of `shape`).
-fn bernoulli_draws(c: &Call, shape: &[i64], dtype: DType, p: &[f64]) -> TensorResult<Tensor> {
+/// 0/1 draws with probabilities `p` (one per element of `shape`): `bernoulli_distribution`
+/// compares a uniform at the probabilities' precision (double draws for float64 or scalar p,
+/// float draws for other probability tensors) with p.
+fn bernoulli_draws(
+    c: &Call,
+    shape: &[i64],
+    dtype: DType,
+    p: &[f64],
+    p_dtype: DType,
+) -> TensorResult<Tensor> {
     for &q in p {
         if !(0.0..=1.0).contains(&q) {
             bail!(
@@ -364,36 +588,50 @@ fn bernoulli_draws(c: &Call, shape: &[i64], dtype: DType, p: &[f64]) -> TensorRe
             );
         }
     }
+    let draw_dtype = if p_dtype == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    };
     let mut k = 0;
     with_generator(c, |g| {
         generate(shape, dtype, || {
             let q = p[if p.len() == 1 { 0 } else { k }];
             k += 1;
-            (unit(g, DType::F64) < q) as i64 as f64
+            (uniform_value(g, draw_dtype, 0.0, 1.0) < q) as i64 as f64
         })
     })
 }
 
-fn bernoulli_probs(c: &Call, shape: &[i64]) -> TensorResult<Vec<f64>> {
+fn bernoulli_probs(c: &Call, shape: &[i64]) -> TensorResult<(Vec<f64>, DType)> {
     Ok(match c.get("p") {
-        IValue::Tensor(p) => p.expand(shape)?.to_vec::<f64>(),
-        IValue::None => c.tensor("self")?.to_vec::<f64>(),
-        _ => vec![c.float("p")?],
+        IValue::Tensor(p) => (p.expand(shape)?.to_vec::<f64>(), p.dtype()),
+        IValue::None => {
+            let t = c.tensor("self")?;
+            (t.to_vec::<f64>(), t.dtype())
+        }
+        _ => (vec![c.float("p")?], DType::F64),
     })
 }
 
 fn bernoulli(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let shape = t.sizes();
-    let p = bernoulli_probs(c, &shape)?;
-    Ok(tensor_value(bernoulli_draws(c, &shape, t.dtype(), &p)?))
+    let (p, p_dtype) = bernoulli_probs(c, &shape)?;
+    Ok(tensor_value(bernoulli_draws(
+        c,
+        &shape,
+        t.dtype(),
+        &p,
+        p_dtype,
+    )?))
 }
 
 fn bernoulli_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let shape = t.sizes();
-    let p = bernoulli_probs(c, &shape)?;
-    let r = bernoulli_draws(c, &shape, t.dtype(), &p)?;
+    let (p, p_dtype) = bernoulli_probs(c, &shape)?;
+    let r = bernoulli_draws(c, &shape, t.dtype(), &p, p_dtype)?;
     t.copy_from(&r)?;
     Ok(tensor_value(t))
 }
@@ -401,10 +639,7 @@ fn bernoulli_(c: &Call) -> TensorResult<IValue> {
 fn manual_seed(c: &Call) -> TensorResult<IValue> {
     let seed = c.int("seed")? as u64;
     if let IValue::Generator(g) = c.get("self") {
-        let mut gen = g.lock().unwrap_or_else(|e| e.into_inner());
-        gen.seed = seed;
-        gen.state = seed;
-        drop(gen);
+        reseed(&mut g.lock().unwrap_or_else(|e| e.into_inner()), seed);
         return Ok(IValue::Generator(g.clone()));
     }
     seed_default(seed);

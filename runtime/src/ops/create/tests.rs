@@ -1,15 +1,15 @@
-//! Unit tests of the random operators: PyTorch's streams are not reproduced, so these check
-//! shapes, dtypes, ranges, rough moments and determinism under a seed.
+//! Unit tests of the random operators: shapes, dtypes, ranges, rough moments, determinism under
+//! a seed, and an explicit generator drawing PyTorch's stream (the default generator's values
+//! are compared with PyTorch's by the differential suite, test/ops/random).
 
 use crate::ivalue::{Generator, IValue};
 use crate::ops::shape::tests::{err, run_ir, tensor};
 use crate::tensor::DType;
 
 fn generator(seed: u64) -> IValue {
-    IValue::Generator(std::sync::Arc::new(std::sync::Mutex::new(Generator {
+    IValue::Generator(std::sync::Arc::new(std::sync::Mutex::new(Generator::new(
         seed,
-        state: seed,
-    })))
+    ))))
 }
 
 fn f64s(v: &IValue) -> Vec<f64> {
@@ -53,6 +53,23 @@ fn random_ops_are_seeded_and_in_range() {
     let mut p = i64v(&a[3]);
     p.sort();
     assert_eq!(p, vec![0, 1, 2, 3, 4, 5]);
+}
+
+#[test]
+fn explicit_generator_draws_pytorchs_stream() {
+    // torch.Generator().manual_seed(0): rand(3) then randperm(6) with that generator.
+    let text = r#"graph(%g : Generator?):
+  %none : NoneType = prim::Constant()
+  %3 : int = prim::Constant[value=3]()
+  %6 : int = prim::Constant[value=6]()
+  %s : int[] = prim::ListConstruct(%3)
+  %r : Tensor = aten::rand(%s, %g, %none, %none, %none, %none)
+  %p : Tensor = aten::randperm(%6, %g, %none, %none, %none, %none)
+  return (%r, %p)
+"#;
+    let out = run_ir(text, vec![generator(0)]).unwrap();
+    assert_eq!(f32v(&out[0]), vec![0.496_256_6, 0.768_221_8, 0.088_477_43]);
+    assert_eq!(i64v(&out[1]), vec![0, 4, 5, 1, 2, 3]);
 }
 
 fn f32v(v: &IValue) -> Vec<f32> {
