@@ -1,8 +1,6 @@
 """Seeded random ops compared by value with PyTorch's CPU generator: each case seeds the
 default generator inside the graph (`torch.manual_seed`) and then draws. Exact cases set
-rtol=atol=0 (bit for bit); float32 normals of 16+ elements keep the default tolerance: PyTorch
-computes their Box-Muller step with vectorized Cephes log/sin/cos, which Ember follows but
-misses by one ulp in about 2 of 1000 elements."""
+rtol=atol=0 (bit for bit). In-place fills of strided views show PyTorch's memory-order walk."""
 
 from typing import List
 
@@ -54,8 +52,17 @@ def cases(c):
         return torch.randn(s), torch.randn(s)
 
     c.add("randn_f32_small", randn_f32, 0, [15], **EXACT)
-    c.add("randn_f32_batched", randn_f32, 0, [37])
-    c.add("randn_f32_batched_large", randn_f32, 0, [4099])
+    c.add("randn_f32_batched", randn_f32, 0, [37], **EXACT)
+    c.add("randn_f32_batched_large", randn_f32, 0, [4099], **EXACT)
+    c.add("randn_f32_batched_wide", randn_f32, 99, [3, 2048], **EXACT)
+
+    def randn_reduced(seed: int, s: List[int]):
+        torch.manual_seed(seed)
+        return torch.randn(s, dtype=torch.float16), torch.randn(s, dtype=torch.bfloat16)
+
+    # float16/bfloat16 run the float kernel; uniforms are drawn for whole blocks only.
+    c.add("randn_half_batched", randn_reduced, 0, [32], **EXACT)
+    c.add("randn_half_batched_tail", randn_reduced, 3, [100], **EXACT)
 
     def normal(seed: int, mean: float, std: float, s: List[int]):
         torch.manual_seed(seed)
@@ -63,8 +70,14 @@ def cases(c):
 
     c.add("normal_float_small", normal, 1, 2.0, 0.5, [7], **EXACT)
     c.add("normal_float_fused", normal, 8, 0.1, 0.3, [9], **EXACT)
-    c.add("normal_float_f64_batched", normal, 8, 0.1, 0.3, [40], rtol=1e-5, atol=1e-5)
-    c.add("normal_float_batched", normal, 1, -1.0, 3.0, [20], rtol=1e-5, atol=1e-5)
+    c.add("normal_float_f64_batched", normal, 8, 0.1, 0.3, [40], **EXACT)
+    c.add("normal_float_batched", normal, 1, -1.0, 3.0, [20], **EXACT)
+
+    def normal_reduced(seed: int, mean: float, std: float, s: List[int]):
+        torch.manual_seed(seed)
+        return torch.normal(mean, std, s, dtype=torch.float16), torch.normal(mean, std, s, dtype=torch.bfloat16)
+
+    c.add("normal_float_half_batched", normal_reduced, 5, 0.1, 0.3, [37], **EXACT)
 
     def normal_f64(seed: int, mean: float, std: float, s: List[int]):
         torch.manual_seed(seed)
@@ -99,6 +112,17 @@ def cases(c):
         return x.normal_(3.0, 2.0)
 
     c.add("normal_inplace_f64", normal_, 2, torch.zeros(3, 4, dtype=torch.float64), **EXACT)
+    c.add("normal_inplace_f32_batched", normal_, 2, torch.zeros(5, 7), **EXACT)
+    c.add("normal_inplace_f16_batched", normal_, 2, torch.zeros(5, 7, dtype=torch.float16), **EXACT)
+
+    def normal_transposed(seed: int, x):
+        y = x.t()
+        torch.manual_seed(seed)
+        y.normal_(3.0, 2.0)
+        return x, y
+
+    # A strided tensor takes one normal per element (no batching), written in memory order.
+    c.add("normal_inplace_transposed", normal_transposed, 2, torch.zeros(4, 8), **EXACT)
 
     def uniform_(seed: int, x, lo: float, hi: float):
         torch.manual_seed(seed)
@@ -108,6 +132,14 @@ def cases(c):
     c.add("uniform_inplace_f64", uniform_, 4, torch.zeros(6, dtype=torch.float64), 0.5, 0.75, **EXACT)
     c.add("uniform_inplace_f32_inexact_range", uniform_, 4, torch.zeros(500), 0.1, 0.7, **EXACT)
     c.add("uniform_inplace_f64_inexact_range", uniform_, 4, torch.zeros(500, dtype=torch.float64), 0.1, 0.7, **EXACT)
+
+    def uniform_strided(seed: int, x):
+        y = x.t()[:, 1:]
+        torch.manual_seed(seed)
+        y.uniform_(-1.0, 1.0)
+        return x, y
+
+    c.add("uniform_inplace_strided", uniform_strided, 4, torch.zeros(5, 3), **EXACT)
 
     def randint(seed: int, low: int, high: int, s: List[int]):
         torch.manual_seed(seed)
@@ -154,6 +186,14 @@ def cases(c):
         return torch.bernoulli(x, p), x.bernoulli_(p)
 
     c.add("bernoulli_scalar_p", bernoulli_scalar, 3, torch.zeros(1000), 0.3, **EXACT)
+
+    def bernoulli_strided(seed: int, x, p):
+        y = x.t()
+        torch.manual_seed(seed)
+        y.bernoulli_(p)
+        return x, y
+
+    c.add("bernoulli_inplace_strided", bernoulli_strided, 6, torch.zeros(4, 6), torch.rand(6, 4), **EXACT)
 
     def mixed(seed: int):
         torch.manual_seed(seed)

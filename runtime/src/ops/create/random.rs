@@ -3,10 +3,8 @@
 //! (mt19937 seeded as `torch.manual_seed` seeds it, 32- and 64-bit draws, the cached second
 //! Box-Muller normal), and each op draws as PyTorch's CPU kernel draws, so seeded calls give
 //! PyTorch's values: bit for bit for rand/uniform_ (float64, float32, float16, bfloat16),
-//! randn/normal at float64 and below 16 elements at any float dtype, randint, randperm and
-//! bernoulli. float32 normals of 16+ elements follow PyTorch's batched Box-Muller with its
-//! Cephes log/sin/cos but differ by one ulp in about 0.2% of elements; float16/bfloat16
-//! normals of 16+ elements do not follow PyTorch's batching.
+//! randn/normal at every float dtype, randint, randperm and bernoulli. In-place fills of
+//! non-contiguous tensors draw in memory order, as PyTorch's TensorIterator walks them.
 
 use std::sync::Mutex;
 
@@ -120,7 +118,9 @@ fn normal_fill_16_f64(d: &mut [f64], mean: f64, std: f64) {
 }
 
 /// `normal_fill_16` at float as PyTorch's vectorized x86 kernel computes it: the angle
-/// rounded to float, and Cephes-style log/sin/cos (`avx_mathfun`) in float.
+/// rounded to float, and Cephes-style log/sin/cos (`avx_mathfun`) in float with every
+/// multiply that feeds an add fused, as PyTorch's compiler contracts them (bit for bit on
+/// 2^20 seeded normals).
 fn normal_fill_16_f32(d: &mut [f32], mean: f32, std: f32) {
     for j in 0..8 {
         let u1 = 1.0f32 - d[j];
@@ -161,13 +161,11 @@ fn cephes_logf(x: f32) -> f32 {
     let z = m * m;
     let mut y = P[0];
     for &c in &P[1..] {
-        y = y * m + c;
+        y = y.mul_add(m, c);
     }
-    y = y * m * z;
-    y += e * -2.12194440e-4;
-    y -= z * 0.5;
-    m += y;
-    m + e * 0.693359375
+    y = (y * m).mul_add(z, e * -2.12194440e-4);
+    y = (-z).mul_add(0.5, y);
+    e.mul_add(0.693359375, m + y)
 }
 
 #[allow(clippy::excessive_precision)]
@@ -179,24 +177,21 @@ fn cephes_sincosf(x: f32) -> (f32, f32) {
     let y = j as f32;
     let swap = j & 4 != 0;
     let poly = j & 2 == 0;
-    let x = y * -0.78515625 + x;
-    let x = y * -2.4187564849853515625e-4 + x;
-    let x = y * -3.77489497744594108e-8 + x;
+    let x = y.mul_add(-0.78515625, x);
+    let x = y.mul_add(-2.4187564849853515625e-4, x);
+    let x = y.mul_add(-3.77489497744594108e-8, x);
     let sign_cos = (!(j - 2)) & 4 != 0;
     sign_sin ^= swap;
     let z = x * x;
     let mut c = 2.443315711809948E-5f32;
-    c = c * z + -1.388731625493765E-3;
-    c = c * z + 4.166664568298827E-2;
-    c = c * z * z;
-    c -= z * 0.5;
+    c = c.mul_add(z, -1.388731625493765E-3);
+    c = c.mul_add(z, 4.166664568298827E-2);
+    c = (c * z).mul_add(z, -(z * 0.5));
     c += 1.0;
     let mut s = -1.9515295891E-4f32;
-    s = s * z + 8.3321608736E-3;
-    s = s * z + -1.6666654611E-1;
-    s *= z;
-    // PyTorch's build fuses this step into one multiply-add.
-    s = s.mul_add(x, x);
+    s = s.mul_add(z, 8.3321608736E-3);
+    s = s.mul_add(z, -1.6666654611E-1);
+    s = (s * z).mul_add(x, x);
     let (mut sin, mut cos) = if poly { (s, c) } else { (c, s) };
     if sign_sin {
         sin = -sin;
@@ -207,14 +202,16 @@ fn cephes_sincosf(x: f32) -> (f32, f32) {
     (sin, cos)
 }
 
-/// `normal_fill`: uniforms for every element, Box-Muller over each block of 16, and a tail
-/// that redraws 16 fresh uniforms for the last 16 elements.
-fn normal_fill<T: Copy>(
+/// `normal_fill`: uniforms for the first `drawn` elements, Box-Muller over each block of 16,
+/// and a tail that redraws 16 fresh uniforms for the last 16 elements.
+fn normal_fill<T: Copy + Default>(
     n: usize,
+    drawn: usize,
     mut uniform: impl FnMut() -> T,
     fill16: impl Fn(&mut [T]),
 ) -> Vec<T> {
-    let mut d: Vec<T> = (0..n).map(|_| uniform()).collect();
+    let mut d: Vec<T> = (0..drawn).map(|_| uniform()).collect();
+    d.resize(n, T::default());
     let mut i = 0;
     while i + 16 <= n {
         fill16(&mut d[i..i + 16]);
@@ -286,8 +283,8 @@ fn uniform_tensor(
     })
 }
 
-/// `normal_` on a fresh contiguous tensor: PyTorch's batched path from 16 elements up, one
-/// cached-pair normal per element below.
+/// Normals for a fresh contiguous tensor as `normal_` fills one: PyTorch's batched path from
+/// 16 elements up, one cached-pair normal per element below.
 fn normal_tensor(
     c: &Call,
     sizes: &[i64],
@@ -304,14 +301,19 @@ fn normal_tensor(
         let vals: Vec<f64> = if dtype == DType::F64 {
             normal_fill(
                 n,
+                n,
                 || uniform_value(g, DType::F64, 0.0, 1.0),
                 |d| normal_fill_16_f64(d, mean, std),
             )
         } else {
+            // float16/bfloat16 run the float kernel and round, drawing uniforms for the
+            // whole blocks only (the tail draws its own 16).
+            let drawn = if dtype == DType::F32 { n } else { n / 16 * 16 };
             let (m, s) = (mean as f32, std as f32);
             normal_fill(
                 n,
-                || uniform_value(g, dtype, 0.0, 1.0) as f32,
+                drawn,
+                || uniform_value(g, DType::F32, 0.0, 1.0) as f32,
                 |d| normal_fill_16_f32(d, m, s),
             )
             .into_iter()
@@ -321,6 +323,31 @@ fn normal_tensor(
         let mut it = vals.into_iter();
         generate(sizes, dtype, || it.next().unwrap_or(0.0))
     })
+}
+
+/// The row-major indices of `t`'s elements in the order PyTorch's serial kernels fill them:
+/// by increasing address (TensorIterator orders dims by stride); None when that is row-major.
+fn fill_order(t: &Tensor) -> Option<Vec<usize>> {
+    if t.is_contiguous() {
+        return None;
+    }
+    let offsets = t.element_offsets();
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    Some(order)
+}
+
+/// Writes `drawn` (one value per element, in draw order) into `t` through `order`.
+fn write_drawn(t: &Tensor, drawn: &Tensor, order: Option<&[usize]>) -> TensorResult<()> {
+    let Some(order) = order else {
+        return t.copy_from(drawn);
+    };
+    let drawn = drawn.to_vec::<f64>();
+    let mut placed = vec![0.0; drawn.len()];
+    for (&i, v) in order.iter().zip(drawn) {
+        placed[i] = v;
+    }
+    t.copy_from(&Tensor::from_vec(placed, &t.sizes())?)
 }
 
 fn rand(c: &Call) -> TensorResult<IValue> {
@@ -550,8 +577,17 @@ fn normal_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let (mu, s) = (c.float("mean")?, c.float("std")?);
     check_std(s)?;
-    let r = normal_tensor(c, &t.sizes(), t.dtype(), mu, s)?;
-    t.copy_from(&r)?;
+    let order = fill_order(&t);
+    let r = if order.is_some() {
+        // A strided tensor takes one cached-pair normal per element, as below 16 elements.
+        require_float(t.dtype(), "normal_kernel_cpu")?;
+        with_generator(c, |g| {
+            generate(&t.sizes(), t.dtype(), || normal_value(g, mu, s))
+        })?
+    } else {
+        normal_tensor(c, &t.sizes(), t.dtype(), mu, s)?
+    };
+    write_drawn(&t, &r, order.as_deref())?;
     Ok(tensor_value(t))
 }
 
@@ -566,7 +602,7 @@ fn uniform_(c: &Call) -> TensorResult<IValue> {
         );
     }
     let r = uniform_tensor(c, &t.sizes(), t.dtype(), from, to)?;
-    t.copy_from(&r)?;
+    write_drawn(&t, &r, fill_order(&t).as_deref())?;
     Ok(tensor_value(t))
 }
 
@@ -630,9 +666,13 @@ fn bernoulli(c: &Call) -> TensorResult<IValue> {
 fn bernoulli_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let shape = t.sizes();
-    let (p, p_dtype) = bernoulli_probs(c, &shape)?;
+    let (mut p, p_dtype) = bernoulli_probs(c, &shape)?;
+    let order = fill_order(&t);
+    if let (Some(order), true) = (&order, p.len() > 1) {
+        p = order.iter().map(|&i| p[i]).collect();
+    }
     let r = bernoulli_draws(c, &shape, t.dtype(), &p, p_dtype)?;
-    t.copy_from(&r)?;
+    write_drawn(&t, &r, order.as_deref())?;
     Ok(tensor_value(t))
 }
 
