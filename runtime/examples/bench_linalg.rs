@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use ember_runtime::interpreter::on_kernel_pool;
 use ember_runtime::ops::linalg::products::mm;
 use ember_runtime::ops::nn::conv::{convolution, ConvParams};
 use ember_runtime::tensor::Tensor;
@@ -32,6 +33,11 @@ fn best(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    // Calls run on a pool thread, as ember-run runs them.
+    on_kernel_pool(benchmarks);
+}
+
+fn benchmarks() {
     // `bench_linalg conv` times the convolutions only.
     let conv_only = std::env::args().nth(1).as_deref() == Some("conv");
     for n in [512i64, 2048].into_iter().filter(|_| !conv_only) {

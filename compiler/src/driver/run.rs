@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ember_dialects::{catalogue, Graph, Node};
-use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
+use ember_runtime::interpreter::{on_kernel_pool, run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
@@ -58,11 +58,14 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         }
         None => read_args_from(&graph, 0, &opts.args, &defaults)?,
     };
-    let mut stderr = String::new();
-    if let Some(n) = opts.bench {
-        stderr = bench(&code, &inputs, n).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
-    }
-    let outputs = interpret(&code, inputs).map_err(|e| runtime_error(&graph, &opts.model, &e))?;
+    let (stderr, outputs) = on_kernel_pool(|| {
+        let stderr = match opts.bench {
+            Some(n) => bench(&code, &inputs, n)?,
+            None => String::new(),
+        };
+        Ok((stderr, interpret(&code, inputs)?))
+    })
+    .map_err(|e: RuntimeError| runtime_error(&graph, &opts.model, &e))?;
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),

@@ -4,7 +4,9 @@
 
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, finish2, st_name};
-use super::plan::{fold, fold_runs, from_f64, from_i64, reduce_mask, trailing_runs, Plan, Val};
+use super::plan::{
+    fold, fold_runs, from_f64, from_i64, has_avx512, reduce_mask, trailing_runs, Plan, Val,
+};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
@@ -58,8 +60,8 @@ fn extremes<V: Val + PartialOrd>(x: &Tensor, plan: &Plan, is_max: bool) -> Vec<(
     )
 }
 
-/// The max (or min) of contiguous float32 runs without their indices, in eight lanes; NaN
-/// anywhere gives NaN. `None` when the layout or dtype does not fit.
+/// The max (or min) of contiguous float32 runs without their indices ([`lane_extreme`]);
+/// NaN anywhere gives NaN. `None` when the layout or dtype does not fit.
 fn run_extremes(x: &Tensor, mask: &[bool], is_max: bool) -> Option<Vec<f64>> {
     if x.dtype() != DType::F32 {
         return None;
@@ -68,34 +70,7 @@ fn run_extremes(x: &Tensor, mask: &[bool], is_max: bool) -> Option<Vec<f64>> {
     if len == 0 {
         return None;
     }
-    let fold = |s: &[f32]| {
-        let mut acc = [s[0]; 8];
-        let mut nan = false;
-        let mut chunks = s.chunks_exact(8);
-        for c in &mut chunks {
-            for k in 0..8 {
-                let v = c[k];
-                nan |= v.is_nan();
-                let take = if is_max { v > acc[k] } else { v < acc[k] };
-                acc[k] = if take { v } else { acc[k] };
-            }
-        }
-        for &v in chunks.remainder() {
-            nan |= v.is_nan();
-            let take = if is_max { v > acc[0] } else { v < acc[0] };
-            acc[0] = if take { v } else { acc[0] };
-        }
-        if nan {
-            return f32::NAN;
-        }
-        acc.iter().copied().fold(acc[0], |m, v| {
-            if (is_max && v > m) || (!is_max && v < m) {
-                v
-            } else {
-                m
-            }
-        })
-    };
+    let fold = |s: &[f32]| lane_extreme(s, is_max);
     let combine = |a: f32, b: f32| {
         if a.is_nan() || b.is_nan() {
             f32::NAN
@@ -107,6 +82,81 @@ fn run_extremes(x: &Tensor, mask: &[bool], is_max: bool) -> Option<Vec<f64>> {
     };
     let r = fold_runs::<f32, f32>(x, groups, len, fold, combine);
     Some(r.into_iter().map(|v| v as f64).collect())
+}
+
+/// Lanes of [`lane_extreme`]: four AVX-512 vectors of sixteen f32.
+const LANES: usize = 64;
+
+/// The max (or min) of a non-empty float32 run, NaN if it has one: [`LANES`] lanes start at
+/// `s[0]` and lane k takes each element at k mod LANES that is greater (smaller); the tail
+/// goes to lane 0, and the lanes fold in order. The same value on every path, AVX-512
+/// machines running the lanes as vector accumulators.
+fn lane_extreme(s: &[f32], is_max: bool) -> f32 {
+    lane_extreme_on(s, is_max, has_avx512())
+}
+
+/// [`lane_extreme`] with the AVX-512 loop (`vector`) or the scalar one.
+pub(super) fn lane_extreme_on(s: &[f32], is_max: bool, vector: bool) -> f32 {
+    let take = |v: f32, cur: f32| if is_max { v > cur } else { v < cur };
+    let whole = s.len() / LANES * LANES;
+    let mut acc = [s[0]; LANES];
+    let mut nan = false;
+    #[cfg(target_arch = "x86_64")]
+    if vector {
+        // SAFETY: the CPU has AVX-512F (`vector`); `s` holds `whole` elements.
+        nan = unsafe { lanes_avx512(s.as_ptr(), whole, is_max, &mut acc) };
+    }
+    if !vector {
+        for c in s[..whole].chunks_exact(LANES) {
+            for k in 0..LANES {
+                nan |= c[k].is_nan();
+                acc[k] = if take(c[k], acc[k]) { c[k] } else { acc[k] };
+            }
+        }
+    }
+    for &v in &s[whole..] {
+        nan |= v.is_nan();
+        acc[0] = if take(v, acc[0]) { v } else { acc[0] };
+    }
+    if nan {
+        return f32::NAN;
+    }
+    acc.iter()
+        .copied()
+        .fold(acc[0], |m, v| if take(v, m) { v } else { m })
+}
+
+/// The vector loop of [`lane_extreme`] over `whole` elements at `p` into `acc`; whether a
+/// NaN was seen. `max_ps(v, a)` is `v > a ? v : a`, the scalar loop's choice.
+///
+/// # Safety
+/// `p` addresses `whole` f32s, a multiple of LANES; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lanes_avx512(p: *const f32, whole: usize, is_max: bool, acc: &mut [f32; LANES]) -> bool {
+    use std::arch::x86_64::*;
+    let mut v = [_mm512_setzero_ps(); LANES / 16];
+    for (j, v) in v.iter_mut().enumerate() {
+        *v = _mm512_loadu_ps(acc.as_ptr().add(16 * j));
+    }
+    let mut nan: __mmask16 = 0;
+    let mut i = 0;
+    while i < whole {
+        for (j, v) in v.iter_mut().enumerate() {
+            let x = _mm512_loadu_ps(p.add(i + 16 * j));
+            nan |= _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x);
+            *v = if is_max {
+                _mm512_max_ps(x, *v)
+            } else {
+                _mm512_min_ps(x, *v)
+            };
+        }
+        i += LANES;
+    }
+    for (j, v) in v.iter().enumerate() {
+        _mm512_storeu_ps(acc.as_mut_ptr().add(16 * j), *v);
+    }
+    nan != 0
 }
 
 /// Values only (in `x`'s dtype) of each group's max or min.

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
 use super::plan::{fold, fold_runs, from_f64, from_i64, pairwise_sum, reduce_mask, trailing_runs};
-use super::plan::{Plan, PAR_THRESHOLD};
+use super::plan::{has_avx512, Plan, PAR_THRESHOLD};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::can_cast;
@@ -173,29 +173,104 @@ fn float_sums(x: &Tensor, mask: &[bool], plan: &Plan, dtype: DType) -> Vec<f64> 
         .unwrap_or_else(|| fold(x, plan, Some(dtype), |c, _| pairwise_sum(c), |a, b| a + b))
 }
 
-/// Sums of contiguous runs of float32/float64 elements, in eight f64 lanes (vectorized;
-/// f64 accumulation of float32 is more accurate than PyTorch's float32 cascade).
+/// Sums of contiguous runs of float32/float64 elements in f64 lanes ([`lane_sum`]; f64
+/// accumulation of float32 is more accurate than PyTorch's float32 cascade).
 fn trailing_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
     if dtype != x.dtype() || !matches!(dtype, DType::F32 | DType::F64) {
         return None;
     }
     let (groups, len) = trailing_runs(x, mask)?;
-    fn lanes<T: crate::tensor::Element>(s: &[T]) -> f64 {
-        let mut acc = [0f64; 8];
-        let mut chunks = s.chunks_exact(8);
-        for c in &mut chunks {
-            for k in 0..8 {
-                acc[k] += c[k].to_f64();
-            }
-        }
-        let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
-        ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + tail
-    }
     Some(if dtype == DType::F32 {
-        fold_runs::<f32, f64>(x, groups, len, lanes, |a, b| a + b)
+        fold_runs::<f32, f64>(x, groups, len, lane_sum, |a, b| a + b)
     } else {
-        fold_runs::<f64, f64>(x, groups, len, lanes, |a, b| a + b)
+        fold_runs::<f64, f64>(x, groups, len, lane_sum, |a, b| a + b)
     })
+}
+
+/// Lanes of [`lane_sum`]: eight AVX-512 vectors of eight f64.
+const LANES: usize = 64;
+
+/// The sum of `s` in [`LANES`] f64 lanes (lane k adds the elements at k mod LANES in
+/// order), the lanes then folded pairwise and the tail added last: the same bits on every
+/// path, AVX-512 machines running the lanes as independent vector accumulators.
+fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
+    lane_sum_on(s, has_avx512())
+}
+
+/// [`lane_sum`] with the AVX-512 loop (`vector`, float32/float64 only) or the scalar one.
+pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], vector: bool) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if vector {
+        use std::any::TypeId;
+        if TypeId::of::<T>() == TypeId::of::<f32>() {
+            // SAFETY: T is f32 and the CPU has AVX-512F (`vector`).
+            return unsafe { lane_sum_avx512::<true>(s.as_ptr() as *const u8, s.len()) };
+        }
+        if TypeId::of::<T>() == TypeId::of::<f64>() {
+            // SAFETY: T is f64 and the CPU has AVX-512F (`vector`).
+            return unsafe { lane_sum_avx512::<false>(s.as_ptr() as *const u8, s.len()) };
+        }
+    }
+    let mut acc = [0f64; LANES];
+    let mut chunks = s.chunks_exact(LANES);
+    for c in &mut chunks {
+        for k in 0..LANES {
+            acc[k] += c[k].to_f64();
+        }
+    }
+    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
+    fold_lanes(acc) + tail
+}
+
+/// Folds the lanes pairwise: lane k takes lane k + width for width = LANES/2, ..., 1.
+fn fold_lanes(mut acc: [f64; LANES]) -> f64 {
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            acc[k] += acc[k + width];
+        }
+    }
+    acc[0]
+}
+
+/// [`lane_sum`] of `n` float32 (`F32`) or float64 elements at `p` with AVX-512.
+///
+/// # Safety
+/// `p` addresses `n` elements of that type; the CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lane_sum_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
+    use std::arch::x86_64::*;
+    let mut v = [_mm512_setzero_pd(); LANES / 8];
+    let whole = n / LANES * LANES;
+    let mut i = 0;
+    while i < whole {
+        for (j, v) in v.iter_mut().enumerate() {
+            let at = i + 8 * j;
+            let x = if F32 {
+                _mm512_cvtps_pd(_mm256_loadu_ps((p as *const f32).add(at)))
+            } else {
+                _mm512_loadu_pd((p as *const f64).add(at))
+            };
+            *v = _mm512_add_pd(*v, x);
+        }
+        i += LANES;
+    }
+    let mut acc = [0f64; LANES];
+    for (j, v) in v.iter().enumerate() {
+        _mm512_storeu_pd(acc.as_mut_ptr().add(8 * j), *v);
+    }
+    let tail: f64 = (whole..n)
+        .map(|i| {
+            if F32 {
+                *(p as *const f32).add(i) as f64
+            } else {
+                *(p as *const f64).add(i)
+            }
+        })
+        .sum();
+    fold_lanes(acc) + tail
 }
 
 /// Sums over the leading dims of a contiguous float32/float64 tensor (a column sum), done

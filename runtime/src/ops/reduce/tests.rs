@@ -177,3 +177,56 @@ fn softmax_fast_path_handles_special_values() {
         }
     }
 }
+
+/// The AVX-512 loops of the whole-run sum and max/min give the scalar loops' bits, over run
+/// lengths around the lane count, NaN in the vector part and in the tail, signed zeros.
+#[test]
+fn vector_reductions_match_scalar_loops() {
+    use super::minmax::lane_extreme_on;
+    use super::plan::has_avx512;
+    use super::sum_mean::lane_sum_on;
+    if !has_avx512() {
+        return;
+    }
+    let data: Vec<f32> = (0..10_007)
+        .map(|i| ((i * 7919 % 1013) as f32 - 506.0) * 1.37e-3 + if i % 97 == 0 { 1e6 } else { 0.0 })
+        .collect();
+    let wide: Vec<f64> = data.iter().map(|&v| v as f64 * 1.000_000_1).collect();
+    for n in [1, 2, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
+        let s = &data[..n];
+        assert_eq!(
+            lane_sum_on(s, true).to_bits(),
+            lane_sum_on(s, false).to_bits(),
+            "sum {n}"
+        );
+        let w = &wide[..n];
+        assert_eq!(
+            lane_sum_on(w, true).to_bits(),
+            lane_sum_on(w, false).to_bits(),
+            "f64 {n}"
+        );
+        for is_max in [true, false] {
+            let (v, sc) = (
+                lane_extreme_on(s, is_max, true),
+                lane_extreme_on(s, is_max, false),
+            );
+            assert_eq!(v.to_bits(), sc.to_bits(), "extreme {n} {is_max}");
+        }
+    }
+    let zeros: Vec<f32> = (0..200)
+        .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+        .collect();
+    for is_max in [true, false] {
+        let (v, sc) = (
+            lane_extreme_on(&zeros, is_max, true),
+            lane_extreme_on(&zeros, is_max, false),
+        );
+        assert_eq!(v.to_bits(), sc.to_bits(), "zeros {is_max}");
+    }
+    for at in [5, 150, 199] {
+        let mut s = data[..200].to_vec();
+        s[at] = f32::NAN;
+        assert!(lane_extreme_on(&s, true, true).is_nan(), "NaN at {at}");
+        assert!(lane_extreme_on(&s, false, false).is_nan(), "NaN at {at}");
+    }
+}
