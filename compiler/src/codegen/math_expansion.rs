@@ -6,6 +6,7 @@
 //! propagates, `exp(+big)` is inf, `log(0)` is -inf, `log(-x)` is NaN. Only `arith` operations
 //! are used, so nothing is left for a libm to provide on any target.
 
+use ember_runtime::ops::pointwise::CEPHES_LOGF_POLY;
 use melior::dialect::arith::CmpfPredicate;
 use melior::ir::Value;
 
@@ -99,21 +100,7 @@ pub fn log<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, '_>) -> Value<'c, 'a> {
     let m = e.select(small, m2, m);
     let f = e.subf(m, e.const_f32(1.0));
     let z = e.mulf(f, f);
-    let p = polynomial(
-        e,
-        f,
-        &[
-            7.0376836292E-2,
-            -1.1514610310E-1,
-            1.1676998740E-1,
-            -1.2420140846E-1,
-            1.4249322787E-1,
-            -1.6668057665E-1,
-            2.0000714765E-1,
-            -2.4999993993E-1,
-            3.3333331174E-1,
-        ],
-    );
+    let p = polynomial(e, f, &CEPHES_LOGF_POLY.map(f64::from));
     let kf = e.sitofp(k, e.f32());
     let y = e.mulf(e.mulf(p, f), z);
     let y = e.addf(y, e.mulf(kf, e.const_f32(-2.12194440e-4)));

@@ -133,21 +133,10 @@ fn normal_fill_16_f32(d: &mut [f32], mean: f32, std: f32) {
     }
 }
 
-// The constants are Cephes' decimals as written, rounded to float as C rounds them.
-#[allow(clippy::excessive_precision)]
 /// Cephes' single-precision log for positive normal inputs (u1 is in (0, 1]).
+#[allow(clippy::excessive_precision)]
 fn cephes_logf(x: f32) -> f32 {
-    const P: [f32; 9] = [
-        7.0376836292E-2,
-        -1.1514610310E-1,
-        1.1676998740E-1,
-        -1.2420140846E-1,
-        1.4249322787E-1,
-        -1.6668057665E-1,
-        2.0000714765E-1,
-        -2.4999993993E-1,
-        3.3333331174E-1,
-    ];
+    const P: [f32; 9] = crate::ops::pointwise::CEPHES_LOGF_POLY;
     let bits = x.to_bits();
     let mut e = ((bits >> 23) as i32 - 0x7f) as f32 + 1.0;
     let mut m = f32::from_bits((bits & !0x7f80_0000) | 0x3f00_0000);

@@ -16,6 +16,22 @@ mod unary;
 
 use std::sync::Arc;
 
+/// Cephes' single-precision log polynomial (`logf`: log(1 + f) = f - f²/2 + f³ P(f) on
+/// sqrt(1/2) <= 1 + f < sqrt(2)), highest degree first; the decimals as C rounds them to
+/// float. Shared by the seeded normals and the compiled kernels' log.
+#[allow(clippy::excessive_precision)]
+pub const CEPHES_LOGF_POLY: [f32; 9] = [
+    7.0376836292E-2,
+    -1.1514610310E-1,
+    1.1676998740E-1,
+    -1.2420140846E-1,
+    1.4249322787E-1,
+    -1.6668057665E-1,
+    2.0000714765E-1,
+    -2.4999993993E-1,
+    3.3333331174E-1,
+];
+
 use ember_dialects::catalogue::resolve_node;
 use ember_dialects::schema::FunctionSchema;
 use ember_dialects::{Graph, Node};
