@@ -286,6 +286,12 @@ def cases(c):
 
     c.add("copy_through_views", copy_view, t(2, 3))
 
+    def copy_expanded(x, y):
+        x.expand(2, 3).copy_(y)
+        return x
+
+    c.add("copy_into_expanded", copy_expanded, t(3), t(2, 3))
+
     def copy_overlap(x):
         x.copy_(x.t())
         return x

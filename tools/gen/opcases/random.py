@@ -195,6 +195,20 @@ def cases(c):
 
     c.add("bernoulli_inplace_strided", bernoulli_strided, 6, torch.zeros(4, 6), torch.rand(6, 4), **EXACT)
 
+    def uniform_expanded(x):
+        return x.expand(2, 3).uniform_()
+
+    def normal_expanded(x):
+        return x.expand(2, 3).normal_()
+
+    def bernoulli_expanded(x):
+        return x.expand(2, 3).bernoulli_(0.5)
+
+    # Elements sharing memory (an expanded view) cannot be filled in place.
+    c.add("uniform_inplace_expanded", uniform_expanded, torch.zeros(3))
+    c.add("normal_inplace_expanded", normal_expanded, torch.zeros(3))
+    c.add("bernoulli_inplace_expanded", bernoulli_expanded, torch.zeros(3))
+
     def mixed(seed: int):
         torch.manual_seed(seed)
         a = torch.rand([3])

@@ -5,7 +5,7 @@ use super::super::shape::call::{kernels, scalar_of, tensor_value, Call, Kernel, 
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
-use crate::tensor::{broadcast_shapes, wrap_dim, Tensor, TensorResult};
+use crate::tensor::{broadcast_shapes, wrap_dim, Tensor, TensorError, TensorResult};
 
 pub fn register(r: &mut Registry) {
     kernels!(r, "aten::copy_", |_| Some(copy_ as Kernel));
@@ -40,6 +40,9 @@ pub fn copy_into(t: &Tensor, src: &Tensor) -> TensorResult<()> {
             super::super::shape::elements::sizes_str(&ts),
             super::super::shape::elements::sizes_str(&b)
         );
+    }
+    if t.numel() > 0 {
+        crate::ops::pointwise::check_no_internal_overlap(t).map_err(TensorError::new)?;
     }
     super::super::shape::elements::assert_no_partial_overlap(t, src)?;
     t.copy_from(src)
