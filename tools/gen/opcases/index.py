@@ -292,6 +292,33 @@ def cases(c):
 
     c.add("copy_into_expanded", copy_expanded, t(3), t(2, 3))
 
+    # Writes into an expanded view (elements sharing memory) are refused.
+    def scatter_expanded(x, i):
+        return x.expand(2, 3).scatter_(1, i, 5.0)
+
+    def scatter_add_expanded(x, i):
+        return x.expand(2, 3).scatter_add_(1, i, torch.ones(2, 1))
+
+    def scatter_reduce_expanded(x, i):
+        return x.expand(2, 3).scatter_reduce_(1, i, torch.ones(2, 1), "sum")
+
+    def index_add_expanded(x, i):
+        return x.expand(2, 3).index_add_(1, i[0], torch.ones(2, 1))
+
+    def index_copy_expanded(x, i):
+        return x.expand(2, 3).index_copy_(1, i[0], torch.ones(2, 1))
+
+    def masked_scatter_expanded(x, m):
+        return x.expand(2, 3).masked_scatter_(m, torch.ones(6))
+
+    column = torch.tensor([[0], [1]])
+    c.add("scatter_into_expanded", scatter_expanded, t(3), column)
+    c.add("scatter_add_into_expanded", scatter_add_expanded, t(3), column)
+    c.add("scatter_reduce_into_expanded", scatter_reduce_expanded, t(3), column)
+    c.add("index_add_into_expanded", index_add_expanded, t(3), column)
+    c.add("index_copy_into_expanded", index_copy_expanded, t(3), column)
+    c.add("masked_scatter_into_expanded", masked_scatter_expanded, t(3), torch.ones(2, 3, dtype=torch.bool))
+
     def copy_overlap(x):
         x.copy_(x.t())
         return x

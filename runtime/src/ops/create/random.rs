@@ -12,9 +12,8 @@ use crate::bail;
 use crate::ivalue::{Generator, IValue};
 use crate::ops::registry::Registry;
 use crate::ops::shape::call::{kernels, tensor_value, Call, Kernel};
-use crate::tensor::{
-    elementwise::DEFAULT_FLOAT, DType, Element, Tensor, TensorError, TensorResult,
-};
+use crate::ops::shape::elements::assert_no_internal_overlap;
+use crate::tensor::{elementwise::DEFAULT_FLOAT, DType, Element, Tensor, TensorResult};
 
 use super::factory::{check_options, dtype_or};
 use super::mt19937::Mt19937;
@@ -328,11 +327,6 @@ fn fill_order(t: &Tensor) -> Option<Vec<usize>> {
     Some(order)
 }
 
-/// Refuses an in-place fill of a tensor whose elements share memory (an expanded view).
-fn check_writable(t: &Tensor) -> TensorResult<()> {
-    crate::ops::pointwise::check_no_internal_overlap(t).map_err(TensorError::new)
-}
-
 /// Writes `drawn` (one value per element, in draw order) into `t` through `order`.
 fn write_drawn(t: &Tensor, drawn: &Tensor, order: Option<&[usize]>) -> TensorResult<()> {
     let Some(order) = order else {
@@ -573,7 +567,7 @@ fn normal_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let (mu, s) = (c.float("mean")?, c.float("std")?);
     check_std(s)?;
-    check_writable(&t)?;
+    assert_no_internal_overlap(&t)?;
     let order = fill_order(&t);
     let r = if order.is_some() {
         // A strided tensor takes one cached-pair normal per element, as below 16 elements.
@@ -598,7 +592,7 @@ fn uniform_(c: &Call) -> TensorResult<IValue> {
             crate::ivalue::format_float(to)
         );
     }
-    check_writable(&t)?;
+    assert_no_internal_overlap(&t)?;
     let r = uniform_tensor(c, &t.sizes(), t.dtype(), from, to)?;
     write_drawn(&t, &r, fill_order(&t).as_deref())?;
     Ok(tensor_value(t))
@@ -664,7 +658,7 @@ fn bernoulli(c: &Call) -> TensorResult<IValue> {
 fn bernoulli_(c: &Call) -> TensorResult<IValue> {
     let t = c.tensor("self")?;
     let shape = t.sizes();
-    check_writable(&t)?;
+    assert_no_internal_overlap(&t)?;
     let (mut p, p_dtype) = bernoulli_probs(c, &shape)?;
     let order = fill_order(&t);
     if let (Some(order), true) = (&order, p.len() > 1) {

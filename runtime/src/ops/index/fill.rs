@@ -5,7 +5,7 @@ use super::super::shape::call::{kernels, scalar_of, tensor_value, Call, Kernel, 
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
-use crate::tensor::{broadcast_shapes, wrap_dim, Tensor, TensorError, TensorResult};
+use crate::tensor::{broadcast_shapes, wrap_dim, Tensor, TensorResult};
 
 pub fn register(r: &mut Registry) {
     kernels!(r, "aten::copy_", |_| Some(copy_ as Kernel));
@@ -42,7 +42,7 @@ pub fn copy_into(t: &Tensor, src: &Tensor) -> TensorResult<()> {
         );
     }
     if t.numel() > 0 {
-        crate::ops::pointwise::check_no_internal_overlap(t).map_err(TensorError::new)?;
+        super::super::shape::elements::assert_no_internal_overlap(t)?;
     }
     super::super::shape::elements::assert_no_partial_overlap(t, src)?;
     t.copy_from(src)

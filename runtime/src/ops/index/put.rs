@@ -2,7 +2,7 @@
 //! index_copy, masked_scatter, select_scatter, slice_scatter, narrow_copy.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::{assert_no_overlap, sizes_str};
+use super::super::shape::elements::{assert_no_internal_overlap, assert_no_overlap, sizes_str};
 use super::select::nonzero_mask;
 use crate::bail;
 use crate::ivalue::IValue;
@@ -84,6 +84,7 @@ fn slice_of(t: &Tensor, d: usize, i: i64) -> TensorResult<Tensor> {
 }
 
 fn index_add_into(c: &Call, t: &Tensor) -> TensorResult<()> {
+    assert_no_internal_overlap(t)?;
     let d = wrap_dim(c.int("dim")?, t.dim())?;
     let index = c.tensor("index")?;
     let source = c.tensor("source")?;
@@ -122,6 +123,7 @@ fn index_add_(c: &Call) -> TensorResult<IValue> {
 }
 
 fn index_copy_into(c: &Call, t: &Tensor) -> TensorResult<()> {
+    assert_no_internal_overlap(t)?;
     let d = wrap_dim(c.int("dim")?, t.dim())?;
     let index = c.tensor("index")?;
     let source = c.tensor("source")?;
@@ -147,6 +149,7 @@ fn index_copy_(c: &Call) -> TensorResult<IValue> {
 
 /// Writes `source`'s elements, in order, where `mask` (broadcast to `t`) is true.
 fn masked_scatter_into(t: &Tensor, mask: &Tensor, source: &Tensor) -> TensorResult<()> {
+    assert_no_internal_overlap(t)?;
     if mask.dtype() != DType::Bool {
         bail!(
             "masked_scatter_ only supports boolean masks, but got mask with dtype {}",

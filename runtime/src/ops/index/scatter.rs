@@ -2,7 +2,9 @@
 //! scatter_add, scatter_reduce, with their in-place forms and PyTorch's shape checks.
 
 use super::super::shape::call::{kernels, tensor_value, Call, Kernel};
-use super::super::shape::elements::{assert_no_overlap, cast, gather, scatter, sizes_str, Combine};
+use super::super::shape::elements::{
+    assert_no_internal_overlap, assert_no_overlap, cast, gather, scatter, sizes_str, Combine,
+};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
@@ -197,6 +199,7 @@ fn scatter_into(
     src: &Source,
     how: Combine,
 ) -> TensorResult<()> {
+    assert_no_internal_overlap(target)?;
     let d = wrap_dim(dim, target.dim())?;
     assert_no_overlap(target, index)?;
     if let Source::Tensor(s) = src {
@@ -286,6 +289,7 @@ fn scatter_add_(c: &Call) -> TensorResult<IValue> {
 
 /// `scatter_reduce(self, dim, index, src, reduce, include_self)` into `target` in place.
 fn scatter_reduce_into(c: &Call, target: &Tensor) -> TensorResult<()> {
+    assert_no_internal_overlap(target)?;
     let reduce = match c.string("reduce")?.as_str() {
         // PyTorch accepts the old names of amax and amin.
         "max" => "amax".to_string(),

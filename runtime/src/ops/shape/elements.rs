@@ -194,6 +194,13 @@ pub fn assert_no_overlap(written: &Tensor, input: &Tensor) -> TensorResult<()> {
     Ok(())
 }
 
+/// Refuses a written-to tensor whose elements share memory, an expanded view
+/// (`assert_no_internal_overlap`).
+pub fn assert_no_internal_overlap(written: &Tensor) -> TensorResult<()> {
+    crate::ops::pointwise::check_no_internal_overlap(written)
+        .map_err(crate::tensor::TensorError::new)
+}
+
 /// Refuses work that needs `n` temporary 8-byte entries (offsets, values) beyond what one
 /// storage may hold: a broadcast index of 2^40 elements is an error, not an abort.
 pub fn check_len(n: usize) -> TensorResult<()> {
