@@ -707,6 +707,10 @@ def ternary_cases(c):
     c.add("masked_fill_inplace_grow", g, tensor(torch.float32, (3,)), torch.tensor([[True], [False]]))
     g = script("x, m", "y = x.t()\ny.masked_fill_(m, 9)\nreturn x")
     c.add("masked_fill_inplace_view", g, tensor(torch.int64, (3, 2)), torch.tensor([False, True, True]))
+    # An expanded self is still accepted (deprecated): a shared location takes the value when
+    # the mask is true at any element on it.
+    g = script("x, m", "y = x.expand(2, 3)\ny.masked_fill_(m, 7.0)\nreturn x, y")
+    c.add("masked_fill_inplace_expanded", g, torch.arange(3.0), torch.tensor([[True, False, False], [False, False, True]]))
     g = script("x, m, o", "return torch.masked_fill(x.t(), m, 0.5, out=o)")
     c.add("masked_fill_out_layouts", g, tensor(torch.float32, (3, 2)), mask, torch.empty(0))
 

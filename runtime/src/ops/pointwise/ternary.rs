@@ -5,7 +5,7 @@ use super::{build, common_dtype, round_to, run, type_name, Call, Scalar, Support
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::tensor::elementwise::{Arg, Compute};
-use crate::tensor::{DType, Tensor};
+use crate::tensor::{DType, Element, Tensor};
 
 pub fn register(r: &mut Registry) {
     // `where(condition)` alone is `nonzero(as_tuple=True)`, not a pointwise op.
@@ -242,6 +242,39 @@ fn addc(c: &Call, divide: bool) -> Result<Tensor, String> {
     }
 }
 
+/// `masked_fill_` on a tensor whose elements share memory (an expanded view, which PyTorch
+/// still accepts): `value` is written where `mask` is true and nothing elsewhere, so a
+/// location takes `value` when the mask is true at any element on it.
+fn masked_fill_shared(x: &Tensor, mask: &Tensor, value: Scalar) -> Result<Tensor, String> {
+    let sizes = x.sizes();
+    let shape = crate::tensor::broadcast_shapes(&sizes, &mask.sizes()).map_err(|e| e.message)?;
+    if shape != sizes {
+        return Err(format!(
+            "output with shape [{}] doesn't match the broadcast shape [{}]",
+            super::join(&sizes),
+            super::join(&shape)
+        ));
+    }
+    let selected = mask.expand(&sizes).map_err(|e| e.message)?.to_vec::<i64>();
+    let base = x.data_ptr();
+    crate::dispatch_dtype!(x.dtype(), T => {
+        let v = if x.dtype().is_floating() {
+            T::from_f64(value.to_f64())
+        } else if x.dtype() == DType::Bool {
+            T::from_i64((value.to_f64() != 0.0) as i64)
+        } else {
+            T::from_i64(value.to_i64())
+        };
+        for (o, m) in x.element_offsets().into_iter().zip(selected) {
+            if m != 0 {
+                // SAFETY: an in-bounds element offset of `x`, whose elements are T.
+                unsafe { *(base as *mut T).offset(o as isize) = v };
+            }
+        }
+    });
+    Ok(x.clone())
+}
+
 /// `masked_fill(self, mask, value)`: `value` (a Scalar or a 0-dim tensor) where `mask`.
 fn masked_fill(c: &Call) -> Result<Tensor, String> {
     let x = c.tensor("self")?;
@@ -272,6 +305,9 @@ fn masked_fill(c: &Call) -> Result<Tensor, String> {
     };
     let dtype = x.dtype();
     super::checked_scalar(value, dtype)?;
+    if c.in_place() && super::check_no_internal_overlap(&x).is_err() {
+        return masked_fill_shared(&x, &mask, value);
+    }
     let args = [Arg::Tensor(x), Arg::Tensor(mask)];
     if dtype.is_floating() {
         let v = round_to(dtype, value.to_f64());
