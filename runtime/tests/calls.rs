@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use ember_dialects::parse::parse_graph;
 use ember_dialects::types::parse_type;
-use ember_runtime::interpreter::{call_function, call_method, run, Code, RuntimeError};
+use ember_runtime::interpreter::{
+    call_function, call_method, on_kernel_pool, run, Code, RuntimeError,
+};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::repr::repr;
 use ember_runtime::tensor::Tensor;
@@ -399,6 +401,47 @@ with prim::fork_0 = graph(%x : Tensor, %i : int):
         out[0].as_tensor().unwrap().to_vec::<f32>(),
         vec![20101.0, 40202.0]
     );
+}
+
+#[test]
+fn parallel_kernels_in_forks_run_while_the_program_waits() {
+    // The program runs on a pool thread (as ember-run runs it) and blocks in `wait` while
+    // forked tasks run whole-tensor sums split over the pool: a kernel must not need every
+    // pool thread (a blocked waiter never joins it).
+    let text = r#"graph(%n : int, %x : Tensor):
+  %t : bool = prim::Constant[value=1]()
+  %futs : Future[Tensor][] = prim::ListConstruct()
+   = prim::Loop(%n, %t)
+    block0(%i : int):
+      %f : Future[Tensor] = prim::fork_0(%x)
+      %u : Future[Tensor][] = aten::append(%futs, %f)
+      -> (%t)
+  %sums : Tensor[] = prim::ListConstruct()
+   = prim::Loop(%n, %t)
+    block0(%j : int):
+      %fj : Future[Tensor] = aten::__getitem__(%futs, %j)
+      %v : Tensor = aten::wait(%fj)
+      %w : Tensor[] = aten::append(%sums, %v)
+      -> (%t)
+  %zero : int = prim::Constant[value=0]()
+  %s : Tensor = aten::stack(%sums, %zero)
+  return (%s)
+with prim::fork_0 = graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %r : Tensor = aten::sum(%x, %none)
+  return (%r)
+"#;
+    let g = parse_graph(text).unwrap();
+    let code = Code::new(&g).unwrap();
+    let x = Tensor::from_vec(vec![0.5f32; 1 << 21], &[1 << 21]).unwrap();
+    for _ in 0..20 {
+        let inputs = vec![IValue::Int(4), IValue::Tensor(x.clone())];
+        let out = on_kernel_pool(|| run(&code, inputs)).unwrap();
+        assert_eq!(
+            out[0].as_tensor().unwrap().to_vec::<f32>(),
+            vec![(1 << 20) as f32; 4]
+        );
+    }
 }
 
 #[test]

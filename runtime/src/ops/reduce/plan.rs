@@ -364,16 +364,8 @@ pub fn fold_runs<T: Element, A: Send>(
     } else {
         (0..groups)
             .map(|g| {
-                // Thread t always takes the t-th share of the pieces (rayon's broadcast,
-                // like OpenMP's static schedule), so a run folded again is read from the
-                // caches of the core that read it last time.
-                let pieces: Vec<&[T]> = run(g).chunks(PIECE).collect();
-                let shares = rayon::broadcast(|ctx| {
-                    let (t, n) = (ctx.index(), ctx.num_threads());
-                    let share = &pieces[t * pieces.len() / n..(t + 1) * pieces.len() / n];
-                    share.iter().map(|p| fold(p)).collect::<Vec<A>>()
-                });
-                let mut it = shares.into_iter().flatten();
+                let parts: Vec<A> = run(g).par_chunks(PIECE).map(&fold).collect();
+                let mut it = parts.into_iter();
                 let first = it.next().expect("a non-empty run has a piece");
                 it.fold(first, &combine)
             })
