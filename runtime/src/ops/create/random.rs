@@ -282,10 +282,23 @@ fn normal_tensor(
     mean: f64,
     std: f64,
 ) -> TensorResult<Tensor> {
+    normals(c, sizes, dtype, mean, std, true)
+}
+
+/// [`normal_tensor`], or with `batched` false one cached-pair normal per element at any size
+/// (PyTorch's path for a strided tensor).
+fn normals(
+    c: &Call,
+    sizes: &[i64],
+    dtype: DType,
+    mean: f64,
+    std: f64,
+    batched: bool,
+) -> TensorResult<Tensor> {
     require_float(dtype, "normal_kernel_cpu")?;
     let n = crate::tensor::checked_numel(sizes)?;
     with_generator(c, |g| {
-        if n < 16 {
+        if n < 16 || !batched {
             return generate(sizes, dtype, || normal_value(g, mean, std));
         }
         let vals: Vec<f64> = if dtype == DType::F64 {
@@ -569,15 +582,7 @@ fn normal_(c: &Call) -> TensorResult<IValue> {
     check_std(s)?;
     assert_no_internal_overlap(&t)?;
     let order = fill_order(&t);
-    let r = if order.is_some() {
-        // A strided tensor takes one cached-pair normal per element, as below 16 elements.
-        require_float(t.dtype(), "normal_kernel_cpu")?;
-        with_generator(c, |g| {
-            generate(&t.sizes(), t.dtype(), || normal_value(g, mu, s))
-        })?
-    } else {
-        normal_tensor(c, &t.sizes(), t.dtype(), mu, s)?
-    };
+    let r = normals(c, &t.sizes(), t.dtype(), mu, s, order.is_none())?;
     write_drawn(&t, &r, order.as_deref())?;
     Ok(tensor_value(t))
 }

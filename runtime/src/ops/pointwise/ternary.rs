@@ -5,7 +5,7 @@ use super::{build, common_dtype, round_to, run, type_name, Call, Scalar, Support
 use crate::ivalue::IValue;
 use crate::ops::registry::Registry;
 use crate::tensor::elementwise::{Arg, Compute};
-use crate::tensor::{DType, Element, Tensor};
+use crate::tensor::{DType, Tensor};
 
 pub fn register(r: &mut Registry) {
     // `where(condition)` alone is `nonzero(as_tuple=True)`, not a pointwise op.
@@ -258,13 +258,7 @@ fn masked_fill_shared(x: &Tensor, mask: &Tensor, value: Scalar) -> Result<Tensor
     let selected = mask.expand(&sizes).map_err(|e| e.message)?.to_vec::<i64>();
     let base = x.data_ptr();
     crate::dispatch_dtype!(x.dtype(), T => {
-        let v = if x.dtype().is_floating() {
-            T::from_f64(value.to_f64())
-        } else if x.dtype() == DType::Bool {
-            T::from_i64((value.to_f64() != 0.0) as i64)
-        } else {
-            T::from_i64(value.to_i64())
-        };
+        let v: T = value.to_element();
         for (o, m) in x.element_offsets().into_iter().zip(selected) {
             if m != 0 {
                 // SAFETY: an in-bounds element offset of `x`, whose elements are T.

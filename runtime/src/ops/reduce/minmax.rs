@@ -101,12 +101,13 @@ pub(super) fn lane_extreme_on(s: &[f32], is_max: bool, vector: bool) -> f32 {
     let whole = s.len() / LANES * LANES;
     let mut acc = [s[0]; LANES];
     let mut nan = false;
-    #[cfg(target_arch = "x86_64")]
     if vector {
         // SAFETY: the CPU has AVX-512F (`vector`); `s` holds `whole` elements.
-        nan = unsafe { lanes_avx512(s.as_ptr(), whole, is_max, &mut acc) };
-    }
-    if !vector {
+        #[cfg(target_arch = "x86_64")]
+        {
+            nan = unsafe { lanes_avx512(s.as_ptr(), whole, is_max, &mut acc) };
+        }
+    } else {
         for c in s[..whole].chunks_exact(LANES) {
             for k in 0..LANES {
                 nan |= c[k].is_nan();

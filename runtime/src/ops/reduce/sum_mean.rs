@@ -199,26 +199,28 @@ fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
 
 /// [`lane_sum`] with the AVX-512 loop (`vector`, float32/float64 only) or the scalar one.
 pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], vector: bool) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if vector {
-        use std::any::TypeId;
-        if TypeId::of::<T>() == TypeId::of::<f32>() {
-            // SAFETY: T is f32 and the CPU has AVX-512F (`vector`).
-            return unsafe { lane_sum_avx512::<true>(s.as_ptr() as *const u8, s.len()) };
-        }
-        if TypeId::of::<T>() == TypeId::of::<f64>() {
-            // SAFETY: T is f64 and the CPU has AVX-512F (`vector`).
-            return unsafe { lane_sum_avx512::<false>(s.as_ptr() as *const u8, s.len()) };
-        }
-    }
+    let whole = s.len() / LANES * LANES;
     let mut acc = [0f64; LANES];
-    let mut chunks = s.chunks_exact(LANES);
-    for c in &mut chunks {
-        for k in 0..LANES {
-            acc[k] += c[k].to_f64();
+    if vector && matches!(T::DTYPE, DType::F32 | DType::F64) {
+        let p = s.as_ptr() as *const u8;
+        // SAFETY: the elements are float32 or float64 as T::DTYPE says, `s` holds `whole`
+        // of them, and the CPU has AVX-512F (`vector`).
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            if T::DTYPE == DType::F32 {
+                lanes_avx512::<true>(p, whole, &mut acc)
+            } else {
+                lanes_avx512::<false>(p, whole, &mut acc)
+            }
+        }
+    } else {
+        for c in s[..whole].chunks_exact(LANES) {
+            for k in 0..LANES {
+                acc[k] += c[k].to_f64();
+            }
         }
     }
-    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
+    let tail: f64 = s[whole..].iter().map(|v| v.to_f64()).sum();
     fold_lanes(acc) + tail
 }
 
@@ -234,16 +236,16 @@ fn fold_lanes(mut acc: [f64; LANES]) -> f64 {
     acc[0]
 }
 
-/// [`lane_sum`] of `n` float32 (`F32`) or float64 elements at `p` with AVX-512.
+/// The vector loop of [`lane_sum_on`]: `whole` float32 (`F32`) or float64 elements at `p`
+/// added into `acc`.
 ///
 /// # Safety
-/// `p` addresses `n` elements of that type; the CPU has AVX-512F.
+/// `p` addresses `whole` elements of that type, a multiple of LANES; the CPU has AVX-512F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn lane_sum_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
+unsafe fn lanes_avx512<const F32: bool>(p: *const u8, whole: usize, acc: &mut [f64; LANES]) {
     use std::arch::x86_64::*;
     let mut v = [_mm512_setzero_pd(); LANES / 8];
-    let whole = n / LANES * LANES;
     let mut i = 0;
     while i < whole {
         for (j, v) in v.iter_mut().enumerate() {
@@ -257,20 +259,9 @@ unsafe fn lane_sum_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
         }
         i += LANES;
     }
-    let mut acc = [0f64; LANES];
     for (j, v) in v.iter().enumerate() {
         _mm512_storeu_pd(acc.as_mut_ptr().add(8 * j), *v);
     }
-    let tail: f64 = (whole..n)
-        .map(|i| {
-            if F32 {
-                *(p as *const f32).add(i) as f64
-            } else {
-                *(p as *const f64).add(i)
-            }
-        })
-        .sum();
-    fold_lanes(acc) + tail
 }
 
 /// Sums over the leading dims of a contiguous float32/float64 tensor (a column sum), done
