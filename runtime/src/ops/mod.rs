@@ -32,6 +32,15 @@ pub type OpResult = Result<(), String>;
 /// A callable operator.
 pub type Operation = Arc<dyn Fn(&mut Stack) -> OpResult + Send + Sync>;
 
+/// Whether the CPU runs AVX-512F: the kernels with AVX-512 loops take them (the crate is
+/// built for baseline x86-64).
+pub fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::is_x86_feature_detected!("avx512f");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Pops the last `n` values off `stack`, in order.
 pub fn pop_n(stack: &mut Stack, n: usize) -> Result<Vec<IValue>, String> {
     if stack.len() < n {

@@ -60,7 +60,7 @@ pub fn layout_len(s: &Shape) -> Option<usize> {
 
 /// Whether this machine runs the direct kernel.
 pub fn available() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
+    crate::ops::has_avx512()
 }
 
 /// Where the padded input lives in the layout and which offsets the taps read.

@@ -181,7 +181,7 @@ unsafe fn map_range<F: Fn(f32) -> f32 + Copy>(
         unsafe fn avx2<F: Fn(f32) -> f32>(o: *mut f32, x: *const f32, s: usize, e: usize, f: F) {
             body(o, x, s, e, f)
         }
-        if std::is_x86_feature_detected!("avx512f") {
+        if crate::ops::has_avx512() {
             return avx512(o, x, start, end, f);
         }
         if std::is_x86_feature_detected!("avx2") {

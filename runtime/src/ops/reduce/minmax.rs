@@ -4,9 +4,7 @@
 
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, finish2, st_name};
-use super::plan::{
-    fold, fold_runs, from_f64, from_i64, has_avx512, reduce_mask, trailing_runs, Plan, Val,
-};
+use super::plan::{fold, fold_runs, from_f64, from_i64, reduce_mask, trailing_runs, Plan, Val};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
@@ -92,7 +90,7 @@ const LANES: usize = 64;
 /// goes to lane 0, and the lanes fold in order. The same value on every path, AVX-512
 /// machines running the lanes as vector accumulators.
 fn lane_extreme(s: &[f32], is_max: bool) -> f32 {
-    lane_extreme_on(s, is_max, has_avx512())
+    lane_extreme_on(s, is_max, crate::ops::has_avx512())
 }
 
 /// [`lane_extreme`] with the AVX-512 loop (`vector`) or the scalar one.

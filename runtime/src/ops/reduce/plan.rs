@@ -450,14 +450,6 @@ pub fn pairwise_sum(v: &[f64]) -> f64 {
     }
 }
 
-/// Whether the CPU runs AVX-512F (the reductions' vector loops).
-pub fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::is_x86_feature_detected!("avx512f");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,7 +125,7 @@ fn row_vectorized(d: &mut [f32], s: &[f32], log: bool) {
         unsafe fn avx2(d: &mut [f32], s: &[f32], log: bool) {
             row(d, s, log)
         }
-        if std::is_x86_feature_detected!("avx512f") {
+        if crate::ops::has_avx512() {
             // SAFETY: the CPU has AVX-512F.
             return unsafe { avx512(d, s, log) };
         }

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
 use super::plan::{fold, fold_runs, from_f64, from_i64, pairwise_sum, reduce_mask, trailing_runs};
-use super::plan::{has_avx512, Plan, PAR_THRESHOLD};
+use super::plan::{Plan, PAR_THRESHOLD};
 use crate::ivalue::IValue;
 use crate::ops::registry::{has_tensor_input, Registry};
 use crate::tensor::elementwise::can_cast;
@@ -194,7 +194,7 @@ const LANES: usize = 64;
 /// order), the lanes then folded pairwise and the tail added last: the same bits on every
 /// path, AVX-512 machines running the lanes as independent vector accumulators.
 fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
-    lane_sum_on(s, has_avx512())
+    lane_sum_on(s, crate::ops::has_avx512())
 }
 
 /// [`lane_sum`] with the AVX-512 loop (`vector`, float32/float64 only) or the scalar one.

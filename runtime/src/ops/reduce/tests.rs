@@ -183,8 +183,8 @@ fn softmax_fast_path_handles_special_values() {
 #[test]
 fn vector_reductions_match_scalar_loops() {
     use super::minmax::lane_extreme_on;
-    use super::plan::has_avx512;
     use super::sum_mean::lane_sum_on;
+    use crate::ops::has_avx512;
     if !has_avx512() {
         return;
     }
