@@ -74,6 +74,10 @@ pub enum Instr {
     Ret,
 }
 
+/// Builds the operation of a node in place of the registry (`None`: the registry's), for
+/// [`Code::build_with`].
+pub type OperationHook = dyn Fn(&Graph, Node) -> Option<Result<Operation, String>>;
+
 /// What an error of operation `n` reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
@@ -143,6 +147,18 @@ impl Code {
         unit: Option<&Arc<CompilationUnit>>,
         name: &str,
     ) -> Result<Code, BuildError> {
+        Code::build_with(g, unit, name, None)
+    }
+
+    /// As [`Code::build`], but a node of `g` itself (not of its callees) for which `hook`
+    /// returns an operation runs that operation instead of the registry's: how the executor
+    /// runs profiling nodes, guards and compiled kernels without the runtime knowing them.
+    pub fn build_with(
+        g: &Graph,
+        unit: Option<&Arc<CompilationUnit>>,
+        name: &str,
+        hook: Option<&OperationHook>,
+    ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
         let liveness = Liveness::compute(g);
         let mut b = Builder {
@@ -166,6 +182,7 @@ impl Code {
             constant_of: HashMap::new(),
             unit,
             callees: HashMap::new(),
+            hook,
         };
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
@@ -275,6 +292,7 @@ struct Builder<'g> {
     unit: Option<&'g Arc<CompilationUnit>>,
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
+    hook: Option<&'g OperationHook>,
 }
 
 impl Builder<'_> {
@@ -385,9 +403,16 @@ impl Builder<'_> {
             self.store_outputs(&outputs);
             return Ok(());
         }
-        let operation = match calls::special_operation(g, n, self.unit)? {
+        let hooked = match self.hook {
+            Some(hook) => hook(g, n).transpose().map_err(|m| self.error(n, m))?,
+            None => None,
+        };
+        let operation = match hooked {
             Some(operation) => operation,
-            None => registry().build(g, n).map_err(|m| self.error(n, m))?,
+            None => match calls::special_operation(g, n, self.unit)? {
+                Some(operation) => operation,
+                None => registry().build(g, n).map_err(|m| self.error(n, m))?,
+            },
         };
         if kind == sym::constant() && g.node_outputs(n).len() == 1 {
             // Constants run once, now; their uses push the value directly.
