@@ -259,6 +259,62 @@ impl Model {
     }
 }
 
+impl Model {
+    /// Rewrites the graph of every function and method with `f` (given each one's qualified
+    /// name), as passes do: a new function replaces each old one in the unit, its class and
+    /// the entries. Call it before anything runs: code built already keeps the old graphs.
+    pub fn transform_graphs(
+        &mut self,
+        f: &mut dyn FnMut(&str, &mut Graph) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut replaced: HashMap<String, Arc<Function>> = HashMap::new();
+        fn rewrite(
+            old: &Arc<Function>,
+            f: &mut dyn FnMut(&str, &mut Graph) -> Result<(), String>,
+            replaced: &mut HashMap<String, Arc<Function>>,
+        ) -> Result<Arc<Function>, String> {
+            let mut graph = old.graph.clone();
+            f(&old.qualname, &mut graph)?;
+            let new = Arc::new(Function::new(old.qualname.clone(), graph));
+            replaced.insert(old.qualname.clone(), new.clone());
+            Ok(new)
+        }
+        for old in self.unit.functions() {
+            let new = rewrite(&old, f, &mut replaced)?;
+            self.unit.replace_function(new);
+        }
+        for class in self.unit.classes() {
+            if class.is_interface {
+                continue;
+            }
+            let methods: Vec<Arc<Function>> = class
+                .methods
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .cloned()
+                .collect();
+            for old in methods {
+                let new = rewrite(&old, f, &mut replaced)?;
+                class.add_method(new);
+            }
+        }
+        for entry in &mut self.entries {
+            entry.function = match replaced.get(&entry.function.qualname) {
+                Some(new) => new.clone(),
+                // Graph text: its graph is in no unit.
+                None => rewrite(&entry.function, f, &mut replaced)?,
+            };
+        }
+        for m in &mut self.methods {
+            if let Some(new) = replaced.get(&m.qualname) {
+                *m = new.clone();
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The defaults of a source function's parameters, from its schema.
 fn source_defaults(schema: &FunctionSchema) -> Vec<Option<IValue>> {
     schema

@@ -49,6 +49,8 @@ pub struct OptOptions {
     pub verify_each: bool,
     pub emit: Emit,
     pub config: PassConfig,
+    /// After the output, print what alias analysis finds (`--print-alias-db`).
+    pub print_alias_db: bool,
 }
 
 /// The outcome of a run: text for the output, and whether it failed. Error text has already
@@ -225,7 +227,7 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
     }
     // A graph file has no function name; its code prints as `def forward(...)`.
     match emit(options.emit, &graph, &CodeName::function("forward"), None) {
-        Ok(text) => (text, Vec::new()),
+        Ok(text) => (with_alias_db(options, &graph, text), Vec::new()),
         Err(message) => (
             String::new(),
             vec![ChunkDiag {
@@ -310,6 +312,7 @@ fn emit_graphs(
         let schema = schemas.get(&name).filter(|_| !code_name.is_method);
         match emit(options.emit, &graph, &code_name, schema) {
             Ok(text) => {
+                let text = with_alias_db(options, &graph, text);
                 let _ = write!(out, "# {name}\n{text}");
             }
             Err(message) => {
@@ -399,6 +402,15 @@ impl CodeName {
             is_method: true,
         }
     }
+}
+
+/// `text`, followed by the graph's alias db when `--print-alias-db` asks for it.
+fn with_alias_db(options: &OptOptions, graph: &Graph, mut text: String) -> String {
+    if options.print_alias_db {
+        text.push_str("alias db:\n");
+        text.push_str(&crate::analysis::alias::AliasDb::new(graph).to_text(graph));
+    }
+    text
 }
 
 fn emit(
