@@ -5,6 +5,7 @@
 
 pub mod constant;
 pub mod eval;
+pub mod tensor;
 pub mod type_facts;
 
 pub use constant::{

@@ -191,6 +191,7 @@ mod tests {
                 sizes: vec![1],
                 data: Some(vec![0u8, 0, 128, 63].into()),
                 printed: None,
+                handle: None,
             })
         };
         let a = constant(&mut g, Type::tensor(), Some(lit()));

@@ -19,7 +19,6 @@
 use ember_dialects::symbol::sym;
 use ember_dialects::types::{Dim, ScalarType, TensorType};
 use ember_dialects::{Graph, Node, Symbol, Type, Value, ValueDef};
-use hashbrown::HashSet;
 
 use super::{LogLevel, PassContext};
 use crate::analysis::alias::{has_side_effects, AliasDb};
@@ -94,39 +93,33 @@ const ELEMENTWISE: &[&str] = &[
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let mut changed = false;
-    let mut seen: HashSet<Node> = HashSet::new();
-    // Each rewrite changes aliasing, so the db is rebuilt after it; nodes already looked at
-    // are not looked at again.
-    while let Some(n) = next_candidate(g, &mut seen) {
+    let candidates: Vec<Node> = g
+        .nodes()
+        .into_iter()
+        .filter(|&n| g.kind(n) == Symbol::aten("append") || functional_kind(g, n).is_some())
+        .collect();
+    // A rewrite updates the db as PyTorch's pass does (a failed attempt at most moves a node,
+    // which changes no alias).
+    let mut db = AliasDb::new(g);
+    for n in candidates {
+        if !g.is_alive(n) {
+            continue;
+        }
         if !cx.may_rewrite() {
             break;
         }
-        let db = AliasDb::new(g);
-        let done = if g.kind(n) == Symbol::aten("append") {
-            remove_list_mutation(g, &db, n, cx)
+        changed |= if g.kind(n) == Symbol::aten("append") {
+            remove_list_mutation(g, &mut db, n, cx)
         } else {
-            remove_tensor_mutation(g, &db, n, cx)
+            remove_tensor_mutation(g, &mut db, n, cx)
         };
-        changed |= done;
     }
     Ok(changed)
 }
 
-/// The first node, in graph order, that is an in-place op this pass may rewrite and that has
-/// not been looked at.
-fn next_candidate(g: &Graph, seen: &mut HashSet<Node>) -> Option<Node> {
-    g.nodes().into_iter().find(|&n| {
-        if seen.contains(&n) {
-            return false;
-        }
-        seen.insert(n);
-        g.kind(n) == Symbol::aten("append") || functional_kind(g, n).is_some()
-    })
-}
-
 /// `l.append(v)` right after `l = [...]` (nothing between them touching `l`): `v` joins the
 /// construction.
-fn remove_list_mutation(g: &mut Graph, db: &AliasDb, n: Node, cx: &mut PassContext) -> bool {
+fn remove_list_mutation(g: &mut Graph, db: &mut AliasDb, n: Node, cx: &mut PassContext) -> bool {
     let (Some(&list), Some(&item)) = (g.node_inputs(n).first(), g.node_inputs(n).get(1)) else {
         return false;
     };
@@ -146,11 +139,12 @@ fn remove_list_mutation(g: &mut Graph, db: &AliasDb, n: Node, cx: &mut PassConte
     g.add_node_input(construct, item);
     let out = g.output(n, 0);
     g.replace_all_uses_with(out, list);
+    db.forget_writes(n);
     g.destroy(n);
     true
 }
 
-fn remove_tensor_mutation(g: &mut Graph, db: &AliasDb, n: Node, cx: &mut PassContext) -> bool {
+fn remove_tensor_mutation(g: &mut Graph, db: &mut AliasDb, n: Node, cx: &mut PassContext) -> bool {
     let Some(functional) = functional_kind(g, n) else {
         return false;
     };
@@ -193,6 +187,8 @@ fn remove_tensor_mutation(g: &mut Graph, db: &AliasDb, n: Node, cx: &mut PassCon
     g.replace_all_uses_after_node_with(n, x, out);
     let old = g.output(n, 0);
     g.replace_all_uses_with(old, out);
+    db.value_took_over(x, out);
+    db.forget_writes(n);
     g.destroy(n);
     true
 }

@@ -173,6 +173,13 @@ impl MemoryGraph {
         self.locations = locs;
     }
 
+    /// A new element after [`MemoryGraph::finish`]: its own memory location.
+    pub fn fresh_finished(&mut self) -> Elem {
+        let e = self.fresh();
+        self.locations.push(LocSet::single(e));
+        e
+    }
+
     /// The memory locations of `e` (after [`MemoryGraph::finish`]).
     pub fn locations(&self, e: Elem) -> &LocSet {
         &self.locations[e as usize]

@@ -617,6 +617,30 @@ impl AliasDb {
         self.memory.make_pointer_to(ef, et);
     }
 
+    // ---- Updates after a pass changed the graph ------------------------------------------
+
+    /// Records that `new` took over the memory of `old`, which is a new location from now
+    /// on (PyTorch's `replaceWithNewValue` then `createValue`): what remove-mutation does when
+    /// `y = x.add_(z)` becomes `y = x.add(z)` and `x`'s later uses become `y`'s.
+    pub fn value_took_over(&mut self, old: Value, new: Value) {
+        if let Some(e) = self.elements.remove(&old) {
+            self.elements.insert(new, e);
+            let fresh = self.memory.fresh_finished();
+            self.elements.insert(old, fresh);
+        }
+    }
+
+    /// Forgets the writes of `n` (a node that was removed).
+    pub fn forget_writes(&mut self, n: Node) {
+        if self.node_writes.remove(&n).is_some() {
+            let mut written = LocSet::new();
+            for set in self.node_writes.values() {
+                written.union_with(set);
+            }
+            self.written = written;
+        }
+    }
+
     // ---- Queries -------------------------------------------------------------------------
 
     /// The memory locations of `v`; `None` for values the db does not know (created after it
