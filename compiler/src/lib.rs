@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod codegen;
 pub mod driver;
 pub mod fold;
+pub mod freeze;
 pub mod frontend;
 pub mod import;
 pub mod model;

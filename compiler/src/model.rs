@@ -233,6 +233,9 @@ impl Model {
                 .last()
                 .ok_or_else(|| format!("{}: the file defines no function", self.name)),
             (ModelKind::GraphText, None) => Ok(&self.entries[0]),
+            (ModelKind::GraphText, Some(name)) if name == self.entries[0].name => {
+                Ok(&self.entries[0])
+            }
             (ModelKind::GraphText, Some(_)) => Err(format!(
                 "{}: a .ir file holds one graph: there is no method or function to choose",
                 self.name

@@ -13,8 +13,10 @@ use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
 
 use super::run_args::{parse_arg, to_ivalue};
+use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
 use crate::model::{Model, ModelKind, OpenOptions};
+use crate::passes::{lookup, PassConfig, OPTIMIZATION_PIPELINE};
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -26,6 +28,12 @@ pub struct RunOptions {
     pub bench: Option<usize>,
     /// Load `.pt` code that calls file or process operators.
     pub allow_file_ops: bool,
+    /// `Some(true)`: freeze the module method even if it writes attributes (they stay
+    /// attributes); `Some(false)`: do not freeze; `None`: freeze `.pt` methods that write no
+    /// attribute.
+    pub freeze: Option<bool>,
+    /// Print the graph that runs (after optimization) to stderr.
+    pub print_optimized_graph: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -36,9 +44,17 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let model = open(opts)?;
-    let entry = model.entry(opts.method.as_deref().or(opts.entry.as_deref()))?;
+    let mut model = open(opts)?;
+    let name = model
+        .entry(opts.method.as_deref().or(opts.entry.as_deref()))?
+        .name
+        .clone();
+    let mut stderr = optimize(&mut model, &name, opts)?;
+    let entry = model.entry(Some(&name))?;
     let graph = entry.graph();
+    if opts.print_optimized_graph {
+        let _ = write!(stderr, "{graph}");
+    }
     let code = entry
         .function
         .code(Some(&model.unit))
@@ -46,12 +62,12 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let skip = usize::from(entry.is_method);
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
-    let (stderr, outputs) = on_kernel_pool(|| {
-        let stderr = match opts.bench {
+    let (timing, outputs) = on_kernel_pool(|| {
+        let timing = match opts.bench {
             Some(n) => bench(&code, &inputs, n)?,
             None => String::new(),
         };
-        Ok((stderr, interpret(&code, inputs)?))
+        Ok((timing, interpret(&code, inputs)?))
     })
     .map_err(|e: RuntimeError| runtime_error(graph, &opts.model, &e))?;
     let result = match outputs.len() {
@@ -61,10 +77,49 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     if let Some(dir) = &opts.out {
         write_out(dir, &result)?;
     }
+    stderr.push_str(&timing);
     Ok(RunOutput {
         stdout: format!("{}\n", repr(&result)),
         stderr,
     })
+}
+
+/// Optimizes the model before it runs: a module method is frozen (when it writes no attribute,
+/// or `--freeze` says so), anything else goes through the optimization pipeline (without
+/// inlining, so errors keep their TorchScript call stack). Returns what to report on stderr.
+fn optimize(model: &mut Model, entry: &str, opts: &RunOptions) -> Result<String, String> {
+    let config = PassConfig::from_env()?;
+    if model.kind == ModelKind::Archive && opts.freeze != Some(false) {
+        let (graph, report) = freeze_graph(model, entry, &config)?;
+        if report.written.is_empty() || opts.freeze == Some(true) {
+            install_graph(model, entry, graph);
+            return Ok(String::new());
+        }
+        if opts.print_optimized_graph {
+            // Said only when asked: the run itself is unchanged.
+            return Ok(format!(
+                "not frozen: '{entry}' writes {} (--freeze freezes it anyway)\n",
+                report.written.join(", ")
+            ));
+        }
+    }
+    model.transform_graphs(&mut |_, g| {
+        for &name in OPTIMIZATION_PIPELINE.iter().filter(|&&p| p != "inline") {
+            let pass = lookup(name).expect("a pipeline pass");
+            (pass.run)(g, &mut config.context_for(pass.name))?;
+        }
+        Ok(())
+    })?;
+    Ok(String::new())
+}
+
+fn install_graph(model: &mut Model, entry: &str, graph: Graph) {
+    if let Some(e) = model.entries.iter_mut().find(|e| e.name == entry) {
+        e.function = std::sync::Arc::new(ember_runtime::unit::Function::new(
+            e.function.qualname.clone(),
+            graph,
+        ));
+    }
 }
 
 /// Opens the model, checking that `--method` and `--entry` fit its kind.

@@ -13,6 +13,7 @@ pub mod cse;
 pub mod dce;
 pub mod inline;
 pub mod lower_tuples;
+pub mod remove_dropout;
 pub mod remove_mutation;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -101,6 +102,11 @@ pub static PASSES: &[PassInfo] = &[
         description:
             "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
+    },
+    PassInfo {
+        name: "remove-dropout",
+        description: "Remove dropout that does not train (train is the constant False)",
+        run: remove_dropout::run,
     },
     PassInfo {
         name: "remove-mutation",
