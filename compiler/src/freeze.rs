@@ -20,10 +20,11 @@ use std::sync::Arc;
 
 use hashbrown::{HashMap, HashSet};
 
-use ember_dialects::attr::AttrValue;
+use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Value};
 use ember_runtime::ivalue::{IValue, Object};
+use ember_runtime::unit::{ClassType, CompilationUnit};
 
 use crate::analysis::alias::AliasDb;
 use crate::fold::tensor::const_of_ivalue;
@@ -39,7 +40,7 @@ const FROZEN_TENSOR_LIMIT: usize = 1 << 27;
 const MAX_INLINE_ROUNDS: usize = 256;
 
 /// The rewrites that only hold for inference on a frozen graph, run after the pipeline.
-pub const INFERENCE_PASSES: &[&str] = &["remove-dropout"];
+pub const INFERENCE_PASSES: &[&str] = &["remove-dropout", "fold-conv-batch-norm"];
 
 /// What freezing did.
 #[derive(Debug, Default)]
@@ -93,7 +94,7 @@ pub fn freeze_graph(
         .inputs()
         .first()
         .ok_or_else(|| format!("{}: method '{method}' has no self", model.name))?;
-    inline_calls(&mut g, this, &module, config)?;
+    inline_calls(&mut g, this, &module, &model.unit, config)?;
     // Writes in code that folding removes (batch norm's `if self.training:` update of its
     // counter, with `training` now the constant False) stop counting: fold again after the
     // pipeline until the written attributes are the ones the frozen graph really writes.
@@ -174,21 +175,28 @@ fn inline_calls(
     g: &mut Graph,
     this: Value,
     module: &Arc<Object>,
+    unit: &CompilationUnit,
     config: &PassConfig,
 ) -> Result<(), String> {
     for _ in 0..MAX_INLINE_ROUNDS {
         let inline = lookup("inline").expect("the inline pass");
         (inline.run)(g, &mut config.context_for(inline.name))?;
         let known = known_objects(g, this, module);
-        let calls: Vec<(Node, Arc<Object>)> = g
+        let calls: Vec<(Node, Arc<ClassType>)> = g
             .nodes()
             .into_iter()
             .filter(|&n| g.kind(n) == sym::call_method())
-            .filter_map(|n| Some((n, known.get(g.node_inputs(n).first()?)?.clone())))
+            .filter_map(|n| {
+                let receiver = *g.node_inputs(n).first()?;
+                match known.get(&receiver) {
+                    Some(obj) => Some((n, obj.class.clone())),
+                    None => Some((n, static_class(g, receiver, unit)?)),
+                }
+            })
             .collect();
         let mut any = false;
-        for (call, obj) in calls {
-            any |= inline_method(g, call, &obj);
+        for (call, class) in calls {
+            any |= inline_method(g, call, &class);
         }
         if !any {
             return Ok(());
@@ -199,12 +207,27 @@ fn inline_calls(
     ))
 }
 
-/// Replaces `prim::CallMethod[name=m](%obj, args…)` by the graph of `obj`'s method `m`.
-fn inline_method(g: &mut Graph, call: Node, obj: &Arc<Object>) -> bool {
+/// The class of the objects `v` holds when its type says it exactly: a class type (TorchScript
+/// classes have no subclasses), also behind `unchecked_cast`s to an interface.
+fn static_class(g: &Graph, mut v: Value, unit: &CompilationUnit) -> Option<Arc<ClassType>> {
+    loop {
+        if let ember_dialects::Type::Class(name) = g.ty(v) {
+            return unit.class(name).filter(|c| !c.is_interface);
+        }
+        let p = g.producer(v);
+        if g.kind(p) != Symbol::prim("unchecked_cast") {
+            return None;
+        }
+        v = *g.node_inputs(p).first()?;
+    }
+}
+
+/// Replaces `prim::CallMethod[name=m](%obj, args…)` by the graph of method `m` of `class`.
+fn inline_method(g: &mut Graph, call: Node, class: &ClassType) -> bool {
     let Some(name) = attr_name(g, call) else {
         return false;
     };
-    let Some(callee) = obj.class.method(&name) else {
+    let Some(callee) = class.method(&name) else {
         return false;
     };
     let inputs = g.node_inputs(call).to_vec();
@@ -253,6 +276,25 @@ fn fold_attributes(g: &mut Graph, this: Value, module: &Arc<Object>) -> FreezeRe
             written.insert(format!("{}.{name}", obj.class_name()));
             continue;
         }
+        if let IValue::Dict(d) = &value {
+            report.folded += fold_dict_lookups(g, out, d);
+            continue;
+        }
+        if let IValue::Enum(e) = &value {
+            let text = format!("{}.{}", e.class_name, e.name);
+            let c = g.create(sym::constant(), &[], 1);
+            g.set_attr(
+                c,
+                sym::attr_value(),
+                AttrValue::IValue(ConstValue::Opaque(text)),
+            );
+            let v = g.output(c, 0);
+            g.set_ty(v, g.ty(out).clone());
+            g.insert_before(c, n);
+            g.replace_all_uses_with(out, v);
+            report.folded += 1;
+            continue;
+        }
         let Some(c) = const_of_ivalue(&value) else {
             continue;
         };
@@ -270,6 +312,35 @@ fn fold_attributes(g: &mut Graph, this: Value, module: &Arc<Object>) -> FreezeRe
     report.written = written.into_iter().collect();
     report.written.sort();
     report
+}
+
+/// Replaces lookups `d[key]` with a constant key in a dict attribute nothing writes by the
+/// value found (a dict has no constant form of its own); other uses keep reading the
+/// attribute. The number of lookups folded.
+fn fold_dict_lookups(g: &mut Graph, dict: Value, d: &ember_runtime::ivalue::Dict) -> usize {
+    let mut folded = 0;
+    let uses: Vec<Node> = g.uses(dict).iter().map(|u| u.user).collect();
+    for user in uses {
+        if g.kind(user) != Symbol::aten("__getitem__") || g.node_inputs(user).len() != 2 {
+            continue;
+        }
+        let key = g.input(user, 1);
+        let Some(k) = crate::fold::tensor::constant_ivalue(g, key)
+            .and_then(|k| ember_runtime::ivalue::DictKey::from_ivalue(&k))
+        else {
+            continue;
+        };
+        let Some(c) = d.get(&k).as_ref().and_then(const_of_ivalue) else {
+            continue;
+        };
+        let out = g.output(user, 0);
+        let like = g.ty(out).clone();
+        if let Some(new) = insert_constant_before(g, user, &c, &like) {
+            g.replace_all_uses_with(out, new);
+            folded += 1;
+        }
+    }
+    folded
 }
 
 /// The optimization pipeline with tensor folding of any size, then the inference rewrites and

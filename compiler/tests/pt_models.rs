@@ -276,3 +276,115 @@ fn loaded_modules_are_freed() {
     assert!(names.len() > 10, "test/pt holds the corpus");
     assert!(leaked.is_empty(), "still alive after drop: {leaked:?}");
 }
+
+/// Nodes of a graph at every depth.
+fn node_count(g: &ember_dialects::Graph) -> usize {
+    g.nodes().len()
+}
+
+/// The archives of `dir`'s FROZEN.tsv with PyTorch's frozen node count (written by
+/// tools/gen/gen_frozen_reference.py); those PyTorch could not freeze are left out.
+fn frozen_reference(dir: &Path) -> Vec<(String, usize)> {
+    let text = std::fs::read_to_string(dir.join("FROZEN.tsv")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut parts = l.split('\t');
+            let name = parts.next()?.to_string();
+            let nodes = parts.next()?.parse().ok()?;
+            Some((name, nodes))
+        })
+        .collect()
+}
+
+/// Every archive PyTorch freezes, frozen by Ember: the frozen graph runs to PyTorch's outputs,
+/// and has no more nodes than `torch.jit.freeze` leaves (BEYOND_FREEZE lists where, and why,
+/// Ember keeps more).
+#[test]
+fn frozen_models_match_pytorch() {
+    let large = std::env::var_os("EMBER_PT_LARGE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/pt-large"));
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for dir in [repo().join("test/pt"), large] {
+        for (name, theirs) in frozen_reference(&dir) {
+            let pt = dir.join(format!("{name}.pt"));
+            let bytes = std::fs::read(&pt).unwrap();
+            let model =
+                Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let (graph, _) = match ember_compiler::freeze::freeze_graph(
+                &model,
+                "forward",
+                &ember_compiler::passes::PassConfig::default(),
+            ) {
+                Ok(frozen) => frozen,
+                Err(e) => {
+                    problems.push(format!("{name}: freezing failed: {e}"));
+                    continue;
+                }
+            };
+            let ours = node_count(&graph);
+            let allowed = BEYOND_FREEZE
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map_or(0, |(_, extra, _)| *extra);
+            eprintln!("  {name}: Ember {ours} nodes, PyTorch {theirs}");
+            if ours > theirs + allowed {
+                problems.push(format!(
+                    "{name}: {ours} nodes, PyTorch's frozen graph has {theirs}\n{graph}"
+                ));
+            }
+            checked += 1;
+            if let Err(e) = check_with(&pt, &pt.with_extension("npz"), &[])
+                .and_then(|_| run_frozen(&model, graph, &pt.with_extension("npz")))
+            {
+                problems.push(format!("{name}: frozen run: {e}"));
+            }
+        }
+    }
+    assert!(checked >= 15, "only {checked} frozen references");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Where Ember's frozen graph keeps more nodes than PyTorch's, on purpose: (archive, extra
+/// nodes, why).
+const BEYOND_FREEZE: &[(&str, usize, &str)] = &[(
+    "conv_bn_relu_scripted",
+    8,
+    "batch norm's input-rank check (aten::dim, ne, If, format, RaiseException and 3 constants): \
+     torch.jit.freeze drops it (its frozen module then accepts a 3-d input the module refuses); \
+     Ember keeps one check of the model's input",
+)];
+
+/// Runs `graph` (the frozen forward of `model`) on the recorded inputs.
+fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result<(), String> {
+    let arrays = Arrays::load(npz)?;
+    let mut inputs = Vec::new();
+    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
+        inputs.push(IValue::Tensor(t.clone()));
+    }
+    let entry = model.entry(None)?;
+    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph);
+    let code = f.code(Some(&model.unit)).map_err(|e| e.message)?;
+    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
+        .map_err(|e| e.message)?;
+    let mut got = Vec::new();
+    outputs.iter().for_each(|v| flatten(v, &mut got));
+    let mut want = Vec::new();
+    while let Some(t) = arrays.get(&format!("output_{}", want.len())) {
+        want.push(t.clone());
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} outputs, PyTorch gave {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        compare(i, g, w)?;
+    }
+    Ok(())
+}

@@ -76,12 +76,14 @@ pub fn const_of_ivalue(v: &IValue) -> Option<ConstValue> {
     })
 }
 
-/// Inserts a constant holding tensor `t` before `before`, typed like `like` refined by `t`.
+/// Inserts a constant holding tensor `t` before `before`, typed as PyTorch types it.
 pub fn insert_tensor_constant(g: &mut Graph, before: Node, t: &Tensor) -> Value {
+    let literal = tensor_constant(t);
+    let ty = Type::Tensor(super::constant::literal_type(&literal));
     let n = g.create(sym::constant(), &[], 1);
-    g.set_attr(n, sym::attr_value(), AttrValue::Tensor(tensor_constant(t)));
+    g.set_attr(n, sym::attr_value(), AttrValue::Tensor(literal));
     let out = g.output(n, 0);
-    g.set_ty(out, Type::tensor());
+    g.set_ty(out, ty);
     g.insert_before(n, before);
     out
 }

@@ -153,6 +153,9 @@ impl Propagator<'_> {
         if kind == Symbol::aten("__is__") || kind == Symbol::aten("__isnot__") {
             return settle_is_none(g, n, &consts).map(|b| vec![ConstValue::Bool(b)]);
         }
+        if let Some(same) = settle_enum_equality(g, n) {
+            return Some(vec![ConstValue::Bool(same)]);
+        }
         if kind == Symbol::prim("isinstance") {
             return settle_isinstance(g, n, &consts).map(|b| vec![ConstValue::Bool(b)]);
         }
@@ -198,6 +201,23 @@ impl Propagator<'_> {
             .iter()
             .map(|&v| constant_ivalue(g, v))
             .collect::<Option<_>>()?;
+        let kind = g.kind(n);
+        if kind == sym::list_construct() || kind == sym::tuple_construct() {
+            // A list of constant weights (an RNN's parameters) is one constant, unless it is
+            // written or a caller receives it (checked with the other lists').
+            let outputs = g.node_outputs(n);
+            let escapes = outputs.iter().any(|&v| self.db.escapes_scope(g, &[v]));
+            if escapes || outputs.len() != 1 {
+                return None;
+            }
+            let items: Vec<ConstValue> =
+                inputs.iter().map(const_of_ivalue).collect::<Option<_>>()?;
+            return Some(vec![if kind == sym::list_construct() {
+                ConstValue::List(items)
+            } else {
+                ConstValue::Tuple(items)
+            }]);
+        }
         let results = fold_tensor_op(g, n, &inputs, self.tensor_limit)?;
         results.iter().map(const_of_ivalue).collect()
     }
@@ -431,4 +451,34 @@ fn touches_tensors(g: &Graph, n: Node) -> bool {
         .iter()
         .chain(g.node_outputs(n))
         .any(|&v| has_tensor(g.ty(v)))
+}
+
+/// `a == b` and `a != b` on two enum member constants (`__torch__.Color.GREEN`).
+fn settle_enum_equality(g: &Graph, n: Node) -> Option<bool> {
+    let kind = g.kind(n);
+    let negate = if kind == Symbol::aten("eq") {
+        false
+    } else if kind == Symbol::aten("ne") {
+        true
+    } else {
+        return None;
+    };
+    let member = |v: Value| -> Option<String> {
+        if !matches!(g.ty(v), Type::Enum(_)) {
+            return None;
+        }
+        let p = g.producer(v);
+        if g.kind(p) != sym::constant() {
+            return None;
+        }
+        match g.attr(p, sym::attr_value())? {
+            AttrValue::IValue(ConstValue::Opaque(text)) | AttrValue::Str(text) => {
+                Some(text.clone())
+            }
+            _ => None,
+        }
+    };
+    let inputs = g.node_inputs(n);
+    let (a, b) = (member(*inputs.first()?)?, member(*inputs.get(1)?)?);
+    Some((a == b) != negate)
 }

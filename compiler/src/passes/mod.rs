@@ -11,10 +11,13 @@ pub mod constant_propagation;
 pub mod context;
 pub mod cse;
 pub mod dce;
+pub mod fold_conv_batch_norm;
+pub mod forward_object_attributes;
 pub mod inline;
 pub mod lower_tuples;
 pub mod remove_dropout;
 pub mod remove_mutation;
+pub mod remove_repeated_checks;
 #[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
@@ -88,6 +91,16 @@ pub static PASSES: &[PassInfo] = &[
         run: exit_transform::run,
     },
     PassInfo {
+        name: "fold-conv-batch-norm",
+        description: "Fold an inference batch_norm into the frozen convolution before it",
+        run: fold_conv_batch_norm::run,
+    },
+    PassInfo {
+        name: "forward-object-attributes",
+        description: "Forward stores to reads of attributes of objects made in the graph that nothing else sees",
+        run: forward_object_attributes::run,
+    },
+    PassInfo {
         name: "inline",
         description: "Inline calls to known functions and subgraph nodes into their parent",
         run: inline::run,
@@ -109,6 +122,11 @@ pub static PASSES: &[PassInfo] = &[
         run: remove_dropout::run,
     },
     PassInfo {
+        name: "remove-repeated-checks",
+        description: "Remove a check that raises on a condition an earlier check already raised on",
+        run: remove_repeated_checks::run,
+    },
+    PassInfo {
         name: "remove-mutation",
         description:
             "Turn in-place ops on values nothing else observes into functional ops; fold appends into list constructions",
@@ -121,11 +139,13 @@ pub static PASSES: &[PassInfo] = &[
 /// functional where nothing can tell, then duplicates merged and dead code removed.
 pub const OPTIMIZATION_PIPELINE: &[&str] = &[
     "inline",
+    "forward-object-attributes",
     "lower-tuples",
     "constant-propagation",
     "canonicalize",
     "remove-mutation",
     "cse",
+    "remove-repeated-checks",
     "dce",
     "constant-pooling",
 ];

@@ -86,11 +86,33 @@ impl FromStr for Lit {
     }
 }
 
+/// A leaf that is the result of an op entered for its rank only: it exists, but using an
+/// earlier value of the same rank is better (it lets the op go, or fold into another).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DerivedLeaf(pub u32);
+
+impl fmt::Display for DerivedLeaf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "derived%{}", self.0)
+    }
+}
+
+impl FromStr for DerivedLeaf {
+    type Err = ();
+    fn from_str(s: &str) -> Result<DerivedLeaf, ()> {
+        s.strip_prefix("derived%")
+            .and_then(|i| i.parse().ok())
+            .map(DerivedLeaf)
+            .ok_or(())
+    }
+}
+
 define_language! {
     /// Tensor ops; the symbol of `Op` is the node kind.
     pub enum TensorLang {
         Lit(Lit),
         Leaf(TensorLeaf),
+        Derived(DerivedLeaf),
         Op(egg::Symbol, Vec<Id>),
     }
 }
@@ -156,6 +178,8 @@ pub struct ClassFacts {
     pub lit: Option<Lit>,
     /// A constant tensor (a frozen weight): ops on it fold.
     pub constant_tensor: bool,
+    /// The type of a leaf that is a number (`int`, `float`).
+    pub scalar: Option<Type>,
 }
 
 /// Facts of the leaves, by leaf index, set before the e-graph is built.
@@ -165,6 +189,29 @@ pub struct TensorAnalysis {
 }
 
 pub type TensorGraph = EGraph<TensorLang, TensorAnalysis>;
+
+/// The prefix of ops in the e-graph for their rank only (`rank:aten::relu_`): in-place ops,
+/// or ops on values something writes. Only the shape rules read them; extraction never
+/// builds them.
+pub const RANK_ONLY: &str = "rank:";
+
+/// Whether `kind` (an op's symbol in the e-graph) keeps its first input's rank.
+pub fn keeps_rank(kind: &str) -> bool {
+    kind.starts_with(RANK_ONLY) || RANK_PRESERVING.contains(&kind)
+}
+
+/// Elementwise ops of two tensors, whose result's rank is the larger of their operands' ranks
+/// (broadcasting): `dim(mul(a, b))` is `dim(a)` when `dim(a)` and `dim(b)` are one class.
+pub const BROADCASTING: &[&str] = &[
+    "aten::add",
+    "aten::sub",
+    "aten::mul",
+    "aten::div",
+    "aten::maximum",
+    "aten::minimum",
+    "aten::pow",
+    "aten::where",
+];
 
 /// Ops whose result has the rank of their first input (elementwise on one tensor,
 /// normalization, pooling, convolution, copies): `dim(op(x, …))` is `dim(x)`.
@@ -219,12 +266,13 @@ impl Analysis<TensorLang> for TensorAnalysis {
         match enode {
             TensorLang::Lit(l) => ClassFacts {
                 lit: Some(l.clone()),
+                scalar: matches!(l, Lit::Int(_)).then_some(Type::Int),
                 ..ClassFacts::default()
             },
-            TensorLang::Leaf(leaf) => egraph
+            TensorLang::Leaf(TensorLeaf(i)) | TensorLang::Derived(DerivedLeaf(i)) => egraph
                 .analysis
                 .leaves
-                .get(leaf.0 as usize)
+                .get(*i as usize)
                 .cloned()
                 .unwrap_or_default(),
             TensorLang::Op(kind, children) => {
@@ -245,7 +293,7 @@ impl Analysis<TensorLang> for TensorAnalysis {
                             contiguous: rank < 2 && f.contiguous,
                         })
                     })
-                } else if RANK_PRESERVING.contains(&kind) {
+                } else if keeps_rank(kind) {
                     first.map(|f| TensorFacts {
                         rank: f.rank,
                         ..TensorFacts::default()
@@ -255,8 +303,7 @@ impl Analysis<TensorLang> for TensorAnalysis {
                 };
                 ClassFacts {
                     tensor,
-                    lit: None,
-                    constant_tensor: false,
+                    ..ClassFacts::default()
                 }
             }
         }
@@ -286,6 +333,10 @@ impl Analysis<TensorLang> for TensorAnalysis {
             a.lit = b.lit;
             did.0 = true;
         }
+        if a.scalar.is_none() && b.scalar.is_some() {
+            a.scalar = b.scalar;
+            did.0 = true;
+        }
         if !a.constant_tensor && b.constant_tensor {
             a.constant_tensor = true;
             did.0 = true;
@@ -308,6 +359,7 @@ pub struct FewestOps;
 
 pub const OP_COST: usize = 10;
 pub const LIT_COST: usize = 1;
+pub const DERIVED_COST: usize = 1;
 
 impl CostFunction<TensorLang> for FewestOps {
     type Cost = usize;
@@ -318,7 +370,10 @@ impl CostFunction<TensorLang> for FewestOps {
     {
         let own = match enode {
             TensorLang::Leaf(_) => 0,
+            TensorLang::Derived(_) => DERIVED_COST,
             TensorLang::Lit(_) => LIT_COST,
+            // Never built anew: only its original node computes it.
+            TensorLang::Op(kind, _) if kind.as_str().starts_with(RANK_ONLY) => usize::MAX / 4,
             TensorLang::Op(..) => OP_COST,
         };
         enode.fold(own, |sum, id| sum.saturating_add(costs(id)))

@@ -6,7 +6,9 @@
 
 use egg::{Applier, Id, PatternAst, Rewrite, Subst, Symbol};
 
-use super::tensor::{var, Lit, TensorAnalysis, TensorGraph, TensorLang, RANK_PRESERVING};
+use super::tensor::{
+    keeps_rank, var, Lit, TensorAnalysis, TensorGraph, TensorLang, BROADCASTING, RANK_ONLY,
+};
 
 pub fn rules() -> Vec<Rewrite<TensorLang, TensorAnalysis>> {
     vec![
@@ -42,21 +44,35 @@ impl Applier<TensorLang, TensorAnalysis> for DimOfInput {
         _rule: Symbol,
     ) -> Vec<Id> {
         let v = subst[var("?v")];
-        let inputs: Vec<Id> = egraph[v]
+        let ops: Vec<(String, Vec<Id>)> = egraph[v]
             .nodes
             .iter()
             .filter_map(|n| match n {
-                TensorLang::Op(kind, children) if RANK_PRESERVING.contains(&kind.as_str()) => {
-                    children.first().copied()
-                }
+                TensorLang::Op(kind, children) => Some((kind.to_string(), children.clone())),
                 _ => None,
             })
             .collect();
         let mut changed = Vec::new();
-        for x in inputs {
-            let dim = egraph.add(TensorLang::Op(Symbol::from("aten::dim"), vec![x]));
-            if egraph.union(eclass, dim) {
-                changed.push(eclass);
+        for (kind, children) in ops {
+            let base = kind.strip_prefix(RANK_ONLY).unwrap_or(&kind);
+            let source = if BROADCASTING.contains(&base) && children.len() == 2 {
+                // The larger rank of the two: known when both are the same class.
+                let dims: Vec<Id> = children
+                    .iter()
+                    .map(|&c| egraph.add(TensorLang::Op(Symbol::from("aten::dim"), vec![c])))
+                    .collect();
+                (egraph.find(dims[0]) == egraph.find(dims[1])).then_some(dims[0])
+            } else if keeps_rank(&kind) {
+                children
+                    .first()
+                    .map(|&x| egraph.add(TensorLang::Op(Symbol::from("aten::dim"), vec![x])))
+            } else {
+                None
+            };
+            if let Some(dim) = source {
+                if egraph.union(eclass, dim) {
+                    changed.push(eclass);
+                }
             }
         }
         changed

@@ -21,6 +21,9 @@ pub fn rules() -> Vec<Rewrite<TensorLang, TensorAnalysis>> {
             "(aten::contiguous (aten::contiguous ?x int:0) int:0)" => "(aten::contiguous ?x int:0)"),
         rw!("to-own-dtype"; "(aten::to ?x ?dtype bool:false bool:false none)" => "?x"
             if dtype_is("?dtype", "?x")),
+        // `int(tensor(x))` is `x` (PyTorch's peephole): a number through a 0-dim tensor and back.
+        rw!("int-of-num-to-tensor"; "(aten::Int (prim::NumToTensor ?x))" => "?x" if is_int("?x")),
+        rw!("float-of-num-to-tensor"; "(aten::Float (prim::NumToTensor ?x))" => "?x" if is_float("?x")),
         rw!("expand-to-own-size"; "(aten::expand ?x ?size bool:false)" => "?x"
             if sizes_are("?size", "?x")),
     ]
@@ -68,4 +71,19 @@ fn sizes_are(
             .and_then(|t| t.sizes.as_ref())
             .is_some_and(|have| have == want)
     }
+}
+
+/// The class `x` matched is an int (a leaf typed int, or an int literal).
+fn is_int(x: &'static str) -> impl Fn(&mut TensorGraph, egg::Id, &egg::Subst) -> bool {
+    let x = var(x);
+    move |eg, _, s| {
+        let f = facts(eg, s, &x);
+        f.scalar == Some(ember_dialects::Type::Int) || matches!(f.lit, Some(Lit::Int(_)))
+    }
+}
+
+/// The class `x` matched is a float.
+fn is_float(x: &'static str) -> impl Fn(&mut TensorGraph, egg::Id, &egg::Subst) -> bool {
+    let x = var(x);
+    move |eg, _, s| facts(eg, s, &x).scalar == Some(ember_dialects::Type::Float)
 }

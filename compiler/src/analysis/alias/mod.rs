@@ -864,8 +864,10 @@ fn must_be_none(g: &Graph, v: Value) -> bool {
     }
 }
 
+/// An object whose attributes a frozen graph reads as its own (a module, also when typed by an
+/// interface it implements).
 fn is_module_type(ty: &Type) -> bool {
-    matches!(ty, Type::Class(_))
+    matches!(ty, Type::Class(_) | Type::Interface(_))
 }
 
 /// `prim::TensorExprGroup` and its numbered variants: Ember's and PyTorch's fusers only put

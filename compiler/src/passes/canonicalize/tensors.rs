@@ -1,5 +1,6 @@
-//! The tensor half of `canonicalize`: each block's pure tensor ops go into one e-graph of the
-//! tensor language ([`crate::rewrite::tensor`]) with the values they read as leaves, the
+//! The tensor half of `canonicalize`: the graph's pure tensor ops (in every block, in program
+//! order) go into one e-graph of the tensor language ([`crate::rewrite::tensor`]) with the
+//! values they read as leaves, the
 //! tensor rule sets saturate it under explicit limits, and each op's value is replaced by the
 //! cheapest equal form when that form is cheaper: an existing value, a constant, or new ops
 //! built before the op.
@@ -21,7 +22,8 @@ use crate::analysis::alias::{self, AliasDb};
 use crate::fold::{constant_value, insert_constant_before};
 use crate::passes::{LogLevel, PassContext};
 use crate::rewrite::tensor::{
-    ClassFacts, FewestOps, Lit, TensorFacts, TensorGraph, TensorLang, TensorLeaf, RANK_PRESERVING,
+    ClassFacts, DerivedLeaf, FewestOps, Lit, TensorFacts, TensorGraph, TensorLang, TensorLeaf,
+    BROADCASTING, RANK_ONLY, RANK_PRESERVING,
 };
 use crate::rewrite::tensor_rules;
 
@@ -42,28 +44,68 @@ const MODELED: &[&str] = &[
     "aten::linear",
     "aten::addmm",
     "aten::dim",
+    "prim::NumToTensor",
+    "aten::Int",
+    "aten::Float",
 ];
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> bool {
     let db = AliasDb::new(g);
-    let mut blocks = vec![g.block()];
-    let mut changed = false;
-    while let Some(b) = blocks.pop() {
-        for n in g.block_nodes(b).collect::<Vec<_>>() {
-            blocks.extend(g.node_blocks(n).iter().copied());
-        }
-        changed |= rewrite_block(g, &db, b, cx);
-    }
-    changed
+    rewrite_graph(g, &db, cx)
+}
+
+/// In-place ops that change a tensor's metadata (rank, sizes): with one of them in the graph,
+/// no rank is known from the ops that made a value.
+const METADATA_WRITERS: &[&str] = &[
+    "resize_",
+    "resize_as_",
+    "unsqueeze_",
+    "squeeze_",
+    "t_",
+    "transpose_",
+    "as_strided_",
+    "set_",
+    "swapdims_",
+    "swapaxes_",
+    "detach_",
+];
+
+/// Whether `n` enters the e-graph only for its rank (`rank:KIND`, over its first input): an op
+/// that keeps its first input's rank, in place or on values something writes. Writes do not
+/// change ranks unless the graph changes metadata in place somewhere.
+fn rank_only(g: &Graph, n: Node, metadata_written: bool) -> bool {
+    let kind = g.kind(n);
+    let in_place = kind.is_aten()
+        && kind.unqualified().ends_with('_')
+        && !METADATA_WRITERS.contains(&kind.unqualified());
+    !metadata_written
+        && (in_place
+            || RANK_PRESERVING.contains(&kind.as_str())
+            || broadcasting_pair(g, n).is_some())
+        && g.node_inputs(n)
+            .first()
+            .is_some_and(|&v| g.ty(v).is_tensor())
+        && g.node_outputs(n).len() == 1
+        && g.node_blocks(n).is_empty()
+}
+
+/// The two tensor operands of a broadcasting elementwise op (not in place: an in-place op
+/// keeps its first operand's shape).
+fn broadcasting_pair(g: &Graph, n: Node) -> Option<&[Value]> {
+    let inputs = g.node_inputs(n);
+    let pair = inputs.get(..2)?;
+    (BROADCASTING.contains(&g.kind(n).as_str()) && pair.iter().all(|&v| g.ty(v).is_tensor()))
+        .then_some(pair)
 }
 
 /// Whether `n` may enter the e-graph.
 fn modeled(g: &Graph, db: &AliasDb, n: Node) -> bool {
     let kind = g.kind(n).as_str();
-    (MODELED.contains(&kind) || RANK_PRESERVING.contains(&kind))
-        && g.node_inputs(n)
-            .first()
-            .is_some_and(|&v| g.ty(v).is_tensor())
+    let first_is_tensor = g
+        .node_inputs(n)
+        .first()
+        .is_some_and(|&v| g.ty(v).is_tensor());
+    (MODELED.contains(&kind) || (RANK_PRESERVING.contains(&kind) && first_is_tensor))
         && g.node_blocks(n).is_empty()
         && g.node_outputs(n).len() == 1
         && !alias::has_side_effects(g, n)
@@ -78,6 +120,8 @@ struct Translation {
     leaves: Vec<Value>,
     /// The modeled nodes, in order.
     nodes: Vec<Node>,
+    /// Results of ops entered for their rank only.
+    derived: Vec<Value>,
 }
 
 fn literal(g: &Graph, v: Value) -> Option<Lit> {
@@ -106,20 +150,45 @@ fn is_constant_tensor(g: &Graph, v: Value) -> bool {
         && matches!(g.attr(n, sym::attr_value()), Some(AttrValue::Tensor(_)))
 }
 
-fn translate(g: &Graph, db: &AliasDb, b: Block) -> Translation {
+/// The graph's nodes in program order: each node, then the nodes of its blocks.
+fn program_order(g: &Graph, b: Block, out: &mut Vec<Node>) {
+    for n in g.block_nodes(b) {
+        out.push(n);
+        for &sub in g.node_blocks(n) {
+            program_order(g, sub, out);
+        }
+    }
+}
+
+fn translate(g: &Graph, db: &AliasDb) -> Translation {
     let mut egraph = TensorGraph::default();
     let mut t = Translation {
         egraph: None,
         class_of: HashMap::new(),
         leaves: Vec::new(),
         nodes: Vec::new(),
+        derived: Vec::new(),
     };
-    for n in g.block_nodes(b) {
-        if !modeled(g, db, n) {
+    let mut order = Vec::new();
+    program_order(g, g.block(), &mut order);
+    let metadata_written = order.iter().any(|&n| {
+        let kind = g.kind(n);
+        kind.is_aten() && METADATA_WRITERS.contains(&kind.unqualified())
+    });
+    for n in order {
+        let full = modeled(g, db, n);
+        if !full && !rank_only(g, n, metadata_written) {
             continue;
         }
+        let operands = if full {
+            g.node_inputs(n)
+        } else if let Some(pair) = broadcasting_pair(g, n) {
+            pair
+        } else {
+            &g.node_inputs(n)[..1]
+        };
         let mut children = Vec::new();
-        for &v in g.node_inputs(n) {
+        for &v in operands {
             let id = match t.class_of.get(&v) {
                 Some(&id) => id,
                 None => {
@@ -130,6 +199,8 @@ fn translate(g: &Graph, db: &AliasDb, b: Block) -> Translation {
                                 tensor: TensorFacts::of_type(g.ty(v)),
                                 lit: None,
                                 constant_tensor: is_constant_tensor(g, v),
+                                scalar: matches!(g.ty(v), Type::Int | Type::Float)
+                                    .then(|| g.ty(v).clone()),
                             });
                             t.leaves.push(v);
                             TensorLang::Leaf(TensorLeaf(t.leaves.len() as u32 - 1))
@@ -142,7 +213,12 @@ fn translate(g: &Graph, db: &AliasDb, b: Block) -> Translation {
             };
             children.push(id);
         }
-        let op = TensorLang::Op(egg::Symbol::from(g.kind(n).as_str()), children);
+        let symbol = if full {
+            egg::Symbol::from(g.kind(n).as_str())
+        } else {
+            egg::Symbol::from(format!("{RANK_ONLY}{}", g.kind(n)))
+        };
+        let op = TensorLang::Op(symbol, children);
         let id = egraph.add(op);
         // What the output's own type says adds to what the op says.
         let out = g.output(n, 0);
@@ -152,15 +228,28 @@ fn translate(g: &Graph, db: &AliasDb, b: Block) -> Translation {
                 data.tensor = Some(facts);
             }
         }
+        if full {
+            t.nodes.push(n);
+        } else {
+            // The value itself is there to use: a leaf of its own, in the op's class.
+            egraph.analysis.leaves.push(ClassFacts {
+                tensor: TensorFacts::of_type(g.ty(out)),
+                ..ClassFacts::default()
+            });
+            t.leaves.push(out);
+            let leaf = egraph.add(TensorLang::Derived(DerivedLeaf(t.leaves.len() as u32 - 1)));
+            egraph.union(id, leaf);
+            t.derived.push(out);
+        }
         t.class_of.insert(out, id);
-        t.nodes.push(n);
     }
+    egraph.rebuild();
     t.egraph = Some(egraph);
     t
 }
 
-fn rewrite_block(g: &mut Graph, db: &AliasDb, b: Block, cx: &mut PassContext) -> bool {
-    let mut t = translate(g, db, b);
+fn rewrite_graph(g: &mut Graph, db: &AliasDb, cx: &mut PassContext) -> bool {
+    let mut t = translate(g, db);
     if t.nodes.is_empty() {
         return false;
     }
@@ -239,6 +328,8 @@ fn original_cost(g: &Graph, t: &Translation, n: Node) -> usize {
         };
         if t.nodes.contains(&p) {
             cost += original_cost(g, t, p);
+        } else if t.derived.contains(&v) {
+            cost += crate::rewrite::tensor::DERIVED_COST;
         } else if literal(g, v).is_some() {
             cost += crate::rewrite::tensor::LIT_COST;
         }
@@ -267,8 +358,8 @@ impl Builder<'_> {
         }
         let best = self.extractor.find_best_node(id).clone();
         let v = match &best {
-            TensorLang::Leaf(leaf) => {
-                let v = self.leaves[leaf.0 as usize];
+            TensorLang::Leaf(TensorLeaf(i)) | TensorLang::Derived(DerivedLeaf(i)) => {
+                let v = self.leaves[*i as usize];
                 defined_before(g, v, self.at).then_some(v)?
             }
             TensorLang::Lit(lit) => {
