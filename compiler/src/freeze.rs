@@ -30,7 +30,7 @@ use crate::analysis::alias::AliasDb;
 use crate::fold::tensor::const_of_ivalue;
 use crate::fold::{constant_type, insert_constant_before};
 use crate::model::Model;
-use crate::passes::{lookup, PassConfig, PassContext, OPTIMIZATION_PIPELINE};
+use crate::passes::{run_pass, PassConfig, OPTIMIZATION_PIPELINE};
 
 /// Frozen graphs fold tensor ops on weights up to this many elements (a bound against hostile
 /// archives; real weights are far smaller).
@@ -179,8 +179,7 @@ fn inline_calls(
     config: &PassConfig,
 ) -> Result<(), String> {
     for _ in 0..MAX_INLINE_ROUNDS {
-        let inline = lookup("inline").expect("the inline pass");
-        (inline.run)(g, &mut config.context_for(inline.name))?;
+        run_pass(config, "inline", g)?;
         let known = known_objects(g, this, module);
         let calls: Vec<(Node, Arc<ClassType>)> = g
             .nodes()
@@ -351,15 +350,22 @@ fn run_pipeline(g: &mut Graph, config: &PassConfig) -> Result<(), String> {
         .chain(INFERENCE_PASSES)
         .chain(&["constant-propagation", "cse", "dce"]);
     for &name in names {
-        let mut cx: PassContext = config.context_for(lookup(name).expect("a pass").name);
         if name == "constant-propagation" {
+            let started = std::time::Instant::now();
+            let mut cx = config.context_for("constant-propagation");
             crate::passes::constant_propagation::run_with_tensor_limit(
                 g,
                 &mut cx,
                 FROZEN_TENSOR_LIMIT,
             )?;
+            if config.time_passes {
+                eprintln!(
+                    "[time] constant-propagation (weights): {:.3} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+            }
         } else {
-            (lookup(name).expect("a pass").run)(g, &mut cx)?;
+            run_pass(config, name, g)?;
         }
     }
     Ok(())

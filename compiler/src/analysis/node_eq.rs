@@ -84,26 +84,27 @@ pub fn tensor_literals_equal(a: &TensorLiteral, b: &TensorLiteral) -> bool {
             return true;
         }
     }
-    match (literal_bytes(a), literal_bytes(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
+    // Tensors made contiguous by `tensor_constant` compare in place; anything else by its
+    // printed values.
+    let tensor = |t: &TensorLiteral| {
+        t.handle
+            .as_ref()
+            .and_then(|h| h.0.downcast_ref::<ember_runtime::tensor::Tensor>())
+            .filter(|x| x.is_contiguous())
+            .cloned()
+    };
+    match (tensor(a), tensor(b)) {
+        (Some(x), Some(y)) => {
+            let n = x.numel().saturating_mul(x.dtype().size());
+            n == y.numel().saturating_mul(y.dtype().size())
+                // SAFETY: contiguous tensors hold `n` element bytes from data_ptr.
+                && unsafe {
+                    std::slice::from_raw_parts(x.data_ptr() as *const u8, n)
+                        == std::slice::from_raw_parts(y.data_ptr() as *const u8, n)
+                }
+        }
+        _ => matches!((&a.data, &b.data), (Some(x), Some(y)) if x == y),
     }
-}
-
-/// The elements of a tensor constant, row major.
-fn literal_bytes(t: &TensorLiteral) -> Option<Vec<u8>> {
-    if let Some(data) = &t.data {
-        return Some(data.to_vec());
-    }
-    let tensor = t
-        .handle
-        .as_ref()?
-        .0
-        .downcast_ref::<ember_runtime::tensor::Tensor>()?;
-    let c = tensor.contiguous().ok()?;
-    let n = c.numel().checked_mul(c.dtype().size())?;
-    // SAFETY: a contiguous tensor's `n` element bytes start at data_ptr, within its storage.
-    Some(unsafe { std::slice::from_raw_parts(c.data_ptr() as *const u8, n) }.to_vec())
 }
 
 pub fn const_value_equal(a: &ConstValue, b: &ConstValue) -> bool {

@@ -51,6 +51,8 @@ pub struct OptOptions {
     pub config: PassConfig,
     /// After the output, print what alias analysis finds (`--print-alias-db`).
     pub print_alias_db: bool,
+    /// Freeze the archive's `forward` (as `torch.jit.freeze`) and emit only it.
+    pub freeze: bool,
 }
 
 /// The outcome of a run: text for the output, and whether it failed. Error text has already
@@ -147,17 +149,31 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             return result;
         }
     };
-    let graphs = model
-        .methods
-        .iter()
-        .map(|f| {
-            (
-                f.qualname.clone(),
-                f.graph.clone(),
-                CodeName::method(f.name()),
-            )
-        })
-        .collect();
+    let graphs = if options.freeze {
+        match crate::freeze::freeze_graph(&model, "forward", &options.config) {
+            Ok((graph, _)) => {
+                let f = &model.entry(Some("forward")).expect("frozen").function;
+                vec![(f.qualname.clone(), graph, CodeName::method(f.name()))]
+            }
+            Err(e) => {
+                let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
+                result.failed = true;
+                return result;
+            }
+        }
+    } else {
+        model
+            .methods
+            .iter()
+            .map(|f| {
+                (
+                    f.qualname.clone(),
+                    f.graph.clone(),
+                    CodeName::method(f.name()),
+                )
+            })
+            .collect()
+    };
     let (output, diags) = emit_graphs(options, graphs, &Schemas::new(), &mut result.errors);
     for d in &diags {
         let _ = writeln!(

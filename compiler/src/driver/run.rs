@@ -49,7 +49,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         .entry(opts.method.as_deref().or(opts.entry.as_deref()))?
         .name
         .clone();
+    let started = Instant::now();
     let mut stderr = optimize(&mut model, &name, opts)?;
+    if opts.bench.is_some() {
+        let _ = writeln!(
+            stderr,
+            "optimize: {:.3} ms (load to optimized graph, before the first call)",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let entry = model.entry(Some(&name))?;
     let graph = entry.graph();
     if opts.print_optimized_graph {

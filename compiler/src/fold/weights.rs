@@ -7,6 +7,7 @@ use ember_dialects::attr::AttrValue;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Type, Value, ValueDef};
 use ember_runtime::tensor::{DType, Tensor};
+use rayon::prelude::*;
 
 use super::tensor::insert_tensor_constant;
 
@@ -52,20 +53,49 @@ pub fn tensor_of(values: Vec<f64>, sizes: &[i64], dtype: DType) -> Option<Tensor
     }
 }
 
-/// A weight `[out, ...]` with each output channel's values multiplied by `scale[out]`.
+/// A weight `[out, ...]` with each output channel's values multiplied by `scale[out]` (in the
+/// weight's own precision for float32, as PyTorch folds them).
 pub fn scale_rows(weight: &Tensor, scale: &[f64]) -> Option<Tensor> {
-    let w = float_values(weight)?;
     let rows = usize::try_from(*weight.sizes().first()?).ok()?;
-    if rows != scale.len() || rows == 0 || w.len() % rows != 0 {
+    let numel = weight.numel();
+    if rows != scale.len() || rows == 0 || numel % rows != 0 {
         return None;
     }
-    let per_row = w.len() / rows;
-    let scaled: Vec<f64> = w
-        .chunks(per_row)
-        .zip(scale)
-        .flat_map(|(row, s)| row.iter().map(move |x| x * s))
-        .collect();
-    tensor_of(scaled, &weight.sizes(), weight.dtype())
+    let per_row = numel / rows;
+    match weight.dtype() {
+        DType::F32 => {
+            let w = weight.contiguous().ok()?;
+            let out = Tensor::zeros(&weight.sizes(), DType::F32).ok()?;
+            // SAFETY: both are contiguous float32 tensors of `numel` elements; `out` is fresh.
+            let (src, dst) = unsafe {
+                (
+                    std::slice::from_raw_parts(w.data_ptr() as *const f32, numel),
+                    std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, numel),
+                )
+            };
+            // Rows in parallel: a network's weights are tens of megabytes, and freezing is on
+            // the path to the first call.
+            dst.par_chunks_mut(per_row)
+                .zip(src.par_chunks(per_row))
+                .zip(scale.par_iter())
+                .for_each(|((d_row, s_row), &k)| {
+                    for (d, &x) in d_row.iter_mut().zip(s_row) {
+                        *d = (f64::from(x) * k) as f32;
+                    }
+                });
+            Some(out)
+        }
+        DType::F64 => {
+            let w = weight.to_vec::<f64>();
+            let scaled: Vec<f64> = w
+                .chunks(per_row)
+                .zip(scale)
+                .flat_map(|(row, s)| row.iter().map(move |x| x * s))
+                .collect();
+            Tensor::from_vec(scaled, &weight.sizes()).ok()
+        }
+        _ => None,
+    }
 }
 
 /// The bias values of a layer with `out` channels: the constant's, or zeros for None.

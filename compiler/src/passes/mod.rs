@@ -150,6 +150,22 @@ pub const OPTIMIZATION_PIPELINE: &[&str] = &[
     "constant-pooling",
 ];
 
+/// Runs pass `name` over `g` with the context `config` gives it (and its time on stderr when
+/// `EMBER_TIME_PASSES=1`).
+pub fn run_pass(config: &PassConfig, name: &str, g: &mut Graph) -> Result<bool, String> {
+    let pass = lookup(name).ok_or_else(|| format!("no pass named '{name}'"))?;
+    let started = std::time::Instant::now();
+    let changed = (pass.run)(g, &mut config.context_for(pass.name))?;
+    if config.time_passes {
+        eprintln!(
+            "[time] {}: {:.3} ms",
+            pass.name,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(changed)
+}
+
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.name == name)
