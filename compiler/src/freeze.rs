@@ -40,7 +40,12 @@ const FROZEN_TENSOR_LIMIT: usize = 1 << 27;
 const MAX_INLINE_ROUNDS: usize = 256;
 
 /// The rewrites that only hold for inference on a frozen graph, run after the pipeline.
-pub const INFERENCE_PASSES: &[&str] = &["remove-dropout", "fold-conv-batch-norm"];
+pub const INFERENCE_PASSES: &[&str] = &[
+    "remove-dropout",
+    "fold-conv-batch-norm",
+    "fold-linear-batch-norm",
+    "fold-conv-arith",
+];
 
 /// What freezing did.
 #[derive(Debug, Default)]

@@ -11,7 +11,9 @@ pub mod constant_propagation;
 pub mod context;
 pub mod cse;
 pub mod dce;
+pub mod fold_conv_arith;
 pub mod fold_conv_batch_norm;
+pub mod fold_linear_batch_norm;
 pub mod forward_object_attributes;
 pub mod inline;
 pub mod lower_tuples;
@@ -91,9 +93,19 @@ pub static PASSES: &[PassInfo] = &[
         run: exit_transform::run,
     },
     PassInfo {
+        name: "fold-conv-arith",
+        description: "Fold a per-channel constant added to, subtracted from, multiplying or dividing a frozen convolution into its weight and bias",
+        run: fold_conv_arith::run,
+    },
+    PassInfo {
         name: "fold-conv-batch-norm",
         description: "Fold an inference batch_norm into the frozen convolution before it",
         run: fold_conv_batch_norm::run,
+    },
+    PassInfo {
+        name: "fold-linear-batch-norm",
+        description: "Fold an inference batch_norm into the frozen linear layer before it",
+        run: fold_linear_batch_norm::run,
     },
     PassInfo {
         name: "forward-object-attributes",

@@ -374,6 +374,9 @@ impl CostFunction<TensorLang> for FewestOps {
             TensorLang::Lit(_) => LIT_COST,
             // Never built anew: only its original node computes it.
             TensorLang::Op(kind, _) if kind.as_str().starts_with(RANK_ONLY) => usize::MAX / 4,
+            // matmul decides what to compute from its operands' ranks when it runs; the op it
+            // would pick, once the ranks are known, is cheaper.
+            TensorLang::Op(kind, _) if kind.as_str() == "aten::matmul" => OP_COST + 1,
             TensorLang::Op(..) => OP_COST,
         };
         enode.fold(own, |sum, id| sum.saturating_add(costs(id)))

@@ -176,7 +176,13 @@ fn translate(g: &Graph, db: &AliasDb) -> Translation {
         kind.is_aten() && METADATA_WRITERS.contains(&kind.unqualified())
     });
     for n in order {
-        let full = modeled(g, db, n);
+        // A rank query reads only the rank, which writes do not change (unless metadata is
+        // written in place somewhere): it enters whatever writes its input.
+        let rank_query = g.kind(n) == Symbol::aten("dim")
+            && !metadata_written
+            && g.node_inputs(n).len() == 1
+            && g.node_outputs(n).len() == 1;
+        let full = rank_query || modeled(g, db, n);
         if !full && !rank_only(g, n, metadata_written) {
             continue;
         }
@@ -321,7 +327,8 @@ fn rewrite_graph(g: &mut Graph, db: &AliasDb, cx: &mut PassContext) -> bool {
 /// The cost of the expression `n` computes as the graph has it: its modeled ops and the
 /// literals they read.
 fn original_cost(g: &Graph, t: &Translation, n: Node) -> usize {
-    let mut cost = crate::rewrite::tensor::OP_COST;
+    let mut cost =
+        crate::rewrite::tensor::OP_COST + usize::from(g.kind(n) == Symbol::aten("matmul"));
     for &v in g.node_inputs(n) {
         let ValueDef::Output(p, _) = g.value_def(v) else {
             continue;
