@@ -4,6 +4,7 @@ pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
 pub mod embedding;
+pub mod epilogue;
 pub mod norm;
 pub mod pool;
 pub mod work;
