@@ -3,6 +3,7 @@
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
+mod depthwise;
 pub mod embedding;
 pub mod epilogue;
 pub mod norm;
