@@ -121,9 +121,11 @@ pub fn available_levels() -> Vec<Isa> {
         .collect()
 }
 
-/// Runs `body` compiled for `level`: the loops inside it (generic code and closures inlined
-/// into it) vectorize at that width. Nothing contracts into FMA unless the code asks for it
-/// (`mul_add`), so plain arithmetic gives the same bits at every level.
+/// Runs `body` compiled for `level`: the loops inside it vectorize at that width. `body` and
+/// every closure or function it calls in its loops must be `#[inline(always)]` (write
+/// `dispatch(level, #[inline(always)] || ...)`): code LLVM leaves out of line is compiled for
+/// baseline x86-64, where `mul_add` becomes a call to libm. Nothing contracts into FMA unless
+/// the code asks for it (`mul_add`), so plain arithmetic gives the same bits at every level.
 #[inline(always)]
 pub fn dispatch<R>(level: Isa, body: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]

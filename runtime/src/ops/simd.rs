@@ -22,7 +22,7 @@ pub(crate) trait F32x: Copy {
     /// `a * b + c`, one rounding.
     unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
-    /// The first `n < LANES` lanes from `p` (the rest zero; nothing else is read).
+    /// The first `n <= LANES` lanes from `p` (the rest zero; nothing else is read).
     unsafe fn load_first(p: *const f32, n: usize) -> Self::V;
     /// Stores the lanes of `mask` (bit i: lane i) to `p + i`; nothing else is written.
     unsafe fn store_mask(p: *mut f32, v: Self::V, mask: u32);
@@ -74,7 +74,7 @@ impl F32x for Avx2 {
     }
     #[inline(always)]
     unsafe fn load_first(p: *const f32, n: usize) -> __m256 {
-        _mm256_maskload_ps(p, Self::lanes((1u32 << n) - 1))
+        _mm256_maskload_ps(p, Self::lanes(((1u64 << n) - 1) as u32))
     }
     #[inline(always)]
     unsafe fn store_mask(p: *mut f32, v: __m256, mask: u32) {

@@ -499,9 +499,11 @@ fn apply_after(out: &Tensor, epi: &Epilogue) {
         let (a, b) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
         // SAFETY: `out` is our fresh float32 output of n elements; chunks are disjoint, and
         // the residual has n elements (the epilogue's contract).
-        cpu::dispatch(level, || unsafe {
-            epi.apply((p as *mut f32).add(a), a, b - a)
-        });
+        cpu::dispatch(
+            level,
+            #[inline(always)]
+            || unsafe { epi.apply((p as *mut f32).add(a), a, b - a) },
+        );
     };
     if n >= 4 * CHUNK {
         (0..n.div_ceil(CHUNK)).into_par_iter().for_each(run);

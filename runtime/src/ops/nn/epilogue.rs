@@ -220,7 +220,11 @@ mod tests {
                 act: Activation::Relu,
             };
             // SAFETY: `out` holds n floats, the residual n + 5.
-            crate::ops::cpu::dispatch(level, || unsafe { e.apply(out.as_mut_ptr(), 5, n) });
+            crate::ops::cpu::dispatch(
+                level,
+                #[inline(always)]
+                || unsafe { e.apply(out.as_mut_ptr(), 5, n) },
+            );
             assert_eq!(out, want, "{level:?}");
         }
     }

@@ -153,33 +153,51 @@ fn unary_nest(nest: &Nest, o: usize, x: usize, heavy: bool, f: impl Fn(f32) -> f
     let level = cpu::isa();
     let inner = nest.inner();
     split(nest.numel(), threshold(heavy), |start, end| {
-        cpu::dispatch(level, || {
-            nest.for_each_run(start, end, |offs, len| {
-                // SAFETY: the nest walks in-bounds elements of both tensors; a piece of the
-                // input is read before the same piece of the output is written, so an
-                // output that is the input itself is still right.
-                unsafe {
-                    let xp = (x as *const f32).offset(offs[1]);
-                    let op = (o as *mut f32).offset(offs[0]);
-                    let mut buf = [0f32; BLOCK];
-                    write_row(op, inner[0], len, |dst, at, m| {
-                        match feed(xp.offset(at as isize * inner[1]), inner[1], m, &mut buf) {
-                            Feed::Ptr(p) => {
-                                for i in 0..m {
-                                    *dst.add(i) = f(*p.add(i));
-                                }
-                            }
-                            Feed::One(v) => {
-                                let y = f(v);
-                                for i in 0..m {
-                                    *dst.add(i) = y;
-                                }
-                            }
+        cpu::dispatch(
+            level,
+            #[inline(always)]
+            || {
+                nest.for_each_run(
+                    start,
+                    end,
+                    #[inline(always)]
+                    |offs, len| {
+                        // SAFETY: the nest walks in-bounds elements of both tensors; a piece of the
+                        // input is read before the same piece of the output is written, so an
+                        // output that is the input itself is still right.
+                        unsafe {
+                            let xp = (x as *const f32).offset(offs[1]);
+                            let op = (o as *mut f32).offset(offs[0]);
+                            let mut buf = [0f32; BLOCK];
+                            write_row(
+                                op,
+                                inner[0],
+                                len,
+                                #[inline(always)]
+                                |dst, at, m| match feed(
+                                    xp.offset(at as isize * inner[1]),
+                                    inner[1],
+                                    m,
+                                    &mut buf,
+                                ) {
+                                    Feed::Ptr(p) => {
+                                        for i in 0..m {
+                                            *dst.add(i) = f(*p.add(i));
+                                        }
+                                    }
+                                    Feed::One(v) => {
+                                        let y = f(v);
+                                        for i in 0..m {
+                                            *dst.add(i) = y;
+                                        }
+                                    }
+                                },
+                            );
                         }
-                    });
-                }
-            });
-        });
+                    },
+                );
+            },
+        );
     });
 }
 
@@ -261,32 +279,47 @@ fn binary_nest(
     let inner = nest.inner();
     let level = cpu::isa();
     split(nest.numel(), PARALLEL_THRESHOLD, |start, end| {
-        cpu::dispatch(level, || {
-            nest.for_each_run(start, end, |offs, len| {
-                // SAFETY: the nest walks in-bounds elements of every tensor; each piece is
-                // read before it is written (an output that is an input stays right).
-                unsafe {
-                    let (mut ba, mut bb) = ([0f32; BLOCK], [0f32; BLOCK]);
-                    let op = (o as *mut f32).offset(offs[0]);
-                    write_row(op, inner[0], len, |dst, at, m| {
-                        let at = at as isize;
-                        let fa = if one_a {
-                            Feed::One(va)
-                        } else {
-                            let p = (pa as *const f32).offset(offs[1] + at * inner[1]);
-                            feed(p, inner[1], m, &mut ba)
-                        };
-                        let fb = if one_b {
-                            Feed::One(vb)
-                        } else {
-                            let p = (pb as *const f32).offset(offs[2] + at * inner[2]);
-                            feed(p, inner[2], m, &mut bb)
-                        };
-                        binary_run(dst, fa, fb, m, f);
-                    });
-                }
-            });
-        });
+        cpu::dispatch(
+            level,
+            #[inline(always)]
+            || {
+                nest.for_each_run(
+                    start,
+                    end,
+                    #[inline(always)]
+                    |offs, len| {
+                        // SAFETY: the nest walks in-bounds elements of every tensor; each piece is
+                        // read before it is written (an output that is an input stays right).
+                        unsafe {
+                            let (mut ba, mut bb) = ([0f32; BLOCK], [0f32; BLOCK]);
+                            let op = (o as *mut f32).offset(offs[0]);
+                            write_row(
+                                op,
+                                inner[0],
+                                len,
+                                #[inline(always)]
+                                |dst, at, m| {
+                                    let at = at as isize;
+                                    let fa = if one_a {
+                                        Feed::One(va)
+                                    } else {
+                                        let p = (pa as *const f32).offset(offs[1] + at * inner[1]);
+                                        feed(p, inner[1], m, &mut ba)
+                                    };
+                                    let fb = if one_b {
+                                        Feed::One(vb)
+                                    } else {
+                                        let p = (pb as *const f32).offset(offs[2] + at * inner[2]);
+                                        feed(p, inner[2], m, &mut bb)
+                                    };
+                                    binary_run(dst, fa, fb, m, f);
+                                },
+                            );
+                        }
+                    },
+                );
+            },
+        );
     });
 }
 
@@ -424,27 +457,34 @@ pub(crate) fn general(
     let inner = nest.inner();
     let k = args.len();
     split(nest.numel(), HEAVY_PARALLEL_THRESHOLD, |start, end| {
-        nest.for_each_run(start, end, |offs, len| {
-            for i in 0..len as isize {
-                let mut v = [0f64; MAX_ARGS];
-                for j in 0..k {
-                    // SAFETY: the nest walks in-bounds elements of every source.
-                    v[j] = unsafe { srcs[j].at(offs[j + 1] + i * inner[j + 1]) };
-                }
-                let at = offs[0] + i * inner[0];
-                // SAFETY: an in-bounds element of `out`, written after its inputs are read.
-                unsafe {
-                    match (compute, result) {
-                        (Compute::Float(f), DType::F32) => {
-                            *(o as *mut f32).offset(at) = f(&v[..k]) as f32
+        nest.for_each_run(
+            start,
+            end,
+            #[inline(always)]
+            |offs, len| {
+                for i in 0..len as isize {
+                    let mut v = [0f64; MAX_ARGS];
+                    for j in 0..k {
+                        // SAFETY: the nest walks in-bounds elements of every source.
+                        v[j] = unsafe { srcs[j].at(offs[j + 1] + i * inner[j + 1]) };
+                    }
+                    let at = offs[0] + i * inner[0];
+                    // SAFETY: an in-bounds element of `out`, written after its inputs are read.
+                    unsafe {
+                        match (compute, result) {
+                            (Compute::Float(f), DType::F32) => {
+                                *(o as *mut f32).offset(at) = f(&v[..k]) as f32
+                            }
+                            (Compute::Float(f), _) => *(o as *mut f64).offset(at) = f(&v[..k]),
+                            (Compute::FloatToBool(f), _) => {
+                                *(o as *mut bool).offset(at) = f(&v[..k])
+                            }
+                            _ => {}
                         }
-                        (Compute::Float(f), _) => *(o as *mut f64).offset(at) = f(&v[..k]),
-                        (Compute::FloatToBool(f), _) => *(o as *mut bool).offset(at) = f(&v[..k]),
-                        _ => {}
                     }
                 }
-            }
-        });
+            },
+        );
     });
     Some(out)
 }

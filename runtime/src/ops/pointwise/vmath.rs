@@ -174,11 +174,15 @@ mod tests {
         for level in crate::ops::cpu::available_levels() {
             let run = |f: fn(f32) -> f32| -> Vec<u32> {
                 let mut out = vec![0f32; xs.len()];
-                crate::ops::cpu::dispatch(level, || {
-                    for (o, &x) in out.iter_mut().zip(&xs) {
-                        *o = f(x);
-                    }
-                });
+                crate::ops::cpu::dispatch(
+                    level,
+                    #[inline(always)]
+                    || {
+                        for (o, &x) in out.iter_mut().zip(&xs) {
+                            *o = f(x);
+                        }
+                    },
+                );
                 out.iter().map(|v| v.to_bits()).collect()
             };
             let got = vec![run(exp), run(log), run(tanh), run(sigmoid), run(erf)];
