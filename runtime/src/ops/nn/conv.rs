@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use super::epilogue::Epilogue;
+use super::epilogue::{apply_to, Epilogue};
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
@@ -379,7 +379,7 @@ pub(crate) fn convolution_fused(
             );
         }
         let out = crate::dispatch_work!(wt, T => transposed_conv::<T>(&x, &w, b.as_ref(), g))?;
-        apply_after(&out, epi);
+        apply_to(&out, epi);
         out
     } else {
         let mut g = geo;
@@ -482,34 +482,8 @@ fn forward_conv<T: Work>(
         }
     }
     let out = forward_gemm::<T>(x, w, bias, g)?;
-    apply_after(&out, epi);
+    apply_to(&out, epi);
     Ok(out)
-}
-
-/// Applies a float32 epilogue to a whole contiguous output in one parallel pass (the paths
-/// that cannot apply it per tile).
-fn apply_after(out: &Tensor, epi: &Epilogue) {
-    if epi.is_identity() || out.numel() == 0 {
-        return;
-    }
-    let level = cpu::isa();
-    let (p, n) = (out.data_ptr() as usize, out.numel());
-    const CHUNK: usize = 1 << 14;
-    let run = |c: usize| {
-        let (a, b) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-        // SAFETY: `out` is our fresh float32 output of n elements; chunks are disjoint, and
-        // the residual has n elements (the epilogue's contract).
-        cpu::dispatch(
-            level,
-            #[inline(always)]
-            || unsafe { epi.apply((p as *mut f32).add(a), a, b - a) },
-        );
-    };
-    if n >= 4 * CHUNK {
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(run);
-    } else {
-        (0..n.div_ceil(CHUNK)).for_each(run);
-    }
 }
 
 /// The forward convolution through im2col (or none, for 1x1 kernels) and GEMM.

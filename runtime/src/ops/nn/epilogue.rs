@@ -3,7 +3,11 @@
 //! float32 loops are branch-free, so they vectorize at the width of the kernel that calls
 //! them (AVX2 or AVX-512, see `ops::cpu::dispatch`).
 
+use rayon::prelude::*;
+
+use crate::ops::cpu;
 use crate::ops::pointwise::vmath;
+use crate::tensor::Tensor;
 
 /// The activation of a fused operator.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -177,6 +181,33 @@ impl Epilogue {
                 }
             }),
         }
+    }
+}
+
+/// Applies a float32 epilogue to a whole contiguous float32 output that nothing else holds,
+/// in one parallel pass (for the kernels that cannot apply it per tile).
+pub(crate) fn apply_to(out: &Tensor, epi: &Epilogue) {
+    if epi.is_identity() || out.numel() == 0 {
+        return;
+    }
+    let level = cpu::isa();
+    let (p, n) = (out.data_ptr() as usize, out.numel());
+    const CHUNK: usize = 1 << 14;
+    let run = |c: usize| {
+        let (a, b) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        // SAFETY: `out` is a contiguous float32 tensor of n elements that only the caller
+        // holds; chunks are disjoint, and the residual has n elements (the epilogue's
+        // contract).
+        cpu::dispatch(
+            level,
+            #[inline(always)]
+            || unsafe { epi.apply((p as *mut f32).add(a), a, b - a) },
+        );
+    };
+    if n >= 4 * CHUNK {
+        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(run);
+    } else {
+        (0..n.div_ceil(CHUNK)).for_each(run);
     }
 }
 
