@@ -3,7 +3,10 @@
 pub mod conv;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
+mod depthwise;
 pub mod embedding;
+pub mod epilogue;
+mod fused;
 pub mod norm;
 pub mod pool;
 pub mod work;
@@ -21,6 +24,7 @@ use super::Operation;
 use crate::ivalue::IValue;
 
 pub fn register(r: &mut Registry) {
+    fused::register(r);
     r.add("aten::conv1d", |g, n| conv_op(g, n, "conv1d", 3));
     r.add("aten::conv2d", |g, n| conv_op(g, n, "conv2d", 4));
     r.add("aten::conv_transpose1d", |g, n| {
