@@ -47,6 +47,9 @@ pub const INFERENCE_PASSES: &[&str] = &[
     "fold-conv-arith",
 ];
 
+/// The rewrites run last, once folding is done: the fused kernels' epilogues.
+pub const KERNEL_PASSES: &[&str] = &["fuse-epilogues"];
+
 /// What freezing did.
 #[derive(Debug, Default)]
 pub struct FreezeReport {
@@ -89,6 +92,17 @@ pub fn freeze_graph(
     method: &str,
     config: &PassConfig,
 ) -> Result<(Graph, FreezeReport), String> {
+    freeze_graph_to(model, method, config, true)
+}
+
+/// [`freeze_graph`], stopping before the kernel passes when `kernels` is false: the graph in
+/// PyTorch's own ops (what `torch.jit.freeze` is compared with).
+pub fn freeze_graph_to(
+    model: &Model,
+    method: &str,
+    config: &PassConfig,
+    kernels: bool,
+) -> Result<(Graph, FreezeReport), String> {
     let module = model
         .module
         .clone()
@@ -114,6 +128,11 @@ pub fn freeze_graph(
             break;
         }
         run_pipeline(&mut g, config)?;
+    }
+    if kernels {
+        for &name in KERNEL_PASSES.iter().chain(&["dce", "constant-pooling"]) {
+            run_pass(config, name, &mut g)?;
+        }
     }
     ember_dialects::verify::verify(&g).map_err(|e| {
         format!(

@@ -15,6 +15,7 @@ pub mod fold_conv_arith;
 pub mod fold_conv_batch_norm;
 pub mod fold_linear_batch_norm;
 pub mod forward_object_attributes;
+pub mod fuse_epilogues;
 pub mod inline;
 pub mod lower_tuples;
 pub mod remove_dropout;
@@ -111,6 +112,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "forward-object-attributes",
         description: "Forward stores to reads of attributes of objects made in the graph that nothing else sees",
         run: forward_object_attributes::run,
+    },
+    PassInfo {
+        name: "fuse-epilogues",
+        description: "Fuse a convolution or linear layer with the residual add and activation after it into one Ember op",
+        run: fuse_epilogues::run,
     },
     PassInfo {
         name: "inline",

@@ -20,9 +20,9 @@ ACTIVATIONS = ["none", "relu", "clamp", "hardswish", "hardsigmoid", "silu", "sig
 TOL = dict(rtol=1e-4, atol=1e-5)
 
 
-def _epilogue(y, residual, activation, lo, hi):
+def _epilogue(y, residual, activation, lo, hi, in_place=False):
     if residual is not None:
-        y = y + residual
+        y = y.add_(residual) if in_place else y + residual
     if activation == "none":
         return y
     if activation == "relu":
@@ -44,16 +44,16 @@ def _epilogue(y, residual, activation, lo, hi):
     raise RuntimeError(f'unknown activation "{activation}": expected one of {", ".join(ACTIVATIONS)}')
 
 
-def _conv2d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None):
-    return _epilogue(F.conv2d(x, w, b, stride, padding, dilation, groups), residual, activation, lo, hi)
+def _conv2d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None, in_place=False):
+    return _epilogue(F.conv2d(x, w, b, stride, padding, dilation, groups), residual, activation, lo, hi, in_place)
 
 
-def _conv1d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None):
-    return _epilogue(F.conv1d(x, w, b, stride, padding, dilation, groups), residual, activation, lo, hi)
+def _conv1d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None, in_place=False):
+    return _epilogue(F.conv1d(x, w, b, stride, padding, dilation, groups), residual, activation, lo, hi, in_place)
 
 
-def _linear(x, w, b, residual=None, activation="none", lo=None, hi=None):
-    return _epilogue(F.linear(x, w, b), residual, activation, lo, hi)
+def _linear(x, w, b, residual=None, activation="none", lo=None, hi=None, in_place=False):
+    return _epilogue(F.linear(x, w, b), residual, activation, lo, hi, in_place)
 
 
 def _register():
@@ -85,6 +85,14 @@ def conv1d(x: Tensor, w: Tensor, b: Optional[Tensor], stride: List[int], padding
 def linear(x: Tensor, w: Tensor, b: Optional[Tensor], residual: Optional[Tensor], activation: str,
            lo: Optional[float], hi: Optional[float]):
     return torch.ops.ember.linear_fused(x, w, b, residual, activation, lo, hi)
+
+
+def conv2d_in_place(x: Tensor, w: Tensor, b: Optional[Tensor], residual: Tensor, activation: str):
+    return torch.ops.ember.conv2d_fused(x, w, b, [1, 1], [1, 1], [1, 1], 1, residual, activation, None, None, True)
+
+
+def linear_in_place(x: Tensor, w: Tensor, b: Optional[Tensor], residual: Tensor, activation: str):
+    return torch.ops.ember.linear_fused(x, w, b, residual, activation, None, None, True)
 
 
 def conv2d_defaults(x: Tensor, w: Tensor, b: Optional[Tensor]):
@@ -146,6 +154,14 @@ def conv2d_cases(c):
     x64, w64, b64 = r(1, 4, 6, 6, dtype=torch.float64), r(5, 4, 3, 3, dtype=torch.float64), r(5, dtype=torch.float64)
     c.add("conv2d_float64_gelu", conv2d, x64, w64, b64, *common, r(1, 5, 6, 6, dtype=torch.float64), "gelu", None, None)
     c.add("conv2d_float32_float64_residual", conv2d, x, w, b, *common, r(1, 16, 10, 10, dtype=torch.float64), "sigmoid", None, None, **TOL)
+    # The residual added in place (`out += identity`): the result keeps the convolution's
+    # shape and dtype; a residual that would grow it is PyTorch's in-place error.
+    c.add("conv2d_residual_in_place_relu", conv2d_in_place, x, w, b, r(*out), "relu", **TOL)
+    c.add("conv2d_residual_in_place_per_channel", conv2d_in_place, x, w, b, r(16, 1, 1), "none", **TOL)
+    c.add("conv2d_residual_in_place_float64", conv2d_in_place, x, w, b, r(*out, dtype=torch.float64), "relu", **TOL)
+    c.add("conv2d_residual_in_place_grows_error", conv2d_in_place, x, w, b, r(2, 16, 10, 10), "relu")
+    c.add("linear_residual_in_place_silu", linear_in_place, r(3, 8), r(5, 8), r(5), r(3, 5), "silu", **TOL)
+    c.add("linear_residual_in_place_float64", linear_in_place, r(3, 8), r(5, 8), r(5), r(3, 5, dtype=torch.float64), "none", **TOL)
     xi, wi = r(1, 2, 5, 5, dtype=torch.int64), r(3, 2, 3, 3, dtype=torch.int64)
     c.add("conv2d_int64_relu", conv2d, xi, wi, None, *common, r(1, 3, 5, 5, dtype=torch.int64), "relu", None, None)
     c.add("conv2d_int64_sigmoid", conv2d, xi, wi, None, *common, None, "sigmoid", None, None, **TOL)

@@ -37,6 +37,9 @@ struct EpilogueArgs {
     activation: String,
     min: Option<f64>,
     max: Option<f64>,
+    /// `y.add_(residual)` rather than `y + residual`: only the unfused path differs (the
+    /// fused one runs when both give the same tensor).
+    in_place: bool,
 }
 
 impl EpilogueArgs {
@@ -58,11 +61,22 @@ impl EpilogueArgs {
                 ))
             }
         };
+        let in_place = match a.get(at + 4) {
+            None => false,
+            Some(IValue::Bool(b)) => *b,
+            Some(other) => {
+                return Err(format!(
+                    "expected a bool for argument 'residual_in_place' but got {}",
+                    other.kind_name()
+                ))
+            }
+        };
         Ok(EpilogueArgs {
             residual: a.get(at).map(opt_tensor).transpose()?.flatten(),
             activation,
             min: opt_float(at + 2)?,
             max: opt_float(at + 3)?,
+            in_place,
         })
     }
 
@@ -110,7 +124,7 @@ impl EpilogueArgs {
     ) -> Result<Tensor, String> {
         self.activation()?;
         let ops = ops
-            .get_or_init(|| Unfused::build(&self.activation))
+            .get_or_init(|| Unfused::build(&self.activation, self.in_place))
             .as_ref()
             .map_err(Clone::clone)?;
         let mut stack: Stack = Vec::new();
@@ -144,8 +158,9 @@ struct Unfused {
 }
 
 impl Unfused {
-    fn build(activation: &str) -> Result<Unfused, String> {
-        let add = aten_op("aten::add", &["Tensor", "Tensor", "int"])?;
+    fn build(activation: &str, in_place: bool) -> Result<Unfused, String> {
+        let add_kind = if in_place { "aten::add_" } else { "aten::add" };
+        let add = aten_op(add_kind, &["Tensor", "Tensor", "int"])?;
         let act = match activation {
             "none" => None,
             "clamp" => Some(aten_op("aten::clamp", &["Tensor", "float?", "float?"])?),
@@ -219,7 +234,7 @@ fn conv_output_shape(
 }
 
 /// `ember::conv{1,2}d_fused(input, weight, bias, stride, padding, dilation, groups,
-/// residual=None, activation="none", min=None, max=None)`.
+/// residual=None, activation="none", min=None, max=None, residual_in_place=False)`.
 fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
     let ops: OnceLock<Result<Unfused, String>> = OnceLock::new();
@@ -257,7 +272,7 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
 }
 
 /// `ember::linear_fused(input, weight, bias, residual=None, activation="none", min=None,
-/// max=None)`.
+/// max=None, residual_in_place=False)`.
 fn linear_fused_op(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
     let ops: OnceLock<Result<Unfused, String>> = OnceLock::new();
