@@ -18,6 +18,7 @@ use ember_dialects::{Graph, Node, Symbol, Type, Value};
 
 use super::{LogLevel, PassContext};
 use crate::analysis::alias::AliasDb;
+use crate::fold::weights::constant_tensor;
 use crate::fold::{constant_value, insert_constant_before};
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
@@ -57,6 +58,22 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
 fn fused_kind(g: &Graph, n: Node) -> Option<&'static str> {
     let inputs = g.node_inputs(n);
     match g.kind(n).as_str() {
+        // A traced convolution, `_convolution(input, weight, bias, stride, padding, dilation,
+        // transposed, output_padding, groups, benchmark, deterministic, cudnn_enabled,
+        // allow_tf32)`: not transposed, it is conv1d/conv2d by the weight's rank.
+        "aten::_convolution" if inputs.len() == 13 && is_int_list(g, inputs[4]) => {
+            let plain = matches!(constant_value(g, inputs[6]), Some(ConstValue::Bool(false)));
+            let no_output_padding = matches!(constant_value(g, inputs[7]),
+                Some(ConstValue::List(p)) if p.iter().all(|x| *x == ConstValue::Int(0)));
+            if !plain || !no_output_padding {
+                return None;
+            }
+            match constant_tensor(g, inputs[1])?.dim() {
+                3 => Some("ember::conv1d_fused"),
+                4 => Some("ember::conv2d_fused"),
+                _ => None,
+            }
+        }
         // conv(input, weight, bias, stride, padding, dilation, groups), padding a list.
         "aten::conv2d" if inputs.len() == 7 && is_int_list(g, inputs[4]) => {
             Some("ember::conv2d_fused")
@@ -208,9 +225,22 @@ fn inputs_unwritten_until(g: &Graph, db: &AliasDb, base: Node, last: Node) -> bo
     false
 }
 
+/// The layer's inputs as the fused ops take them: `(input, weight, bias, stride, padding,
+/// dilation, groups)` or linear's `(input, weight, bias)`.
+fn layer_inputs(g: &Graph, base: Node) -> Vec<Value> {
+    let inputs = g.node_inputs(base);
+    if g.kind(base).as_str() == "aten::_convolution" {
+        let mut v = inputs[..6].to_vec();
+        v.push(inputs[8]);
+        v
+    } else {
+        inputs.to_vec()
+    }
+}
+
 fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) {
     let last = plan.last();
-    let mut inputs = g.node_inputs(base).to_vec();
+    let mut inputs = layer_inputs(g, base);
     let none = |g: &mut Graph| {
         insert_constant_before(g, last, &ConstValue::None, &Type::None).expect("None")
     };
