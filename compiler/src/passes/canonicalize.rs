@@ -27,10 +27,22 @@ const ITER_LIMIT: usize = 16;
 const NODE_LIMIT: usize = 5_000;
 const TIME_LIMIT: Duration = Duration::from_millis(200);
 
+/// Rounds of scalar and tensor rewriting: a tensor rule answers a rank query with a constant
+/// that the scalar rules then fold further, and so on; a few rounds reach the fixed point.
+const ROUNDS: usize = 4;
+
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
-    let scalars = canonicalize_scalars(g, cx);
-    let tensors = tensors::run(g, cx);
-    Ok(scalars | tensors)
+    let mut changed = canonicalize_scalars(g, cx);
+    for _ in 0..ROUNDS {
+        if !tensors::run(g, cx) {
+            break;
+        }
+        changed = true;
+        if !canonicalize_scalars(g, cx) {
+            break;
+        }
+    }
+    Ok(changed)
 }
 
 /// The scalar regions of every block through the scalar rule sets.
