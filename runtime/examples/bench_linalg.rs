@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use ember_runtime::interpreter::on_kernel_pool;
-use ember_runtime::ops::linalg::products::mm;
+use ember_runtime::ops::linalg::products::{linear, mm};
 use ember_runtime::ops::nn::conv::{convolution, ConvParams};
 use ember_runtime::tensor::Tensor;
 
@@ -38,8 +38,22 @@ fn main() {
 }
 
 fn benchmarks() {
-    // `bench_linalg conv` times the convolutions only.
+    // `bench_linalg conv` times the convolutions only, `bench_linalg linear` the linear layers.
     let conv_only = std::env::args().nth(1).as_deref() == Some("conv");
+    if std::env::args().nth(1).as_deref() == Some("linear") {
+        for (m, k, n) in LINEARS {
+            let (x, w, b) = (filled(&[m, k]), filled(&[n, k]), filled(&[n]));
+            let t = best(200, || {
+                linear(&x, &w, Some(&b)).unwrap();
+            });
+            let gflops = 2.0 * (m * k * n) as f64 / t / 1e9;
+            println!(
+                "linear {m}x{k} -> {n}: {:.2} us, {gflops:.1} GFLOP/s",
+                t * 1e6
+            );
+        }
+        return;
+    }
     for n in [512i64, 2048].into_iter().filter(|_| !conv_only) {
         let (a, b) = (filled(&[n, n]), filled(&[n, n]));
         let reps = if n > 1000 { 3 } else { 20 };
@@ -98,6 +112,18 @@ fn benchmarks() {
         );
     }
 }
+
+/// Linear layers (rows, in features, out features): the MLP at batch 1 and a transformer
+/// encoder layer (d 256, seq 64, feed-forward 1024).
+const LINEARS: [(i64, i64, i64); 7] = [
+    (1, 784, 512),
+    (1, 512, 512),
+    (1, 512, 10),
+    (64, 256, 768),
+    (64, 256, 256),
+    (64, 256, 1024),
+    (64, 1024, 256),
+];
 
 /// Depthwise convolutions of MobileNetV3-small and EfficientNet-B0: (channels, spatial
 /// size, kernel, stride), padding kernel / 2.

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 CONV_ONLY = "conv" in sys.argv[1:]
+LINEAR_ONLY = "linear" in sys.argv[1:]
 THREADS = int(next((a for a in sys.argv[1:] if a.isdigit()), "2"))
 torch.set_num_threads(THREADS)
 
@@ -31,6 +32,18 @@ CONVS = [
     (256, 14, 512, 3, 2, 1),
     (256, 14, 512, 1, 2, 0),
     (512, 7, 512, 3, 1, 1),
+]
+
+# Linear layers (rows, in features, out features), as in bench_linalg.rs: the MLP at batch 1
+# and a transformer encoder layer (d 256, seq 64, feed-forward 1024).
+LINEARS = [
+    (1, 784, 512),
+    (1, 512, 512),
+    (1, 512, 10),
+    (64, 256, 768),
+    (64, 256, 256),
+    (64, 256, 1024),
+    (64, 1024, 256),
 ]
 
 # Depthwise convolutions of MobileNetV3-small and EfficientNet-B0, as in bench_linalg.rs:
@@ -61,6 +74,12 @@ def best(reps, f):
 
 
 with torch.no_grad():
+    for m, k, n in LINEARS if LINEAR_ONLY else []:
+        x, w, b = torch.randn(m, k), torch.randn(n, k), torch.randn(n)
+        t = best(200, lambda: F.linear(x, w, b))
+        print(f"linear {m}x{k} -> {n}: {t * 1e6:.2f} us, {2 * m * k * n / t / 1e9:.1f} GFLOP/s")
+    if LINEAR_ONLY:
+        sys.exit(0)
     for n in [] if CONV_ONLY else [512, 2048]:
         a, b = torch.randn(n, n), torch.randn(n, n)
         t = best(3 if n > 1000 else 20, lambda: torch.mm(a, b))

@@ -26,6 +26,8 @@ pub(crate) trait F32x: Copy {
     unsafe fn load_first(p: *const f32, n: usize) -> Self::V;
     /// Stores the lanes of `mask` (bit i: lane i) to `p + i`; nothing else is written.
     unsafe fn store_mask(p: *mut f32, v: Self::V, mask: u32);
+    /// The sum of the lanes.
+    unsafe fn sum(v: Self::V) -> f32;
 }
 
 /// AVX2 with FMA: 8 lanes.
@@ -80,6 +82,12 @@ impl F32x for Avx2 {
     unsafe fn store_mask(p: *mut f32, v: __m256, mask: u32) {
         _mm256_maskstore_ps(p, Self::lanes(mask), v)
     }
+    #[inline(always)]
+    unsafe fn sum(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        _mm_cvtss_f32(_mm_add_ss(s, _mm_shuffle_ps(s, s, 1)))
+    }
 }
 
 /// AVX-512F: 16 lanes.
@@ -122,5 +130,9 @@ impl F32x for Avx512 {
     #[inline(always)]
     unsafe fn store_mask(p: *mut f32, v: __m512, mask: u32) {
         _mm512_mask_storeu_ps(p, mask as u16, v)
+    }
+    #[inline(always)]
+    unsafe fn sum(v: __m512) -> f32 {
+        _mm512_reduce_add_ps(v)
     }
 }

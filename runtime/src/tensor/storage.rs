@@ -1,10 +1,11 @@
 //! Storage: the shared, mutable byte buffer behind tensors. Views share one storage, and
 //! in-place writes through any of them are seen by all, as in PyTorch.
 
-use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+use std::alloc::{alloc, alloc_zeroed, Layout};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use super::cache;
 use super::error::{TensorError, TensorResult};
 
 /// Alignment of every allocation: a cache line, enough for any SIMD load.
@@ -29,6 +30,8 @@ pub fn set_allocation_limit(bytes: usize) {
 struct Buffer {
     ptr: NonNull<u8>,
     len: usize,
+    /// The bytes allocated: `len` rounded up to its cache class (`cache::class`).
+    cap: usize,
 }
 
 // SAFETY: the buffer is plain bytes owned by the Arc. Concurrent writes through aliasing
@@ -39,14 +42,10 @@ unsafe impl Sync for Buffer {}
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.len > 0 {
-            // SAFETY: allocated in `Storage::allocate` with this layout.
-            unsafe {
-                dealloc(
-                    self.ptr.as_ptr(),
-                    Layout::from_size_align_unchecked(self.len, ALIGN),
-                )
-            }
+        if self.cap > 0 {
+            // SAFETY: allocated in `Storage::allocate` with `cap` bytes at ALIGN; the last
+            // handle is gone, so nothing uses it after.
+            unsafe { cache::give(self.ptr.as_ptr(), self.cap) }
         }
     }
 }
@@ -80,21 +79,43 @@ impl Storage {
             // A well-aligned dangling pointer: never dereferenced, but typed views of an
             // empty tensor must still see an aligned address.
             let ptr = NonNull::new(ALIGN as *mut u8).unwrap();
-            return Ok(Storage(Arc::new(Buffer { ptr, len: 0 })));
+            return Ok(Storage(Arc::new(Buffer {
+                ptr,
+                len: 0,
+                cap: 0,
+            })));
         }
-        let layout = Layout::from_size_align(nbytes, ALIGN)
-            .map_err(|_| TensorError::new(format!("cannot allocate {nbytes} bytes")))?;
-        // SAFETY: layout has non-zero size.
-        let ptr = unsafe {
-            if zeroed {
-                alloc_zeroed(layout)
-            } else {
-                alloc(layout)
+        // Large buffers come in size classes and return to the cache when dropped, so a
+        // model's next call reuses them instead of faulting in fresh pages.
+        let cap = cache::class(nbytes);
+        let ptr = match cache::take(cap) {
+            Some(p) => {
+                if zeroed {
+                    // SAFETY: a cached buffer of `cap >= nbytes` bytes that we own.
+                    unsafe { std::ptr::write_bytes(p, 0, nbytes) };
+                }
+                p
+            }
+            None => {
+                let layout = Layout::from_size_align(cap, ALIGN)
+                    .map_err(|_| TensorError::new(format!("cannot allocate {nbytes} bytes")))?;
+                // SAFETY: layout has non-zero size.
+                unsafe {
+                    if zeroed {
+                        alloc_zeroed(layout)
+                    } else {
+                        alloc(layout)
+                    }
+                }
             }
         };
         let ptr = NonNull::new(ptr)
             .ok_or_else(|| TensorError::new(format!("out of memory allocating {nbytes} bytes")))?;
-        Ok(Storage(Arc::new(Buffer { ptr, len: nbytes })))
+        Ok(Storage(Arc::new(Buffer {
+            ptr,
+            len: nbytes,
+            cap,
+        })))
     }
 
     /// A storage holding a copy of `bytes`.

@@ -5,6 +5,7 @@ pub mod einsum;
 pub mod gemm;
 pub mod matmul;
 pub mod products;
+pub mod sgemm;
 
 use ember_dialects::{Graph, Node};
 
@@ -116,14 +117,27 @@ fn finish(r: Tensor, out: Option<&IValue>) -> Result<IValue, String> {
 
 fn linear(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = inputs(g, n);
+    // Constant weights (frozen graphs) are packed once for this node.
+    let cache = is_constant(g, n, 1).then(sgemm::PackCache::default);
     Ok(op_n(count, move |a| {
         let bias = match a.get(2) {
             Some(b) => opt_tensor(b)?,
             None => None,
         };
-        let r = products::linear(&tensor(&a[0])?, &tensor(&a[1])?, bias.as_ref()).map_err(err)?;
+        let (x, w) = (tensor(&a[0])?, tensor(&a[1])?);
+        let r = products::linear_with(&x, &w, bias.as_ref(), cache.as_ref()).map_err(err)?;
         finish(r, a.get(3))
     }))
+}
+
+/// Whether input `i` of node `n` is a graph constant.
+pub(crate) fn is_constant(g: &Graph, n: Node, i: usize) -> bool {
+    g.node_inputs(n)
+        .get(i)
+        .is_some_and(|&v| match g.value_def(v) {
+            ember_dialects::ValueDef::Output(def, _) => g.kind(def).as_str() == "prim::Constant",
+            _ => false,
+        })
 }
 
 fn einsum(g: &Graph, n: Node) -> Result<Operation, String> {

@@ -292,6 +292,20 @@ pub fn outer(a: &Tensor, b: &Tensor) -> TensorResult<Tensor> {
 /// `torch.nn.functional.linear(input, weight, bias)`: `input @ weight.T + bias`, the bias
 /// folded into the product (as addmm) so it costs no extra pass.
 pub fn linear(input: &Tensor, weight: &Tensor, bias: Option<&Tensor>) -> TensorResult<Tensor> {
+    linear_with(input, weight, bias, None)
+}
+
+/// [`linear`] with the packed weights of a constant weight kept in `cache` across calls.
+pub(crate) fn linear_with(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    cache: Option<&super::sgemm::PackCache>,
+) -> TensorResult<Tensor> {
+    let none = crate::ops::nn::epilogue::Epilogue::NONE;
+    if let Some(out) = super::sgemm::linear_f32(input, weight, bias, &none, cache)? {
+        return Ok(out);
+    }
     if input.dim() == 0 || weight.dim() == 0 {
         bail!(
             "both arguments to linear need to be at least 1D, but they are {}D and {}D",

@@ -21,6 +21,7 @@ use crate::bail;
 use crate::ops::args::sizes_str;
 use crate::ops::cpu;
 use crate::ops::linalg::gemm::{bgemm, gemm_serial};
+use crate::ops::linalg::sgemm;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Work above this many elements is spread over the cores.
@@ -472,7 +473,10 @@ fn forward_conv<T: Work>(
 ) -> TensorResult<Tensor> {
     let level = cpu::isa();
     if T::DTYPE == DType::F32 && g.n * g.o * g.ho * g.wo > 0 {
-        let direct = if g.c / g.groups == 1 {
+        let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+        let direct = if pointwise && sgemm::available(level) {
+            Some(forward_pointwise(x, w, bias, g, level, epi)?)
+        } else if g.c / g.groups == 1 {
             forward_depthwise(x, w, bias, g, level, epi)?
         } else {
             forward_direct(x, w, bias, g, level, epi)?
@@ -606,6 +610,55 @@ fn forward_direct(
         let _ = (x, w, bias, g, level, epi);
         Ok(None)
     }
+}
+
+/// The float32 1x1 stride-1 convolution as one product per sample and group on the GEMM
+/// micro-kernels, reading the input in place (no copy), bias and epilogue in the tiles.
+fn forward_pointwise(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: Geometry,
+    level: cpu::Isa,
+    epi: &Epilogue,
+) -> TensorResult<Tensor> {
+    let out = output_for_overwrite(g)?;
+    let (cg, og) = ((g.c / g.groups) as usize, (g.o / g.groups) as usize);
+    let plane = (g.ho * g.wo) as usize;
+    let (xp, wp, op) = (
+        x.data_ptr() as *const f32,
+        w.data_ptr() as *const f32,
+        out.data_ptr() as *mut f32,
+    );
+    let bp = bias.map(|b| b.data_ptr() as *const f32);
+    for s in 0..g.n as usize {
+        for grp in 0..g.groups as usize {
+            let at = (s * g.o as usize + grp * og) * plane;
+            let p = sgemm::Product {
+                m: og,
+                n: plane,
+                k: cg,
+                a: wp.wrapping_add(grp * og * cg),
+                lda: cg,
+                b: sgemm::BSource::Rows {
+                    ptr: xp.wrapping_add((s * g.c as usize + grp * cg) * plane),
+                    ld: plane,
+                },
+                c: op.wrapping_add(at),
+                ldc: plane,
+                bias: bp.map_or(sgemm::Bias::None, |b| {
+                    sgemm::Bias::PerRow(b.wrapping_add(grp * og))
+                }),
+                epi,
+                at,
+            };
+            // SAFETY: contiguous float32 tensors of the geometry's sizes (the input plane is
+            // the output plane: 1x1, stride 1, no padding); `out` is our fresh output; `level`
+            // comes from `cpu::isa` and has the kernels.
+            unsafe { sgemm::run(level, &p) };
+        }
+    }
+    Ok(out)
 }
 
 /// A float32 output `[n, o, ho, wo]` that the kernel writes completely.

@@ -50,16 +50,16 @@ thread_local! {
 }
 
 /// The phase planes of one channel: which phases taps read, their size.
-struct Planes {
-    hq: usize,
-    wq: usize,
+pub(super) struct Planes {
+    pub hq: usize,
+    pub wq: usize,
     /// The plane index of phase `(a, b)` at `a * sw + b`.
     slots: Vec<Option<usize>>,
-    used: usize,
+    pub used: usize,
 }
 
 impl Planes {
-    fn new(s: &Shape) -> Planes {
+    pub fn new(s: &Shape) -> Planes {
         let hq = s.ho + (s.kh - 1) * s.dh / s.sh;
         let wq = s.wo + (s.kw - 1) * s.dw / s.sw;
         let mut slots = vec![None; s.sh * s.sw];
@@ -82,21 +82,21 @@ impl Planes {
     }
 
     /// Where tap `(ki, kj)` of output row 0, column 0 reads in the planes.
-    fn tap(&self, s: &Shape, ki: usize, kj: usize) -> usize {
+    pub fn tap(&self, s: &Shape, ki: usize, kj: usize) -> usize {
         let (u, v) = (ki * s.dh, kj * s.dw);
         let slot = self.slots[(u % s.sh) * s.sw + v % s.sw].expect("every tap has a plane");
         slot * self.hq * self.wq + (u / s.sh) * self.wq + v / s.sw
     }
 
-    /// Copies channel `src` (`[h, w]`) into its planes `dst`, zeros on padding; `line` is
-    /// scratch for one zero-padded input row of a strided convolution.
+    /// Copies channel `src` (`[h, w]`) into its planes `dst`, `pad` on padding; `line` is
+    /// scratch for one padded input row of a strided window.
     #[inline(always)]
-    fn fill(&self, s: &Shape, src: &[f32], dst: &mut [f32], line: &mut Vec<f32>) {
+    pub fn fill(&self, s: &Shape, src: &[f32], dst: &mut [f32], line: &mut Vec<f32>, pad: f32) {
         let plane = self.hq * self.wq;
         let wq = self.wq;
         if s.sw > 1 {
             line.clear();
-            line.resize(s.sw * wq + s.sw, 0.0);
+            line.resize(s.sw * wq + s.sw, pad);
         }
         for a in 0..s.sh {
             // Whether each column phase of this row phase has a plane, and where.
@@ -110,7 +110,7 @@ impl Planes {
                 if ih < 0 || ih >= s.h as isize {
                     for b in 0..s.sw {
                         if let Some(r) = rows(b) {
-                            dst[r..r + wq].fill(0.0);
+                            dst[r..r + wq].fill(pad);
                         }
                     }
                     continue;
@@ -121,15 +121,15 @@ impl Planes {
                     let row = &mut dst[rows(0).expect("phase 0 has a plane")..][..wq];
                     let lo = s.pw.min(wq);
                     let hi = (s.pw + s.w).min(wq);
-                    row[..lo].fill(0.0);
+                    row[..lo].fill(pad);
                     row[lo..hi].copy_from_slice(&src_row[..hi - lo]);
-                    row[hi..].fill(0.0);
+                    row[hi..].fill(pad);
                     continue;
                 }
                 // The padded row, then every sw-th column of it per column phase.
                 let n = (s.sw * wq + s.sw).saturating_sub(s.pw).min(s.w);
                 line[s.pw..s.pw + n].copy_from_slice(&src_row[..n]);
-                line[s.pw + n..].fill(0.0);
+                line[s.pw + n..].fill(pad);
                 match (s.sw, rows(0), rows(1)) {
                     (2, Some(r0), Some(r1)) => {
                         let (lo, hi) = dst.split_at_mut(r0.max(r1));
@@ -212,7 +212,7 @@ pub unsafe fn forward(
                 || {
                     for ic in channels {
                         let src = &x[(smp * s.c + ic) * in_plane..(smp * s.c + ic + 1) * in_plane];
-                        planes.fill(s, src, buf, line);
+                        planes.fill(s, src, buf, line, 0.0);
                         for j in 0..s.m {
                             let oc = ic * s.m + j;
                             let kern = &w[oc * kk..(oc + 1) * kk];

@@ -17,6 +17,7 @@ use super::epilogue::{apply_to, Activation, Epilogue};
 use crate::ivalue::IValue;
 use crate::ops::args::{err, int, int_list, op_n, opt_tensor, tensor};
 use crate::ops::linalg::products::linear;
+use crate::ops::linalg::sgemm::{linear_f32, PackCache};
 use crate::ops::registry::Registry;
 use crate::ops::{Operation, Stack};
 use crate::tensor::{broadcast_shapes, DType, Tensor};
@@ -275,6 +276,7 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
 /// max=None, residual_in_place=False)`.
 fn linear_fused_op(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
+    let cache = crate::ops::linalg::is_constant(g, n, 1).then(PackCache::default);
     let ops: OnceLock<Result<Unfused, String>> = OnceLock::new();
     Ok(op_n(count, move |a| {
         let arg = |i: usize| {
@@ -285,6 +287,16 @@ fn linear_fused_op(g: &Graph, n: Node) -> Result<Operation, String> {
         let weight = tensor(arg(1)?)?;
         let bias = opt_tensor(arg(2)?)?;
         let e = EpilogueArgs::read(a, 3)?;
+        if weight.dim() == 2 && input.dim() >= 1 {
+            let mut out = input.sizes()[..input.dim() - 1].to_vec();
+            out.push(weight.sizes()[0]);
+            if let Some((epi, _keep)) = e.fused(&out)? {
+                let fast = linear_f32(&input, &weight, bias.as_ref(), &epi, cache.as_ref());
+                if let Some(y) = fast.map_err(err)? {
+                    return Ok(IValue::Tensor(y));
+                }
+            }
+        }
         let y = linear(&input, &weight, bias.as_ref()).map_err(err)?;
         if y.dtype() == DType::F32 {
             if let Some((epi, _keep)) = e.fused(&y.sizes())? {

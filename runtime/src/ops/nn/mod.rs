@@ -9,6 +9,7 @@ pub mod epilogue;
 mod fused;
 pub mod norm;
 pub mod pool;
+mod pool_fast;
 pub mod work;
 
 use ember_dialects::{Graph, Node};
@@ -164,6 +165,11 @@ fn max_pool2d_op(g: &Graph, n: Node, indices: bool) -> Result<Operation, String>
             dilation: &d,
             ceil_mode: boolean(&a[5])?,
         };
+        if !indices {
+            if let Some(v) = pool_fast::max_pool2d_f32(&x, &pool).map_err(err)? {
+                return Ok(vec![IValue::Tensor(v)]);
+            }
+        }
         let (v, i) = pool::max_pool2d_with_indices(&x, &pool).map_err(err)?;
         let mut out = vec![IValue::Tensor(v)];
         if indices {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::work::{slice, slice_mut, to_contiguous, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
-use crate::tensor::{DType, Tensor, TensorResult};
+use crate::tensor::{DType, Tensor, TensorError, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;
 
@@ -171,7 +171,10 @@ pub fn batch_norm(x: &Tensor, p: &BatchNorm) -> TensorResult<(Tensor, Tensor, Te
         let scale: Vec<f64> = (0..cu).map(|i| w[i] / (rv[i] + p.eps).sqrt()).collect();
         let shift: Vec<f64> = (0..cu).map(|i| b[i] - rm[i] * scale[i]).collect();
         let xc = x.contiguous()?;
-        let out = Tensor::zeros(&sizes, dtype)?;
+        // Every element is written below.
+        let out = crate::ops::pointwise::for_overwrite(&sizes, dtype).ok_or_else(|| {
+            TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
+        })?;
         crate::dispatch_work!(dtype, T => scale_planes::<T>(&xc, &out, s, &scale, &shift));
         let empty = Tensor::zeros(&[0], sd)?;
         return Ok((out, empty.clone(), empty));

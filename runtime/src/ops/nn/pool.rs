@@ -14,13 +14,13 @@ const PARALLEL_ELEMS: usize = 1 << 15;
 
 /// A pooling window geometry for one spatial dim.
 #[derive(Copy, Clone, Debug)]
-struct Axis {
-    input: i64,
-    kernel: i64,
-    stride: i64,
-    pad: i64,
-    dilation: i64,
-    output: i64,
+pub(super) struct Axis {
+    pub input: i64,
+    pub kernel: i64,
+    pub stride: i64,
+    pub pad: i64,
+    pub dilation: i64,
+    pub output: i64,
 }
 
 /// PyTorch's `pooling_output_shape` with its checks.
@@ -73,7 +73,7 @@ pub struct Pool2d<'a> {
 }
 
 /// Resolves the geometry of a 2-d pooling over `[.., h, w]`, with PyTorch's checks.
-fn geometry(p: &Pool2d, sizes: &[i64], avg: bool) -> TensorResult<[Axis; 2]> {
+pub(super) fn geometry(p: &Pool2d, sizes: &[i64], avg: bool) -> TensorResult<[Axis; 2]> {
     let name = p.name;
     let kernel = pair(
         name,

@@ -29,12 +29,16 @@ pub fn register(r: &mut Registry) {
     });
     super::add(r, "hardswish", true, |g, n| {
         build(g, n, |c| {
-            floating(c, "hardswish_cpu", |x| x * (x + 3.0).clamp(0.0, 6.0) / 6.0)
+            floating_fast(c, "hardswish_cpu", Some(fast::Unary::Hardswish), |x| {
+                x * (x + 3.0).clamp(0.0, 6.0) / 6.0
+            })
         })
     });
     super::add(r, "hardsigmoid", true, |g, n| {
         build(g, n, |c| {
-            floating(c, "hardsigmoid_cpu", |x| (x + 3.0).clamp(0.0, 6.0) / 6.0)
+            floating_fast(c, "hardsigmoid_cpu", Some(fast::Unary::Hardsigmoid), |x| {
+                (x + 3.0).clamp(0.0, 6.0) / 6.0
+            })
         })
     });
     super::add(r, "mish", true, |g, n| {
@@ -184,6 +188,13 @@ fn hardtanh(c: &Call, lo: Scalar, hi: Scalar) -> Result<Tensor, String> {
         return Err("Bool inputs not supported for hardtanh".into());
     }
     let args = [Arg::Tensor(x)];
+    if dtype == DType::F32 {
+        let dst = prepare(c, &args, dtype)?;
+        let op = fast::Unary::Hardtanh(lo.to_f64() as f32, hi.to_f64() as f32);
+        if let Some(t) = fast::unary(op, &args[0], dst.as_ref()) {
+            return Ok(t);
+        }
+    }
     if dtype.is_floating() {
         let (lo, hi) = (round_to(dtype, lo.to_f64()), round_to(dtype, hi.to_f64()));
         let f = move |v: &[f64]| {

@@ -12,7 +12,7 @@
 //! uses), well inside the suite's float32 tolerance.
 
 use super::strided::{feed, split, write_row, Feed, Nest, BLOCK};
-use super::vmath::{exp, gelu, gelu_tanh, log, relu, sigmoid, silu, tanh};
+use super::vmath::{exp, gelu, gelu_tanh, hardsigmoid, hardswish, log, relu, sigmoid, silu, tanh};
 use crate::ops::cpu;
 use crate::tensor::elementwise::{Arg, Compute};
 use crate::tensor::{contiguous_strides, DType, Device, Meta, Storage, Tensor};
@@ -53,6 +53,10 @@ pub(crate) enum Unary {
     Gelu,
     /// gelu with `approximate="tanh"`.
     GeluTanh,
+    Hardswish,
+    Hardsigmoid,
+    /// hardtanh (and relu6): `lo` below `lo`, `hi` above `hi`, NaN kept.
+    Hardtanh(f32, f32),
 }
 
 impl Unary {
@@ -125,7 +129,10 @@ pub(crate) fn unary(op: Unary, x: &Arg, dst: Option<&Tensor>) -> Option<Tensor> 
     let out = destination(dst, &sizes, DType::F32, &[x])?;
     let nest = Nest::new(&sizes, &[&out.strides(), &xs]);
     let o = out.data_ptr() as usize;
-    let heavy = !matches!(op, Unary::Relu);
+    let heavy = !matches!(
+        op,
+        Unary::Relu | Unary::Hardtanh(..) | Unary::Hardswish | Unary::Hardsigmoid
+    );
     match op {
         Unary::Relu => unary_nest(&nest, o, xp, heavy, relu),
         Unary::Exp => unary_nest(&nest, o, xp, heavy, exp),
@@ -135,6 +142,17 @@ pub(crate) fn unary(op: Unary, x: &Arg, dst: Option<&Tensor>) -> Option<Tensor> 
         Unary::Silu => unary_nest(&nest, o, xp, heavy, silu),
         Unary::Gelu => unary_nest(&nest, o, xp, heavy, gelu),
         Unary::GeluTanh => unary_nest(&nest, o, xp, heavy, gelu_tanh),
+        Unary::Hardswish => unary_nest(&nest, o, xp, heavy, hardswish),
+        Unary::Hardsigmoid => unary_nest(&nest, o, xp, heavy, hardsigmoid),
+        Unary::Hardtanh(lo, hi) => unary_nest(&nest, o, xp, heavy, move |v: f32| {
+            if v < lo {
+                lo
+            } else if v > hi {
+                hi
+            } else {
+                v
+            }
+        }),
     }
     Some(out)
 }

@@ -37,6 +37,29 @@ pub(crate) fn gelu_tanh(v: f32) -> f32 {
     0.5 * v * (1.0 + tanh(K * (v + 0.044715 * v * v * v)))
 }
 
+/// `x * clamp(x + 3, 0, 6) / 6`, as PyTorch's float32 kernel rounds it.
+#[inline(always)]
+pub(crate) fn hardswish(x: f32) -> f32 {
+    x * clamp06(x + 3.0) / 6.0
+}
+
+/// `clamp(x + 3, 0, 6) / 6`.
+#[inline(always)]
+pub(crate) fn hardsigmoid(x: f32) -> f32 {
+    clamp06(x + 3.0) / 6.0
+}
+
+/// `min(max(v, 0), 6)` keeping NaN.
+#[inline(always)]
+fn clamp06(v: f32) -> f32 {
+    let y = if v < 0.0 { 0.0 } else { v };
+    if y > 6.0 {
+        6.0
+    } else {
+        y
+    }
+}
+
 /// `e^x` in float32, branch-free so loops over it vectorize (Cephes' `expf`: a degree-6
 /// polynomial after reducing by multiples of ln 2; about 1 ulp). Results below the normal
 /// range and overflow to infinity come out right because 2^n is applied in two halves.
