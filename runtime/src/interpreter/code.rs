@@ -1,13 +1,24 @@
-//! Code: a graph linearized into stack-machine instructions, as PyTorch's interpreter does.
+//! Code: a graph linearized into instructions of a register machine, as PyTorch's interpreter
+//! does, but with registers as operands where the graph's types allow.
 //!
-//! Every value gets a register. Each node gathers its inputs onto the stack, runs its
-//! operation and stores its outputs. An input is *moved* out of its register at its last use
-//! so tensors are freed as early as in PyTorch; where the last use sits in a branch or a loop
-//! the value does not dominate, the value is loaded instead (loops) or moved in that branch,
-//! and an explicit `Drop` after the control-flow node frees it on every path. Constants are
-//! pushed directly at their uses. `prim::If` and `prim::Loop` become jumps; loops whose trip
-//! count is the maximum int (`while`) skip the trip counter, and loops whose condition is
-//! always true (`for`) skip the condition.
+//! Every value gets a register (values that [`coalesce`](super::coalesce) joins share one).
+//! Scalar operators whose operands the graph types as ints, floats or bools run as register
+//! instructions (`Bin`, `Un`): no operand stack, no boxed closure, no argument vector; a
+//! comparison that only decides a branch jumps directly (`JumpUnless`). Every other node
+//! gathers its inputs onto the operand stack, runs its operation and stores its outputs.
+//!
+//! An input is *moved* out of its register at its last use so tensors are freed as early as in
+//! PyTorch; where the last use sits in a branch or a loop the value does not dominate, the
+//! value is loaded instead (loops) or moved in that branch, and an explicit `Drop` after the
+//! control-flow node frees it on every path. Ints, floats, bools and None are never moved or
+//! dropped: there is nothing to free. Constants are pushed directly at their uses, or read from
+//! registers set when a frame starts.
+//!
+//! `prim::If` and `prim::Loop` become jumps. A loop tests its condition once on entry and once
+//! at the bottom of each iteration (`*Enter`, `*Next`); loops whose trip count is the maximum
+//! int (`while`) skip the trip counter, and loops whose condition is always true (`for`) skip
+//! the condition. Values a block returns are copied into the registers that receive them as
+//! one parallel move, unless they were computed there in the first place.
 //!
 //! Calls (`prim::CallFunction`, `prim::CallMethod`) become `Call` instructions that push a
 //! frame (see `calls.rs` for how callees are found); `aten::wait` becomes `Wait`.
@@ -19,12 +30,17 @@ use ember_dialects::{Block, Graph, Node, SourceRange, Symbol, Value};
 use hashbrown::HashMap;
 
 use super::calls::{self, CallSite};
+use super::coalesce::{is_plain_scalar, Coalescing};
+use super::liveness::Liveness;
+use super::specialize::{is_comparison, special, Special};
 use crate::ivalue::IValue;
+use crate::ops::builtins::scalar::{BinOp, UnOp};
 use crate::ops::registry::registry;
 use crate::ops::Operation;
 use crate::unit::CompilationUnit;
 
-/// One instruction. Jump targets are absolute instruction indices.
+/// One instruction. Registers are numbered within a frame; jump targets are absolute
+/// instruction indices.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
     /// Push a copy of a register.
@@ -39,32 +55,84 @@ pub enum Instr {
     Drop(u32),
     /// Discard the top of the stack.
     Pop,
-    /// Run operation `n`.
+    /// Run operation `n` on the stack.
     Op(u32),
-    /// Pop a bool; jump if it is false.
-    JumpIfFalse(u32),
+    /// `dst = src`, `src` keeping its value.
+    Copy {
+        src: u32,
+        dst: u32,
+    },
+    /// `dst = src`, leaving `src` empty (its last use).
+    Take {
+        src: u32,
+        dst: u32,
+    },
+    /// `dst = constants[c]`.
+    SetConst {
+        c: u32,
+        dst: u32,
+    },
+    /// `dst = a op b` on registers.
+    Bin {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `dst = op a`.
+    Un {
+        op: UnOp,
+        a: u32,
+        dst: u32,
+    },
     Jump(u32),
-    /// Set a register to int 0 (a trip counter).
-    ZeroInt(u32),
-    /// Add one to an int register.
-    Increment(u32),
-    /// Leave the loop unless `trip < max` and `cond`.
-    LoopTest {
+    /// Jump unless the bool in register `cond` is true.
+    JumpIfFalse {
+        cond: u32,
+        target: u32,
+    },
+    /// Jump unless `a op b` (a comparison) is true.
+    JumpUnless {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    /// `for` loop entry: `trip = 0`; leave unless `trip < max`.
+    ForEnter {
+        trip: u32,
+        max: u32,
+        exit: u32,
+    },
+    /// `for` loop bottom: `trip += 1`; repeat from `body` while `trip < max`.
+    ForNext {
+        trip: u32,
+        max: u32,
+        body: u32,
+    },
+    /// `while` loop entry: leave unless `cond`.
+    WhileEnter {
+        cond: u32,
+        exit: u32,
+    },
+    /// `while` loop bottom: repeat from `body` while `cond`.
+    WhileNext {
+        cond: u32,
+        body: u32,
+    },
+    /// General loop entry: `trip = 0`; leave unless `trip < max` and `cond`.
+    LoopEnter {
         trip: u32,
         max: u32,
         cond: u32,
         exit: u32,
     },
-    /// `for` fast path: leave unless `trip < max`.
-    ForTest {
+    /// General loop bottom: `trip += 1`; repeat from `body` while `trip < max` and `cond`.
+    LoopNext {
         trip: u32,
         max: u32,
-        exit: u32,
-    },
-    /// `while` fast path: leave unless `cond`.
-    WhileTest {
         cond: u32,
-        exit: u32,
+        body: u32,
     },
     /// Call `calls[n]`: its inputs are on the stack; its outputs are pushed when it returns.
     Call(u32),
@@ -78,7 +146,7 @@ pub enum Instr {
 /// [`Code::build_with`].
 pub type OperationHook = dyn Fn(&Graph, Node) -> Option<Result<Operation, String>>;
 
-/// What an error of operation `n` reports: the node's kind and where it came from.
+/// What an error of an instruction reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
     pub node: Node,
@@ -90,8 +158,13 @@ pub struct OpSite {
 pub struct Code {
     pub instrs: Vec<Instr>,
     pub operations: Vec<Operation>,
+    /// The site of each operation.
     pub sites: Vec<OpSite>,
+    /// The sites of the register instructions that can fail, by instruction index (sorted).
+    pub instr_sites: Vec<(u32, OpSite)>,
     pub constants: Vec<IValue>,
+    /// Registers that hold a constant, set when a frame starts: (register, constant index).
+    pub register_constants: Vec<(u32, u32)>,
     pub num_registers: usize,
     pub num_inputs: usize,
     pub num_outputs: usize,
@@ -104,6 +177,17 @@ pub struct Code {
     /// The unit the code was built with: methods found at run time (interface calls) are
     /// built with it. Weak, since the unit's functions own their code.
     pub unit: Option<Weak<CompilationUnit>>,
+}
+
+impl Code {
+    /// The site of the register instruction at `pc`, when it has one.
+    pub fn instr_site(&self, pc: usize) -> Option<&OpSite> {
+        let i = self
+            .instr_sites
+            .binary_search_by_key(&(pc as u32), |(p, _)| *p)
+            .ok()?;
+        Some(&self.instr_sites[i].1)
+    }
 }
 
 /// A node the interpreter cannot run, found while building code.
@@ -151,8 +235,10 @@ impl Code {
     }
 
     /// As [`Code::build`], but a node of `g` itself (not of its callees) for which `hook`
-    /// returns an operation runs that operation instead of the registry's: how the executor
-    /// runs profiling nodes, guards and compiled kernels without the runtime knowing them.
+    /// returns an operation runs that operation instead of the registry's, as a generic
+    /// operation (its inputs on the stack, its outputs pushed), inside blocks too: how the
+    /// executor runs profiling nodes, guards and compiled kernels without the runtime knowing
+    /// them.
     pub fn build_with(
         g: &Graph,
         unit: Option<&Arc<CompilationUnit>>,
@@ -160,15 +246,17 @@ impl Code {
         hook: Option<&OperationHook>,
     ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
-        let liveness = Liveness::compute(g);
         let mut b = Builder {
             g,
-            liveness,
+            liveness: Liveness::compute(g),
+            coalescing: Coalescing::plan(g),
             code: Code {
                 instrs: Vec::new(),
                 operations: Vec::new(),
                 sites: Vec::new(),
+                instr_sites: Vec::new(),
                 constants: Vec::new(),
+                register_constants: Vec::new(),
                 num_registers: 0,
                 num_inputs: g.inputs().len(),
                 num_outputs: g.outputs().len(),
@@ -180,16 +268,18 @@ impl Code {
             registers: HashMap::new(),
             next_register: 0,
             constant_of: HashMap::new(),
+            constant_registers: HashMap::new(),
             unit,
             callees: HashMap::new(),
             hook,
         };
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
-            b.register(v);
+            let r = b.fresh_register();
+            b.registers.insert(v, r);
         }
         for &v in g.inputs() {
-            if !g.has_uses(v) {
+            if !g.has_uses(v) && !is_plain_scalar(g.ty(v)) {
                 let r = b.register(v);
                 b.emit(Instr::Drop(r));
             }
@@ -203,96 +293,30 @@ impl Code {
     }
 }
 
-/// For each use that is a value's last: whether it moves, and which drops follow which nodes.
-struct Liveness {
-    /// (user, input offset) pairs where the value is moved out of its register.
-    moves: hashbrown::HashSet<(Node, usize)>,
-    /// Values to drop after a node (a branch or loop that held their last use).
-    drops_after: HashMap<Node, Vec<Value>>,
-}
-
-impl Liveness {
-    fn compute(g: &Graph) -> Liveness {
-        // Number every use site in execution order: a node's inputs, then its blocks, each
-        // block's nodes and finally its return node.
-        let mut order: HashMap<(Node, usize), usize> = HashMap::new();
-        let mut last: HashMap<Value, (Node, usize)> = HashMap::new();
-        let mut counter = 0usize;
-        type Sites = HashMap<(Node, usize), usize>;
-        fn visit(
-            g: &Graph,
-            n: Node,
-            counter: &mut usize,
-            order: &mut Sites,
-            last: &mut HashMap<Value, (Node, usize)>,
-        ) {
-            for (i, &v) in g.node_inputs(n).iter().enumerate() {
-                *counter += 1;
-                order.insert((n, i), *counter);
-                last.insert(v, (n, i));
-            }
-        }
-        fn walk(
-            g: &Graph,
-            b: Block,
-            counter: &mut usize,
-            order: &mut Sites,
-            last: &mut HashMap<Value, (Node, usize)>,
-        ) {
-            for n in g.block_nodes(b) {
-                visit(g, n, counter, order, last);
-                for &sub in g.node_blocks(n) {
-                    walk(g, sub, counter, order, last);
-                }
-            }
-            visit(g, g.return_node(b), counter, order, last);
-        }
-        walk(g, g.block(), &mut counter, &mut order, &mut last);
-
-        let mut moves = hashbrown::HashSet::new();
-        let mut drops_after: HashMap<Node, Vec<Value>> = HashMap::new();
-        let mut values: Vec<_> = last.into_iter().collect();
-        values.sort_by_key(|(_, site)| order[site]);
-        for (v, (user, offset)) in values {
-            let def_block = match g.value_def(v) {
-                ember_dialects::ValueDef::Param(b, _) => b,
-                ember_dialects::ValueDef::Output(n, _) => g.owning_block(n).unwrap_or(g.block()),
-            };
-            // Walk from the use up to the defining block, noting the control nodes crossed.
-            let mut outermost = None;
-            let mut crosses_loop = false;
-            let mut b = g.owning_block(user).unwrap_or(g.block());
-            while b != def_block {
-                let Some(owner) = g.owning_node(b) else { break };
-                if g.kind(owner) == sym::loop_() {
-                    crosses_loop = true;
-                }
-                outermost = Some(owner);
-                b = g.owning_block(owner).unwrap_or(g.block());
-            }
-            if !crosses_loop {
-                moves.insert((user, offset));
-            }
-            if let Some(node) = outermost {
-                drops_after.entry(node).or_default().push(v);
-            }
-        }
-        Liveness { moves, drops_after }
-    }
-}
-
 struct Builder<'g> {
     g: &'g Graph,
     liveness: Liveness,
+    coalescing: Coalescing,
     code: Code,
+    /// Registers by root value (see `Coalescing::root`).
     registers: HashMap<Value, u32>,
     next_register: u32,
     /// Values produced by `prim::Constant`, by constant index.
     constant_of: HashMap<Value, u32>,
+    /// Registers holding constants, by constant index.
+    constant_registers: HashMap<u32, u32>,
     unit: Option<&'g Arc<CompilationUnit>>,
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
     hook: Option<&'g OperationHook>,
+}
+
+/// Where a value handed to a block boundary comes from.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Source {
+    Constant(u32),
+    /// A register, and whether this is the value's last use (it may be moved).
+    Register(u32, bool),
 }
 
 impl Builder<'_> {
@@ -301,12 +325,14 @@ impl Builder<'_> {
         self.code.instrs.len() - 1
     }
 
+    /// The register of `v` (shared with the values it is coalesced with).
     fn register(&mut self, v: Value) -> u32 {
-        if let Some(&r) = self.registers.get(&v) {
+        let root = self.coalescing.root(v);
+        if let Some(&r) = self.registers.get(&root) {
             return r;
         }
         let r = self.fresh_register();
-        self.registers.insert(v, r);
+        self.registers.insert(root, r);
         r
     }
 
@@ -320,6 +346,25 @@ impl Builder<'_> {
         self.code.instrs.len() as u32
     }
 
+    /// The register an instruction reads `v` from: its own, or one holding its constant.
+    fn operand(&mut self, v: Value) -> u32 {
+        let Some(&c) = self.constant_of.get(&v) else {
+            return self.register(v);
+        };
+        if let Some(&r) = self.constant_registers.get(&c) {
+            return r;
+        }
+        let r = self.fresh_register();
+        self.constant_registers.insert(c, r);
+        self.code.register_constants.push((r, c));
+        r
+    }
+
+    /// Whether the use `offset` of `user` is `v`'s last and may move it out of its register.
+    fn moves(&self, v: Value, user: Node, offset: usize) -> bool {
+        self.liveness.moves.contains(&(user, offset)) && !is_plain_scalar(self.g.ty(v))
+    }
+
     /// Pushes `values`, inputs `first..` of `user` (a node or a return node), in order.
     fn push_uses(&mut self, user: Node, values: &[Value], first: usize) {
         for (i, &v) in values.iter().enumerate() {
@@ -328,8 +373,7 @@ impl Builder<'_> {
                 self.emit(Instr::Const(c));
             } else {
                 let r = self.register(v);
-                let moved = self.liveness.moves.contains(&(user, i));
-                self.emit(if moved {
+                self.emit(if self.moves(v, user, i) {
                     Instr::Move(r)
                 } else {
                     Instr::Load(r)
@@ -350,26 +394,152 @@ impl Builder<'_> {
         }
     }
 
-    fn emit_block_body(&mut self, b: Block) -> Result<(), BuildError> {
-        for n in self.g.block_nodes(b) {
-            self.emit_node(n)?;
-            if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
-                for v in values {
-                    if !self.constant_of.contains_key(&v) {
-                        let r = self.register(v);
-                        self.emit(Instr::Drop(r));
-                    }
+    fn source(&mut self, user: Node, v: Value, offset: usize) -> Source {
+        match self.constant_of.get(&v) {
+            Some(&c) => Source::Constant(c),
+            None => {
+                let moved = self.moves(v, user, offset);
+                Source::Register(self.register(v), moved)
+            }
+        }
+    }
+
+    /// Hands `values` (inputs `first..` of `user`) to the registers `dsts` as one parallel
+    /// move (`None`: nobody reads it; a value whose last use this is is dropped).
+    fn transfer(&mut self, user: Node, values: &[Value], first: usize, dsts: &[Option<u32>]) {
+        let sources: Vec<Source> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| self.source(user, v, first + i))
+            .collect();
+        // A value already in its receiving register stays; nothing may move it away.
+        let kept: Vec<u32> = sources
+            .iter()
+            .zip(dsts)
+            .filter_map(|(s, d)| match (s, d) {
+                (Source::Register(r, _), Some(d)) if r == d => Some(*r),
+                _ => None,
+            })
+            .collect();
+        let pairs: Vec<(Source, u32)> = sources
+            .iter()
+            .zip(dsts)
+            .filter_map(|(&s, &d)| Some((s, d?)))
+            .filter(|&(s, d)| !matches!(s, Source::Register(r, _) if r == d))
+            .collect();
+        let movable = |s: Source| matches!(s, Source::Register(r, true) if !kept.contains(&r));
+        // Copies in order are wrong when one overwrites a register another still reads.
+        let overlapping = pairs.iter().any(
+            |&(s, _)| matches!(s, Source::Register(r, _) if pairs.iter().any(|&(_, d)| d == r)),
+        );
+        if overlapping {
+            for &(s, _) in &pairs {
+                self.emit(match s {
+                    Source::Constant(c) => Instr::Const(c),
+                    Source::Register(r, _) if movable(s) => Instr::Move(r),
+                    Source::Register(r, _) => Instr::Load(r),
+                });
+            }
+            for &(_, d) in pairs.iter().rev() {
+                self.emit(Instr::Store(d));
+            }
+        } else {
+            for &(s, dst) in &pairs {
+                self.emit(match s {
+                    Source::Constant(c) => Instr::SetConst { c, dst },
+                    Source::Register(src, _) if movable(s) => Instr::Take { src, dst },
+                    Source::Register(src, _) => Instr::Copy { src, dst },
+                });
+            }
+        }
+        // Values nobody receives are freed here when this was their last use.
+        for (&s, d) in sources.iter().zip(dsts) {
+            if let (Source::Register(r, true), None) = (s, d) {
+                if !kept.contains(&r) && !pairs.iter().any(|&(_, d)| d == r) {
+                    self.emit(Instr::Drop(r));
                 }
             }
         }
+    }
+
+    fn emit_block_body(&mut self, b: Block) -> Result<(), BuildError> {
+        let nodes: Vec<Node> = self.g.block_nodes(b).collect();
+        let mut i = 0;
+        while i < nodes.len() {
+            let n = nodes[i];
+            if let Some(&next) = nodes.get(i + 1) {
+                if let Some(test) = self.fusable_test(n, next)? {
+                    self.emit_if(next, Some(test))?;
+                    self.drops_after(n);
+                    self.drops_after(next);
+                    i += 2;
+                    continue;
+                }
+            }
+            self.emit_node(n)?;
+            self.drops_after(n);
+            i += 1;
+        }
         Ok(())
+    }
+
+    /// Frees the values whose last use was inside `n`'s blocks.
+    fn drops_after(&mut self, n: Node) {
+        if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
+            for v in values {
+                if !self.constant_of.contains_key(&v) && !is_plain_scalar(self.g.ty(v)) {
+                    let r = self.register(v);
+                    self.emit(Instr::Drop(r));
+                }
+            }
+        }
+    }
+
+    /// A comparison `n` whose only use is the condition of the `prim::If` that follows it:
+    /// the branch tests it directly.
+    fn fusable_test(&mut self, n: Node, next: Node) -> Result<Option<FusedTest>, BuildError> {
+        let g = self.g;
+        if g.kind(next) != sym::if_() || g.node_inputs(next).len() != 1 {
+            return Ok(None);
+        }
+        let Some(Special::Bin(op)) = special(g, n) else {
+            return Ok(None);
+        };
+        let cond = g.output(n, 0);
+        if !is_comparison(op) || g.node_inputs(next)[0] != cond || g.uses(cond).len() != 1 {
+            return Ok(None);
+        }
+        if self.hooked_or_checked(n)?.is_some() {
+            return Ok(None);
+        }
+        let inputs = g.node_inputs(n);
+        let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+        Ok(Some(FusedTest {
+            op,
+            a,
+            b,
+            site: self.site(n),
+        }))
+    }
+
+    /// The hook's operation for `n` when it claims the node; otherwise checks that the
+    /// registry has an operation for it (so a register instruction is chosen only for nodes
+    /// the registry runs too) and returns `None`.
+    fn hooked_or_checked(&mut self, n: Node) -> Result<Option<Operation>, BuildError> {
+        if let Some(hook) = self.hook {
+            if let Some(op) = hook(self.g, n).transpose().map_err(|m| self.error(n, m))? {
+                return Ok(Some(op));
+            }
+        }
+        registry().build(self.g, n).map_err(|m| self.error(n, m))?;
+        Ok(None)
     }
 
     fn emit_node(&mut self, n: Node) -> Result<(), BuildError> {
         let g = self.g;
         let kind = g.kind(n);
         if kind == sym::if_() {
-            return self.emit_if(n);
+            return self.emit_if(n, None);
         }
         if kind == sym::loop_() {
             return self.emit_loop(n);
@@ -403,6 +573,12 @@ impl Builder<'_> {
             self.store_outputs(&outputs);
             return Ok(());
         }
+        if let Some(s) = special(g, n) {
+            match self.hooked_or_checked(n)? {
+                Some(operation) => return self.emit_operation(n, operation),
+                None => return self.emit_special(n, s),
+            }
+        }
         let hooked = match self.hook {
             Some(hook) => hook(g, n).transpose().map_err(|m| self.error(n, m))?,
             None => None,
@@ -426,6 +602,12 @@ impl Builder<'_> {
             self.constant_of.insert(g.output(n, 0), index);
             return Ok(());
         }
+        self.emit_operation(n, operation)
+    }
+
+    /// A generic operation: inputs pushed, the operation run, outputs stored.
+    fn emit_operation(&mut self, n: Node, operation: Operation) -> Result<(), BuildError> {
+        let g = self.g;
         let inputs = g.node_inputs(n).to_vec();
         self.push_uses(n, &inputs, 0);
         self.code.operations.push(operation);
@@ -433,6 +615,25 @@ impl Builder<'_> {
         self.emit(Instr::Op(self.code.operations.len() as u32 - 1));
         let outputs = g.node_outputs(n).to_vec();
         self.store_outputs(&outputs);
+        Ok(())
+    }
+
+    fn emit_special(&mut self, n: Node, s: Special) -> Result<(), BuildError> {
+        let g = self.g;
+        let inputs = g.node_inputs(n).to_vec();
+        let dst = self.register(g.output(n, 0));
+        let site = self.site(n);
+        self.code.instr_sites.push((self.here(), site));
+        match s {
+            Special::Bin(op) => {
+                let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+                self.emit(Instr::Bin { op, a, b, dst });
+            }
+            Special::Un(op) => {
+                let a = self.operand(inputs[0]);
+                self.emit(Instr::Un { op, a, dst });
+            }
+        }
         Ok(())
     }
 
@@ -533,31 +734,68 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn emit_if(&mut self, n: Node) -> Result<(), BuildError> {
+    /// The registers that receive `values` (`None` for values nobody reads).
+    fn receivers(&mut self, values: &[Value]) -> Vec<Option<u32>> {
+        values
+            .iter()
+            .map(|&v| self.g.has_uses(v).then(|| self.register(v)))
+            .collect()
+    }
+
+    fn emit_if(&mut self, n: Node, test: Option<FusedTest>) -> Result<(), BuildError> {
         let g = self.g;
         if g.node_inputs(n).len() != 1 || g.node_blocks(n).len() != 2 {
             return Err(self.error(n, "prim::If needs one condition and two blocks".into()));
         }
         let (then_b, else_b) = (g.node_blocks(n)[0], g.node_blocks(n)[1]);
-        let cond = g.node_inputs(n).to_vec();
-        self.push_uses(n, &cond, 0);
-        let jump_else = self.emit(Instr::JumpIfFalse(0));
+        let jump_else = match test {
+            Some(t) => {
+                self.code.instr_sites.push((self.here(), t.site));
+                self.emit(Instr::JumpUnless {
+                    op: t.op,
+                    a: t.a,
+                    b: t.b,
+                    target: 0,
+                })
+            }
+            None => {
+                let cond = self.operand(g.node_inputs(n)[0]);
+                self.emit(Instr::JumpIfFalse { cond, target: 0 })
+            }
+        };
         let outputs = g.node_outputs(n).to_vec();
-        self.emit_branch(then_b, &outputs)?;
+        let dsts = self.receivers(&outputs);
+        self.emit_branch(then_b, &dsts)?;
         let jump_end = self.emit(Instr::Jump(0));
         let else_start = self.here();
-        self.emit_branch(else_b, &outputs)?;
-        let end = self.here();
-        self.code.instrs[jump_else] = Instr::JumpIfFalse(else_start);
-        self.code.instrs[jump_end] = Instr::Jump(end);
+        self.emit_branch(else_b, &dsts)?;
+        if self.here() == else_start {
+            // An empty else branch: the then branch falls through to the end.
+            self.code.instrs.pop();
+            let end = self.here();
+            self.set_target(jump_else, end);
+        } else {
+            let end = self.here();
+            self.code.instrs[jump_end] = Instr::Jump(end);
+            self.set_target(jump_else, else_start);
+        }
         Ok(())
     }
 
-    fn emit_branch(&mut self, b: Block, outputs: &[Value]) -> Result<(), BuildError> {
+    fn set_target(&mut self, at: usize, to: u32) {
+        match &mut self.code.instrs[at] {
+            Instr::JumpUnless { target, .. } | Instr::JumpIfFalse { target, .. } => *target = to,
+            Instr::ForEnter { exit, .. }
+            | Instr::WhileEnter { exit, .. }
+            | Instr::LoopEnter { exit, .. } => *exit = to,
+            other => unreachable!("not a jump: {other:?}"),
+        }
+    }
+
+    fn emit_branch(&mut self, b: Block, dsts: &[Option<u32>]) -> Result<(), BuildError> {
         self.emit_block_body(b)?;
         let returned = self.g.block_outputs(b).to_vec();
-        self.push_uses(self.g.return_node(b), &returned, 0);
-        self.store_outputs(outputs);
+        self.transfer(self.g.return_node(b), &returned, 0, dsts);
         Ok(())
     }
 
@@ -593,65 +831,93 @@ impl Builder<'_> {
             && !g.has_uses(params[0]);
         let is_for = !is_while && is_true(inputs[1]) && is_true(returned[0]);
 
-        // The trip counter, its bound and the condition live in registers of their own, so
-        // no value of the program is overwritten and the counter is never moved away.
-        let (trip, max, cond) = (
-            self.fresh_register(),
-            self.fresh_register(),
-            self.fresh_register(),
-        );
-        self.push_uses(n, &inputs, 0);
-        for &p in params[1..].iter().rev() {
-            let r = self.register(p);
-            self.emit(Instr::Store(r));
-        }
-        self.emit(Instr::Store(cond));
-        self.emit(Instr::Store(max));
-        self.emit(Instr::ZeroInt(trip));
-        let top = self.here();
-        let test = self.emit(Instr::Jump(0));
-        if g.has_uses(params[0]) {
-            let r = self.register(params[0]);
-            self.emit(Instr::Load(trip));
-            self.emit(Instr::Store(r));
-        }
-        self.emit_block_body(body)?;
-        // A `for` loop's condition is always true: it is neither pushed nor stored.
-        let first = if is_for { 1 } else { 0 };
-        self.push_uses(g.return_node(body), &returned[first..], first);
-        for &p in params[1..].iter().rev() {
-            let r = self.register(p);
-            self.emit(Instr::Store(r));
-        }
-        if !is_for {
-            self.emit(Instr::Store(cond));
-        }
-        if !is_while {
-            self.emit(Instr::Increment(trip));
-        }
-        self.emit(Instr::Jump(top));
-        let exit = self.here();
-        self.code.instrs[test] = if is_while {
-            Instr::WhileTest { cond, exit }
-        } else if is_for {
-            Instr::ForTest { trip, max, exit }
+        // The trip counter is the body's first parameter when the body reads it as an int;
+        // the bound is read where it lives (an int is never moved); the condition gets the
+        // register of the value the body computes it into, when it computes it itself.
+        let trip = if g.has_uses(params[0]) && *g.ty(params[0]) == ember_dialects::Type::Int {
+            self.register(params[0])
         } else {
-            Instr::LoopTest {
+            self.fresh_register()
+        };
+        let max = if *g.ty(inputs[0]) == ember_dialects::Type::Int {
+            self.operand(inputs[0])
+        } else {
+            let r = self.fresh_register();
+            self.push_uses(n, &inputs[..1], 0);
+            self.emit(Instr::Store(r));
+            r
+        };
+        let own_cond = returned[0];
+        let cond = if !is_for
+            && defined_directly_in(g, own_cond, body)
+            && !self.constant_of.contains_key(&own_cond)
+            && !self.coalescing.is_joined(own_cond)
+            && !returned[1..].contains(&own_cond)
+        {
+            self.register(own_cond)
+        } else {
+            self.fresh_register()
+        };
+        // Entry: the initial values into the parameters, the condition into its register.
+        let mut entry_dsts: Vec<Option<u32>> = Vec::with_capacity(inputs.len() - 1);
+        entry_dsts.push((!is_for).then_some(cond));
+        for &p in &params[1..] {
+            entry_dsts.push(Some(self.register(p)));
+        }
+        self.transfer(n, &inputs[1..], 1, &entry_dsts);
+        let enter = self.emit(if is_while {
+            Instr::WhileEnter { cond, exit: 0 }
+        } else if is_for {
+            Instr::ForEnter { trip, max, exit: 0 }
+        } else {
+            Instr::LoopEnter {
                 trip,
                 max,
                 cond,
-                exit,
+                exit: 0,
             }
-        };
-        // The loop's outputs are the final carried values.
+        });
+        let top = self.here();
+        self.emit_block_body(body)?;
+        // Bottom: the carried values (and the condition) into place, then the test.
+        let mut dsts = Vec::with_capacity(returned.len());
+        dsts.push((!is_for).then_some(cond));
+        for &p in &params[1..] {
+            dsts.push(Some(self.register(p)));
+        }
+        if is_for {
+            self.transfer(g.return_node(body), &returned[1..], 1, &dsts[1..]);
+        } else {
+            self.transfer(g.return_node(body), &returned, 0, &dsts);
+        }
+        self.emit(if is_while {
+            Instr::WhileNext { cond, body: top }
+        } else if is_for {
+            Instr::ForNext {
+                trip,
+                max,
+                body: top,
+            }
+        } else {
+            Instr::LoopNext {
+                trip,
+                max,
+                cond,
+                body: top,
+            }
+        });
+        let exit = self.here();
+        self.set_target(enter, exit);
+        // The loop's outputs share their parameters' registers; unread ones are freed.
         for (i, &out) in g.node_outputs(n).iter().enumerate() {
-            let r = self.register(params[i + 1]);
-            if g.has_uses(out) {
-                self.emit(Instr::Move(r));
-                let o = self.register(out);
-                self.emit(Instr::Store(o));
-            } else {
-                self.emit(Instr::Drop(r));
+            let p = self.register(params[i + 1]);
+            if !g.has_uses(out) {
+                if !is_plain_scalar(g.ty(params[i + 1])) {
+                    self.emit(Instr::Drop(p));
+                }
+            } else if self.register(out) != p {
+                let dst = self.register(out);
+                self.emit(Instr::Take { src: p, dst });
             }
         }
         Ok(())
@@ -671,5 +937,20 @@ impl Builder<'_> {
             source: self.g.source_range(n).cloned(),
             message,
         }
+    }
+}
+
+/// A comparison a branch tests directly.
+struct FusedTest {
+    op: BinOp,
+    a: u32,
+    b: u32,
+    site: OpSite,
+}
+
+fn defined_directly_in(g: &Graph, v: Value, b: Block) -> bool {
+    match g.value_def(v) {
+        ember_dialects::ValueDef::Output(n, _) => g.owning_block(n) == Some(b),
+        ember_dialects::ValueDef::Param(..) => false,
     }
 }

@@ -4,11 +4,14 @@
 //! [`CompilationUnit`](crate::unit::CompilationUnit) given to [`Code::with_unit`].
 
 mod calls;
+mod coalesce;
 mod code;
 mod error;
 mod future;
 mod invoke;
+mod liveness;
 mod objects;
+mod specialize;
 mod state;
 
 pub use calls::{build_function_code, CallSite, CallTarget};

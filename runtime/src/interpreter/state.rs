@@ -7,6 +7,7 @@
 //! TorchScript call stack.
 
 use std::ops::Deref;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ember_dialects::symbol::sym;
@@ -42,6 +43,7 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
     let mut regs: Vec<IValue> = Vec::with_capacity(code.num_registers);
     regs.extend(inputs);
     regs.resize(code.num_registers, IValue::Uninitialized);
+    set_constants(&mut regs, code);
     let mut m = Machine {
         frames: Vec::new(),
         cur: Frame {
@@ -61,10 +63,21 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
     })
 }
 
-/// The code a frame runs: the one `run` was given, or a callee's.
+/// Sets the registers of a frame that hold constants.
+fn set_constants(regs: &mut [IValue], code: &Code) {
+    for &(r, c) in &code.register_constants {
+        regs[r as usize] = code.constants[c as usize].clone();
+    }
+}
+
+/// The code a frame runs.
 enum CodeRef<'a> {
+    /// The code `run` was given.
     Top(&'a Code),
-    Callee(Arc<Code>),
+    /// A callee known when its caller's code was built, held by that code's call sites.
+    Static(NonNull<Code>),
+    /// A method found on an object when the call ran.
+    Owned(Arc<Code>),
 }
 
 impl Deref for CodeRef<'_> {
@@ -72,7 +85,12 @@ impl Deref for CodeRef<'_> {
     fn deref(&self) -> &Code {
         match self {
             CodeRef::Top(c) => c,
-            CodeRef::Callee(c) => c,
+            // SAFETY: the pointer comes from an `Arc<Code>` in the call sites of the caller's
+            // code. The caller's frame stays below this one until this one returns, and keeps
+            // its code alive (by reference, by `Arc`, or in turn through its own caller), and
+            // code is never changed while it runs.
+            CodeRef::Static(c) => unsafe { c.as_ref() },
+            CodeRef::Owned(c) => c,
         }
     }
 }
@@ -112,108 +130,204 @@ struct Machine<'a> {
     exit_kind: Symbol,
 }
 
+/// Why a frame stopped running its instructions.
+enum Switch {
+    Call(u32),
+    Ret,
+}
+
+/// Runs the instructions of one frame (`code` on its registers `regs`) from `*pc` until it
+/// calls or returns; `*pc` is left at that instruction.
+fn run_frame(
+    code: &Code,
+    regs: &mut [IValue],
+    stack: &mut Vec<IValue>,
+    pc_out: &mut usize,
+) -> Result<Switch, Fault> {
+    let instrs = &code.instrs[..];
+    let mut pc = *pc_out;
+    // An error of the register instruction at `pc`, at its node.
+    let fail = |pc: usize, message: String| -> Fault {
+        Fault::Here(match code.instr_site(pc) {
+            Some(site) => site_error(message, site),
+            None => RuntimeError::new(message),
+        })
+    };
+    loop {
+        match instrs[pc] {
+            Instr::Bin { op, a, b, dst } => match op.eval(&regs[a as usize], &regs[b as usize]) {
+                Ok(v) => regs[dst as usize] = v,
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::JumpUnless { op, a, b, target } => {
+                match op.eval(&regs[a as usize], &regs[b as usize]) {
+                    Ok(IValue::Bool(true)) => {}
+                    Ok(IValue::Bool(false)) => {
+                        pc = target as usize;
+                        continue;
+                    }
+                    Ok(other) => {
+                        *pc_out = pc;
+                        return Err(truthy(&other).err().map_or_else(
+                            || fail(pc, "expected a bool condition".into()),
+                            Fault::Here,
+                        ));
+                    }
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                }
+            }
+            Instr::Un { op, a, dst } => match op.eval(&regs[a as usize]) {
+                Ok(v) => regs[dst as usize] = v,
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::Copy { src, dst } => regs[dst as usize] = regs[src as usize].clone(),
+            Instr::Take { src, dst } => {
+                regs[dst as usize] =
+                    std::mem::replace(&mut regs[src as usize], IValue::Uninitialized)
+            }
+            Instr::SetConst { c, dst } => regs[dst as usize] = code.constants[c as usize].clone(),
+            Instr::Jump(target) => {
+                pc = target as usize;
+                continue;
+            }
+            Instr::JumpIfFalse { cond, target } => {
+                if !truthy(&regs[cond as usize])? {
+                    pc = target as usize;
+                    continue;
+                }
+            }
+            Instr::ForEnter { trip, max, exit } => {
+                regs[trip as usize] = IValue::Int(0);
+                if 0 >= int(&regs[max as usize])? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::ForNext { trip, max, body } => {
+                if step(&mut regs[trip as usize])? < int(&regs[max as usize])? {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::WhileEnter { cond, exit } => {
+                if !truthy(&regs[cond as usize])? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::WhileNext { cond, body } => {
+                if truthy(&regs[cond as usize])? {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::LoopEnter {
+                trip,
+                max,
+                cond,
+                exit,
+            } => {
+                regs[trip as usize] = IValue::Int(0);
+                if 0 >= int(&regs[max as usize])? || !truthy(&regs[cond as usize])? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::LoopNext {
+                trip,
+                max,
+                cond,
+                body,
+            } => {
+                if step(&mut regs[trip as usize])? < int(&regs[max as usize])?
+                    && truthy(&regs[cond as usize])?
+                {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::Load(r) => stack.push(regs[r as usize].clone()),
+            Instr::Move(r) => stack.push(std::mem::replace(
+                &mut regs[r as usize],
+                IValue::Uninitialized,
+            )),
+            Instr::Const(c) => stack.push(code.constants[c as usize].clone()),
+            Instr::Store(r) => regs[r as usize] = pop(stack)?,
+            Instr::Drop(r) => regs[r as usize] = IValue::Uninitialized,
+            Instr::Pop => {
+                pop(stack)?;
+            }
+            Instr::Op(k) => {
+                if let Err(message) = (code.operations[k as usize])(stack) {
+                    *pc_out = pc;
+                    return Err(Fault::Here(site_error(message, &code.sites[k as usize])));
+                }
+            }
+            Instr::Wait(k) => {
+                let value = match pop(stack)? {
+                    IValue::Future(f) => f.wait(),
+                    other => {
+                        return Err(Fault::Here(site_error(
+                            format!(
+                                "aten::wait expected a Future, but got {}",
+                                other.kind_name()
+                            ),
+                            &code.waits[k as usize],
+                        )))
+                    }
+                };
+                match value {
+                    Ok(v) => stack.push(v),
+                    Err(e) => return Err(Fault::Waited(code.waits[k as usize].clone(), e)),
+                }
+            }
+            Instr::Call(k) => {
+                *pc_out = pc;
+                return Ok(Switch::Call(k));
+            }
+            Instr::Ret => {
+                *pc_out = pc;
+                return Ok(Switch::Ret);
+            }
+        }
+        pc += 1;
+    }
+}
+
 impl<'a> Machine<'a> {
     fn run_loop(&mut self) -> Result<Vec<IValue>, Fault> {
         loop {
+            let code: *const Code = &*self.cur.code;
+            // SAFETY: the current frame's code lives at least as long as the frame, which
+            // stays current until `run_frame` returns.
+            let code = unsafe { &*code };
             let base = self.cur.base;
-            let pc = self.cur.pc;
-            let regs = &mut self.regs;
-            let stack = &mut self.stack;
-            match self.cur.code.instrs[pc] {
-                Instr::Load(r) => stack.push(regs[base + r as usize].clone()),
-                Instr::Move(r) => stack.push(std::mem::replace(
-                    &mut regs[base + r as usize],
-                    IValue::Uninitialized,
-                )),
-                Instr::Const(c) => stack.push(self.cur.code.constants[c as usize].clone()),
-                Instr::Store(r) => regs[base + r as usize] = pop(stack)?,
-                Instr::Drop(r) => regs[base + r as usize] = IValue::Uninitialized,
-                Instr::Pop => {
-                    pop(stack)?;
-                }
-                Instr::Op(k) => {
-                    let code = &*self.cur.code;
-                    if let Err(message) = (code.operations[k as usize])(stack) {
-                        return Err(Fault::Here(site_error(message, &code.sites[k as usize])));
-                    }
-                }
-                Instr::JumpIfFalse(target) => {
-                    if !truthy(&pop(stack)?)? {
-                        self.cur.pc = target as usize;
-                        continue;
-                    }
-                }
-                Instr::Jump(target) => {
-                    self.cur.pc = target as usize;
-                    continue;
-                }
-                Instr::ZeroInt(r) => regs[base + r as usize] = IValue::Int(0),
-                Instr::Increment(r) => {
-                    if let IValue::Int(i) = &mut regs[base + r as usize] {
-                        *i += 1;
-                    }
-                }
-                Instr::ForTest { trip, max, exit } => {
-                    if int(&regs[base + trip as usize])? >= int(&regs[base + max as usize])? {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::WhileTest { cond, exit } => {
-                    if !truthy(&regs[base + cond as usize])? {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::LoopTest {
-                    trip,
-                    max,
-                    cond,
-                    exit,
-                } => {
-                    if int(&regs[base + trip as usize])? >= int(&regs[base + max as usize])?
-                        || !truthy(&regs[base + cond as usize])?
-                    {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::Call(k) => {
-                    self.call(k as usize)?;
-                    continue;
-                }
-                Instr::Wait(k) => {
-                    let value = match pop(stack)? {
-                        IValue::Future(f) => f.wait(),
-                        other => {
-                            return Err(Fault::Here(site_error(
-                                format!(
-                                    "aten::wait expected a Future, but got {}",
-                                    other.kind_name()
-                                ),
-                                &self.cur.code.waits[k as usize],
-                            )))
-                        }
-                    };
-                    match value {
-                        Ok(v) => stack.push(v),
-                        Err(e) => {
-                            return Err(Fault::Waited(self.cur.code.waits[k as usize].clone(), e))
-                        }
-                    }
-                }
-                Instr::Ret => match self.frames.pop() {
+            match run_frame(
+                code,
+                &mut self.regs[base..],
+                &mut self.stack,
+                &mut self.cur.pc,
+            )? {
+                Switch::Call(k) => self.call(k as usize)?,
+                Switch::Ret => match self.frames.pop() {
                     // The callee's outputs stay on the stack for the caller's stores.
                     Some(caller) => {
                         self.regs.truncate(self.cur.base);
                         self.cur = caller;
                         self.cur.pc += 1;
-                        continue;
                     }
-                    None => return Ok(std::mem::take(stack)),
+                    None => return Ok(std::mem::take(&mut self.stack)),
                 },
             }
-            self.cur.pc += 1;
         }
     }
 
@@ -228,7 +342,7 @@ impl<'a> Machine<'a> {
             self.entered.pop();
         }
         let callee = match &call.target {
-            CallTarget::Code(code) => code.clone(),
+            CallTarget::Code(code) => CodeRef::Static(NonNull::from(&**code)),
             CallTarget::Method(name) => {
                 let site = call.site.clone();
                 let (nargs, nouts) = (call.num_inputs, call.num_outputs);
@@ -244,7 +358,7 @@ impl<'a> Machine<'a> {
                         &site,
                     )));
                 }
-                code
+                CodeRef::Owned(code)
             }
         };
         if self.frames.len() + 1 >= MAX_CALL_DEPTH {
@@ -260,16 +374,15 @@ impl<'a> Machine<'a> {
             )));
         }
         let base = self.regs.len();
+        let args = self.stack.len() - nargs;
+        self.regs.extend(self.stack.drain(args..));
         self.regs
             .resize(base + callee.num_registers, IValue::Uninitialized);
-        let args = self.stack.drain(self.stack.len() - nargs..);
-        for (slot, v) in self.regs[base..base + nargs].iter_mut().zip(args) {
-            *slot = v;
-        }
+        set_constants(&mut self.regs[base..], &callee);
         let caller = std::mem::replace(
             &mut self.cur,
             Frame {
-                code: CodeRef::Callee(callee),
+                code: callee,
                 pc: 0,
                 base,
             },
@@ -388,6 +501,17 @@ fn truthy(v: &IValue) -> Result<bool, RuntimeError> {
             "expected a bool condition, got {}",
             other.kind_name()
         ))),
+    }
+}
+
+/// Adds one to a trip counter and returns it.
+fn step(v: &mut IValue) -> Result<i64, RuntimeError> {
+    match v {
+        IValue::Int(i) => {
+            *i = i.wrapping_add(1);
+            Ok(*i)
+        }
+        other => int(other),
     }
 }
 

@@ -6,6 +6,7 @@ use ember_dialects::{AttrValue, Graph, SourceRange, Symbol, Value};
 
 use super::*;
 use crate::ivalue::IValue;
+use crate::tensor::Tensor;
 
 fn constant(g: &mut Graph, value: AttrValue, ty: Type) -> Value {
     let n = g.create_and_insert(sym::constant(), &[], 1);
@@ -49,11 +50,11 @@ fn for_loop_runs_with_the_fast_path() {
     assert!(code
         .instrs
         .iter()
-        .any(|i| matches!(i, Instr::ForTest { .. })));
+        .any(|i| matches!(i, Instr::ForNext { .. })));
     assert!(!code
         .instrs
         .iter()
-        .any(|i| matches!(i, Instr::LoopTest { .. })));
+        .any(|i| matches!(i, Instr::LoopNext { .. } | Instr::Op(_))));
     let out = run(&code, vec![IValue::Int(10)]).unwrap();
     assert_eq!(out[0].as_int(), Some(285));
     let out = run(&code, vec![IValue::Int(0)]).unwrap();
@@ -106,8 +107,11 @@ fn while_loop_with_branches() {
     assert!(code
         .instrs
         .iter()
-        .any(|i| matches!(i, Instr::WhileTest { .. })));
-    assert!(!code.instrs.iter().any(|i| matches!(i, Instr::Increment(_))));
+        .any(|i| matches!(i, Instr::WhileNext { .. })));
+    assert!(!code
+        .instrs
+        .iter()
+        .any(|i| matches!(i, Instr::ForNext { .. } | Instr::LoopNext { .. })));
     for (n, steps) in [(1, 0), (6, 8), (27, 111), (97, 118)] {
         assert_eq!(
             run(&code, vec![IValue::Int(n)]).unwrap()[0].as_int(),
@@ -119,45 +123,46 @@ fn while_loop_with_branches() {
 
 #[test]
 fn moves_at_last_use_and_drops_after_branches() {
-    // def f(x: int, c: bool): y = x + 1; if c: z = y * 2 else: z = 0; return z
+    // def f(x: Tensor, c: bool, w: Tensor): y = relu(x); if c: z = y * y else: z = w; return z
     let mut g = Graph::new();
-    let x = g.add_input(Type::Int);
+    let x = g.add_input(Type::tensor());
     let c = g.add_input(Type::Bool);
-    let one = constant(&mut g, AttrValue::Int(1), Type::Int);
-    let y = op(&mut g, "aten::add", &[x, one], Type::Int);
+    let w = g.add_input(Type::tensor());
+    let y = op(&mut g, "aten::relu", &[x], Type::tensor());
     let iff = g.create_and_insert(sym::if_(), &[c], 1);
+    g.set_ty(g.output(iff, 0), Type::tensor());
     let (tb, eb) = (g.add_block(iff), g.add_block(iff));
     g.set_insert_point_to_end(tb);
-    let z = op(&mut g, "aten::mul", &[y, y], Type::Int);
+    let z = op(&mut g, "aten::mul", &[y, y], Type::tensor());
     g.block_register_output(tb, z);
-    g.set_insert_point_to_end(eb);
-    let zero = constant(&mut g, AttrValue::Int(0), Type::Int);
-    g.block_register_output(eb, zero);
+    g.block_register_output(eb, w);
     g.set_insert_point_to_end(g.block());
     let out = g.output(iff, 0);
     g.register_output(out);
     let code = Code::new(&g).unwrap();
     use Instr::*;
-    // Registers: x 0, c 1, y 2, z 3, the If's output 4. Constants 0 and 1 are pushed inline.
+    // Registers: x 0, c 1, w 2, y 3, the If's output 4 (the then branch computes into it).
     #[rustfmt::skip]
     let expected = vec![
-        Move(0), Const(0), Op(0), Store(2),        // y = x + 1; x's only use moves it
-        Move(1), JumpIfFalse(13),                  // if c
-        Load(2), Move(2), Op(1), Store(3),         //   z = y * y; the second use moves y
-        Move(3), Store(4), Jump(15),
-        Const(1), Store(4),                        // else: 0
-        Drop(2),                                   // y dies on the else path too
+        Move(0), Op(0), Store(3),                  // y = relu(x); x's only use moves it
+        JumpIfFalse { cond: 1, target: 9 },        // if c
+        Load(3), Move(3), Op(1), Store(4),         //   z = y * y; the second use moves y
+        Jump(10),
+        Take { src: 2, dst: 4 },                   // else: z = w, w's last use
+        Drop(3), Drop(2),                          // y and w die on the other path
         Move(4), Ret,
     ];
     assert_eq!(code.instrs, expected);
-    assert_eq!(
-        run(&code, vec![IValue::Int(4), IValue::Bool(true)]).unwrap()[0].as_int(),
-        Some(25)
-    );
-    assert_eq!(
-        run(&code, vec![IValue::Int(4), IValue::Bool(false)]).unwrap()[0].as_int(),
-        Some(0)
-    );
+    let t = |v: f32| IValue::Tensor(Tensor::from_vec(vec![v], &[1]).unwrap());
+    let value = |out: Vec<IValue>| match &out[0] {
+        IValue::Tensor(t) => t.item_f64().unwrap(),
+        other => panic!("expected a tensor, got {}", other.kind_name()),
+    };
+    let run_with = |c: bool| run(&code, vec![t(-2.0), IValue::Bool(c), t(7.0)]).unwrap();
+    assert_eq!(value(run_with(true)), 0.0);
+    let run_with = |c: bool| run(&code, vec![t(3.0), IValue::Bool(c), t(7.0)]).unwrap();
+    assert_eq!(value(run_with(true)), 9.0);
+    assert_eq!(value(run_with(false)), 7.0);
 }
 
 #[test]
