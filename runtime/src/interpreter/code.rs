@@ -427,30 +427,45 @@ impl Builder<'_> {
             .filter_map(|(&s, &d)| Some((s, d?)))
             .filter(|&(s, d)| !matches!(s, Source::Register(r, _) if r == d))
             .collect();
-        let movable = |s: Source| matches!(s, Source::Register(r, true) if !kept.contains(&r));
-        // Copies in order are wrong when one overwrites a register another still reads.
-        let overlapping = pairs.iter().any(
-            |&(s, _)| matches!(s, Source::Register(r, _) if pairs.iter().any(|&(_, d)| d == r)),
-        );
-        if overlapping {
-            for &(s, _) in &pairs {
-                self.emit(match s {
-                    Source::Constant(c) => Instr::Const(c),
-                    Source::Register(r, _) if movable(s) => Instr::Move(r),
-                    Source::Register(r, _) => Instr::Load(r),
-                });
-            }
-            for &(_, d) in pairs.iter().rev() {
-                self.emit(Instr::Store(d));
-            }
-        } else {
-            for &(s, dst) in &pairs {
-                self.emit(match s {
-                    Source::Constant(c) => Instr::SetConst { c, dst },
-                    Source::Register(src, _) if movable(s) => Instr::Take { src, dst },
-                    Source::Register(src, _) => Instr::Copy { src, dst },
-                });
-            }
+        // Registers whose value this is the last use of: the last copy takes it.
+        let last_uses: Vec<u32> = pairs
+            .iter()
+            .filter_map(|&(s, _)| match s {
+                Source::Register(r, true) if !kept.contains(&r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        let reads = |pairs: &[(Source, u32)], r: u32| {
+            pairs
+                .iter()
+                .any(|&(s, _)| matches!(s, Source::Register(x, _) if x == r))
+        };
+        // Copy first what no pending copy still reads; what is left is a cycle, exchanged
+        // through the stack.
+        let mut pending = pairs.clone();
+        while let Some(i) = pending.iter().position(|&(_, d)| !reads(&pending, d)) {
+            let (s, dst) = pending.remove(i);
+            self.emit(match s {
+                Source::Constant(c) => Instr::SetConst { c, dst },
+                Source::Register(src, _)
+                    if last_uses.contains(&src) && !reads(&pending, src) =>
+                {
+                    Instr::Take { src, dst }
+                }
+                Source::Register(src, _) => Instr::Copy { src, dst },
+            });
+        }
+        for (i, &(s, _)) in pending.iter().enumerate() {
+            self.emit(match s {
+                Source::Constant(c) => Instr::Const(c),
+                Source::Register(r, _) if last_uses.contains(&r) && !reads(&pending[i + 1..], r) => {
+                    Instr::Move(r)
+                }
+                Source::Register(r, _) => Instr::Load(r),
+            });
+        }
+        for &(_, d) in pending.iter().rev() {
+            self.emit(Instr::Store(d));
         }
         // Values nobody receives are freed here when this was their last use.
         for (&s, d) in sources.iter().zip(dsts) {
