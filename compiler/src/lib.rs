@@ -8,5 +8,6 @@ pub mod driver;
 pub mod fold;
 pub mod frontend;
 pub mod import;
+pub mod model;
 pub mod passes;
 pub mod rewrite;

@@ -160,6 +160,36 @@ pub fn insert_constant_before(
     Some(out)
 }
 
+/// The value of `v` if it is a `prim::Constant` bool (stored as `value=1`/`0` or an IValue).
+pub fn constant_bool(g: &Graph, v: Value) -> Option<bool> {
+    match constant_attr(g, v)? {
+        AttrValue::Int(i) => Some(*i != 0),
+        AttrValue::IValue(ConstValue::Bool(b)) => Some(*b),
+        AttrValue::IValue(ConstValue::Int(i)) => Some(*i != 0),
+        _ => None,
+    }
+}
+
+/// The value of `v` if it is a `prim::Constant` int.
+pub fn constant_int(g: &Graph, v: Value) -> Option<i64> {
+    if !matches!(g.ty(v), Type::Int) {
+        return None;
+    }
+    match constant_attr(g, v)? {
+        AttrValue::Int(i) => Some(*i),
+        AttrValue::IValue(ConstValue::Int(i)) => Some(*i),
+        _ => None,
+    }
+}
+
+fn constant_attr(g: &Graph, v: Value) -> Option<&AttrValue> {
+    let p = g.producer(v);
+    if g.kind(p) != sym::constant() {
+        return None;
+    }
+    g.attr(p, sym::attr_value())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@ use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
 
-use crate::fold::mutation::{is_mutable_type, never_mutated};
+use crate::analysis::alias::{is_mutable_type, AliasDb};
 use crate::fold::{constant_value, eval, identical, insert_constant_before, type_facts};
 use crate::passes::{LogLevel, PassContext};
 
@@ -33,8 +33,10 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
 
 /// One pass over the graph; whether it changed anything.
 fn sweep(g: &mut Graph, cx: &mut PassContext) -> bool {
+    let db = AliasDb::new(g);
     let mut p = Propagator {
         cx,
+        db: &db,
         changed: false,
         maybe_dead: Vec::new(),
     };
@@ -45,6 +47,8 @@ fn sweep(g: &mut Graph, cx: &mut PassContext) -> bool {
 
 struct Propagator<'a> {
     cx: &'a mut PassContext,
+    /// The graph's aliasing as the sweep began (values made since count as written).
+    db: &'a AliasDb,
     changed: bool,
     /// Folded nodes and the constants they read, removed at the end once unused.
     maybe_dead: Vec<Node>,
@@ -133,12 +137,12 @@ impl Propagator<'_> {
             return settle_isinstance(g, n, &consts).map(|b| vec![ConstValue::Bool(b)]);
         }
         let consts: Vec<ConstValue> = consts.into_iter().collect::<Option<_>>()?;
-        // A list folded into a constant is shared by every run: only if nothing writes it.
-        let touched = inputs.iter().chain(outputs);
-        if touched
-            .clone()
-            .any(|&v| is_mutable_type(g.ty(v)) && !never_mutated(g, v))
-        {
+        // A list folded into a constant is shared by every run: only if nothing writes it and
+        // no caller receives it.
+        let escapes = outputs
+            .iter()
+            .any(|&v| is_mutable_type(g.ty(v)) && self.db.escapes_scope(g, &[v]));
+        if self.db.node_has_writers(g, n) || escapes {
             self.cx.log(LogLevel::Debug, || {
                 format!("not folding {}: a list it touches may be written", kind)
             });
