@@ -67,7 +67,10 @@ fn ember_frames(entry: &str, e: &RuntimeError) -> Vec<(String, u32, u32)> {
     e.call_stack
         .iter()
         .map(|f| {
-            let s = f.source.as_ref().expect("every frame has a source location");
+            let s = f
+                .source
+                .as_ref()
+                .expect("every frame has a source location");
             (f.function.clone(), s.line, s.col)
         })
         .collect()
@@ -76,7 +79,10 @@ fn ember_frames(entry: &str, e: &RuntimeError) -> Vec<(String, u32, u32)> {
 fn check(py: &Path) -> Result<(), String> {
     let source = std::fs::read_to_string(py).unwrap();
     let want = read_expected(&py.with_extension("expected"));
-    let name = format!("test/interp/errors/{}", py.file_name().unwrap().to_string_lossy());
+    let name = format!(
+        "test/interp/errors/{}",
+        py.file_name().unwrap().to_string_lossy()
+    );
     let unit = Arc::new(compile_source(&name, &source)?);
     let entry = source
         .lines()
@@ -124,7 +130,12 @@ fn errors_in_loops_branches_and_calls_are_where_pytorch_puts_them() {
         .filter(|p| p.extension().is_some_and(|e| e == "py"))
         .collect();
     cases.sort();
-    assert!(cases.len() >= 8, "only {} cases in {}", cases.len(), dir.display());
+    assert!(
+        cases.len() >= 8,
+        "only {} cases in {}",
+        cases.len(),
+        dir.display()
+    );
     let failures: Vec<String> = cases
         .iter()
         .filter_map(|py| {

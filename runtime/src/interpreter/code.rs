@@ -32,6 +32,7 @@ use hashbrown::HashMap;
 use super::calls::{self, CallSite};
 use super::coalesce::{is_plain_scalar, Coalescing};
 use super::liveness::Liveness;
+use super::objects::{self, SlotRead};
 use super::specialize::{is_comparison, special, Special};
 use crate::ivalue::IValue;
 use crate::ops::builtins::scalar::{BinOp, UnOp};
@@ -85,6 +86,12 @@ pub enum Instr {
         a: u32,
         dst: u32,
     },
+    /// `dst = obj.attr` by `slot_reads[k]`.
+    GetAttr {
+        obj: u32,
+        k: u32,
+        dst: u32,
+    },
     Jump(u32),
     /// Jump unless the bool in register `cond` is true.
     JumpIfFalse {
@@ -96,6 +103,12 @@ pub enum Instr {
         op: BinOp,
         a: u32,
         b: u32,
+        target: u32,
+    },
+    /// Jump unless `op a` (a conversion to bool) is true.
+    JumpUnlessUn {
+        op: UnOp,
+        a: u32,
         target: u32,
     },
     /// `for` loop entry: `trip = 0`; leave unless `trip < max`.
@@ -168,6 +181,8 @@ pub struct Code {
     pub num_registers: usize,
     pub num_inputs: usize,
     pub num_outputs: usize,
+    /// The attribute reads of `Instr::GetAttr`.
+    pub slot_reads: Vec<SlotRead>,
     /// The calls of `Instr::Call`.
     pub calls: Vec<CallSite>,
     /// The sites of `Instr::Wait`.
@@ -257,6 +272,7 @@ impl Code {
                 instr_sites: Vec::new(),
                 constants: Vec::new(),
                 register_constants: Vec::new(),
+                slot_reads: Vec::new(),
                 num_registers: 0,
                 num_inputs: g.inputs().len(),
                 num_outputs: g.outputs().len(),
@@ -447,9 +463,7 @@ impl Builder<'_> {
             let (s, dst) = pending.remove(i);
             self.emit(match s {
                 Source::Constant(c) => Instr::SetConst { c, dst },
-                Source::Register(src, _)
-                    if last_uses.contains(&src) && !reads(&pending, src) =>
-                {
+                Source::Register(src, _) if last_uses.contains(&src) && !reads(&pending, src) => {
                     Instr::Take { src, dst }
                 }
                 Source::Register(src, _) => Instr::Copy { src, dst },
@@ -458,7 +472,9 @@ impl Builder<'_> {
         for (i, &(s, _)) in pending.iter().enumerate() {
             self.emit(match s {
                 Source::Constant(c) => Instr::Const(c),
-                Source::Register(r, _) if last_uses.contains(&r) && !reads(&pending[i + 1..], r) => {
+                Source::Register(r, _)
+                    if last_uses.contains(&r) && !reads(&pending[i + 1..], r) =>
+                {
                     Instr::Move(r)
                 }
                 Source::Register(r, _) => Instr::Load(r),
@@ -510,29 +526,33 @@ impl Builder<'_> {
         }
     }
 
-    /// A comparison `n` whose only use is the condition of the `prim::If` that follows it:
-    /// the branch tests it directly.
+    /// A comparison or conversion to bool `n` whose only use is the condition of the
+    /// `prim::If` that follows it: the branch tests it directly.
     fn fusable_test(&mut self, n: Node, next: Node) -> Result<Option<FusedTest>, BuildError> {
         let g = self.g;
         if g.kind(next) != sym::if_() || g.node_inputs(next).len() != 1 {
             return Ok(None);
         }
-        let Some(Special::Bin(op)) = special(g, n) else {
-            return Ok(None);
+        let cond = match g.node_outputs(n) {
+            &[cond] => cond,
+            _ => return Ok(None),
         };
-        let cond = g.output(n, 0);
-        if !is_comparison(op) || g.node_inputs(next)[0] != cond || g.uses(cond).len() != 1 {
+        if g.node_inputs(next)[0] != cond || g.uses(cond).len() != 1 {
             return Ok(None);
         }
+        let test = match special(g, n) {
+            Some(Special::Bin(op)) if is_comparison(op) => Test::Bin(op),
+            Some(Special::Un(UnOp::ToBool)) => Test::Un(UnOp::ToBool),
+            _ => return Ok(None),
+        };
         if self.hooked_or_checked(n)?.is_some() {
             return Ok(None);
         }
-        let inputs = g.node_inputs(n);
-        let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+        let inputs = g.node_inputs(n).to_vec();
+        let operands: Vec<u32> = inputs.iter().map(|&v| self.operand(v)).collect();
         Ok(Some(FusedTest {
-            op,
-            a,
-            b,
+            test,
+            operands,
             site: self.site(n),
         }))
     }
@@ -598,6 +618,15 @@ impl Builder<'_> {
             Some(hook) => hook(g, n).transpose().map_err(|m| self.error(n, m))?,
             None => None,
         };
+        if hooked.is_none() && kind == sym::get_attr() {
+            let read = objects::slot_read(g, n, self.unit).map_err(|m| self.error(n, m))?;
+            if let Some(read) = read {
+                return self.emit_get_attr(n, read);
+            }
+        }
+        // A value no correct program reads: a constant, like `prim::Constant`.
+        let runs_once =
+            kind == sym::constant() || (kind == sym::uninitialized() && hooked.is_none());
         let operation = match hooked {
             Some(operation) => operation,
             None => match calls::special_operation(g, n, self.unit)? {
@@ -605,13 +634,13 @@ impl Builder<'_> {
                 None => registry().build(g, n).map_err(|m| self.error(n, m))?,
             },
         };
-        if kind == sym::constant() && g.node_outputs(n).len() == 1 {
+        if runs_once && g.node_outputs(n).len() == 1 {
             // Constants run once, now; their uses push the value directly.
             let mut stack = Vec::new();
             operation(&mut stack).map_err(|m| self.error(n, m))?;
             let value = stack
                 .pop()
-                .ok_or_else(|| self.error(n, "prim::Constant produced no value".into()))?;
+                .ok_or_else(|| self.error(n, format!("{kind} produced no value")))?;
             self.code.constants.push(value);
             let index = self.code.constants.len() as u32 - 1;
             self.constant_of.insert(g.output(n, 0), index);
@@ -649,6 +678,19 @@ impl Builder<'_> {
                 self.emit(Instr::Un { op, a, dst });
             }
         }
+        Ok(())
+    }
+
+    fn emit_get_attr(&mut self, n: Node, read: SlotRead) -> Result<(), BuildError> {
+        let g = self.g;
+        let obj = self.operand(g.node_inputs(n)[0]);
+        let out = g.output(n, 0);
+        let dst = self.register(out);
+        self.code.slot_reads.push(read);
+        let k = self.code.slot_reads.len() as u32 - 1;
+        let site = self.site(n);
+        self.code.instr_sites.push((self.here(), site));
+        self.emit(Instr::GetAttr { obj, k, dst });
         Ok(())
     }
 
@@ -766,11 +808,18 @@ impl Builder<'_> {
         let jump_else = match test {
             Some(t) => {
                 self.code.instr_sites.push((self.here(), t.site));
-                self.emit(Instr::JumpUnless {
-                    op: t.op,
-                    a: t.a,
-                    b: t.b,
-                    target: 0,
+                self.emit(match t.test {
+                    Test::Bin(op) => Instr::JumpUnless {
+                        op,
+                        a: t.operands[0],
+                        b: t.operands[1],
+                        target: 0,
+                    },
+                    Test::Un(op) => Instr::JumpUnlessUn {
+                        op,
+                        a: t.operands[0],
+                        target: 0,
+                    },
                 })
             }
             None => {
@@ -799,7 +848,9 @@ impl Builder<'_> {
 
     fn set_target(&mut self, at: usize, to: u32) {
         match &mut self.code.instrs[at] {
-            Instr::JumpUnless { target, .. } | Instr::JumpIfFalse { target, .. } => *target = to,
+            Instr::JumpUnless { target, .. }
+            | Instr::JumpUnlessUn { target, .. }
+            | Instr::JumpIfFalse { target, .. } => *target = to,
             Instr::ForEnter { exit, .. }
             | Instr::WhileEnter { exit, .. }
             | Instr::LoopEnter { exit, .. } => *exit = to,
@@ -955,12 +1006,16 @@ impl Builder<'_> {
     }
 }
 
-/// A comparison a branch tests directly.
+/// A comparison or conversion a branch tests directly, on its operands' registers.
 struct FusedTest {
-    op: BinOp,
-    a: u32,
-    b: u32,
+    test: Test,
+    operands: Vec<u32>,
     site: OpSite,
+}
+
+enum Test {
+    Bin(BinOp),
+    Un(UnOp),
 }
 
 fn defined_directly_in(g: &Graph, v: Value, b: Block) -> bool {

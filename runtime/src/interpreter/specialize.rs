@@ -43,7 +43,9 @@ pub(super) fn special(g: &Graph, n: Node) -> Option<Special> {
             let accepted = match op {
                 UnOp::Neg => is_number(g.ty(a)),
                 UnOp::Not => *g.ty(a) == Type::Bool,
-                UnOp::ToInt | UnOp::ToFloat => is_number(g.ty(a)) || *g.ty(a) == Type::Bool,
+                UnOp::ToInt | UnOp::ToFloat | UnOp::ToBool => {
+                    is_number(g.ty(a)) || *g.ty(a) == Type::Bool
+                }
             };
             accepted.then_some(Special::Un(op))
         }

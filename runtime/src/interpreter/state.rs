@@ -17,6 +17,7 @@ use super::calls::CallTarget;
 use super::code::{Code, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
 use crate::ivalue::IValue;
+use crate::ops::builtins::scalar::Scalar;
 
 /// Calls may nest this deep at run time (interface calls can cycle through objects).
 pub const MAX_CALL_DEPTH: usize = 1000;
@@ -155,26 +156,30 @@ fn run_frame(
     };
     loop {
         match instrs[pc] {
-            Instr::Bin { op, a, b, dst } => match op.eval(&regs[a as usize], &regs[b as usize]) {
-                Ok(v) => regs[dst as usize] = v,
-                Err(m) => {
-                    *pc_out = pc;
-                    return Err(fail(pc, m));
+            Instr::Bin { op, a, b, dst } => {
+                let (x, y) = (&regs[a as usize], &regs[b as usize]);
+                match op.fast(x, y) {
+                    Some(v) => v.store(&mut regs[dst as usize]),
+                    None => match op.apply(x, y) {
+                        Ok(v) => regs[dst as usize] = v,
+                        Err(m) => {
+                            *pc_out = pc;
+                            return Err(fail(pc, m));
+                        }
+                    },
                 }
-            },
+            }
             Instr::JumpUnless { op, a, b, target } => {
-                match op.eval(&regs[a as usize], &regs[b as usize]) {
-                    Ok(IValue::Bool(true)) => {}
-                    Ok(IValue::Bool(false)) => {
+                let (x, y) = (&regs[a as usize], &regs[b as usize]);
+                let taken = match op.fast(x, y) {
+                    Some(Scalar::Bool(b)) => Ok(b),
+                    _ => branch(op.apply(x, y)),
+                };
+                match taken {
+                    Ok(true) => {}
+                    Ok(false) => {
                         pc = target as usize;
                         continue;
-                    }
-                    Ok(other) => {
-                        *pc_out = pc;
-                        return Err(truthy(&other).err().map_or_else(
-                            || fail(pc, "expected a bool condition".into()),
-                            Fault::Here,
-                        ));
                     }
                     Err(m) => {
                         *pc_out = pc;
@@ -182,14 +187,53 @@ fn run_frame(
                     }
                 }
             }
-            Instr::Un { op, a, dst } => match op.eval(&regs[a as usize]) {
-                Ok(v) => regs[dst as usize] = v,
-                Err(m) => {
-                    *pc_out = pc;
-                    return Err(fail(pc, m));
+            Instr::JumpUnlessUn { op, a, target } => {
+                let x = &regs[a as usize];
+                let taken = match op.fast(x) {
+                    Some(Scalar::Bool(b)) => Ok(b),
+                    _ => branch(op.apply(x)),
+                };
+                match taken {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        pc = target as usize;
+                        continue;
+                    }
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
                 }
+            }
+            Instr::Un { op, a, dst } => {
+                let x = &regs[a as usize];
+                match op.fast(x) {
+                    Some(v) => v.store(&mut regs[dst as usize]),
+                    None => match op.apply(x) {
+                        Ok(v) => regs[dst as usize] = v,
+                        Err(m) => {
+                            *pc_out = pc;
+                            return Err(fail(pc, m));
+                        }
+                    },
+                }
+            }
+            Instr::GetAttr { obj, k, dst } => {
+                match code.slot_reads[k as usize].read(&regs[obj as usize]) {
+                    Ok(v) => match plain(&v) {
+                        Some(s) => s.store(&mut regs[dst as usize]),
+                        None => regs[dst as usize] = v,
+                    },
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                }
+            }
+            Instr::Copy { src, dst } => match plain(&regs[src as usize]) {
+                Some(v) => v.store(&mut regs[dst as usize]),
+                None => regs[dst as usize] = regs[src as usize].clone(),
             },
-            Instr::Copy { src, dst } => regs[dst as usize] = regs[src as usize].clone(),
             Instr::Take { src, dst } => {
                 regs[dst as usize] =
                     std::mem::replace(&mut regs[src as usize], IValue::Uninitialized)
@@ -376,8 +420,9 @@ impl<'a> Machine<'a> {
         let base = self.regs.len();
         let args = self.stack.len() - nargs;
         self.regs.extend(self.stack.drain(args..));
+        let rest = callee.num_registers.saturating_sub(nargs);
         self.regs
-            .resize(base + callee.num_registers, IValue::Uninitialized);
+            .extend(std::iter::repeat_with(|| IValue::Uninitialized).take(rest));
         set_constants(&mut self.regs[base..], &callee);
         let caller = std::mem::replace(
             &mut self.cur,
@@ -492,6 +537,29 @@ fn pop(stack: &mut Vec<IValue>) -> Result<IValue, RuntimeError> {
     stack
         .pop()
         .ok_or_else(|| RuntimeError::new("interpreter stack underflow"))
+}
+
+/// An int, float or bool as a [`Scalar`] (copied without a reference count or destructor).
+#[inline(always)]
+fn plain(v: &IValue) -> Option<Scalar> {
+    match v {
+        IValue::Int(i) => Some(Scalar::Int(*i)),
+        IValue::Double(d) => Some(Scalar::Float(*d)),
+        IValue::Bool(b) => Some(Scalar::Bool(*b)),
+        _ => None,
+    }
+}
+
+/// The outcome of a branch's test, which gives a bool.
+#[inline(always)]
+fn branch(v: Result<IValue, String>) -> Result<bool, String> {
+    match v? {
+        IValue::Bool(b) => Ok(b),
+        other => Err(format!(
+            "expected a bool condition, got {}",
+            other.kind_name()
+        )),
+    }
 }
 
 fn truthy(v: &IValue) -> Result<bool, RuntimeError> {

@@ -205,15 +205,3 @@ fn unknown_operators_are_refused_when_code_is_built() {
     );
     assert!(run(&Code::new(&sum_of_squares()).unwrap(), vec![]).is_err());
 }
-
-#[test]
-fn dump_tmp() {
-    for f in ["branchy", "fib_sum", "collatz_total"] {
-        let text = std::fs::read_to_string(format!("../tools/bench/programs/{f}.ir")).unwrap();
-        let g = ember_dialects::parse::parse_graph(&text).unwrap();
-        let code = Code::new(&g).unwrap();
-        eprintln!("== {f}");
-        for (i, x) in code.instrs.iter().enumerate() { eprintln!("{i}: {x:?}"); }
-    }
-    panic!();
-}

@@ -538,7 +538,7 @@ pub(super) fn to_float(a: &IValue) -> Result<IValue, String> {
     }))
 }
 
-fn to_bool(a: &IValue) -> Result<IValue, String> {
+pub(super) fn to_bool(a: &IValue) -> Result<IValue, String> {
     Ok(IValue::Bool(match a {
         IValue::Bool(b) => *b,
         IValue::Int(i) => *i != 0,

@@ -12,6 +12,48 @@ use ember_dialects::Symbol;
 use super::int_float::{self as f, float_to_int};
 use crate::ivalue::IValue;
 
+/// The result of a fast path: a plain value, kept in machine registers until it is stored.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Scalar {
+    #[inline(always)]
+    pub fn to_ivalue(self) -> IValue {
+        match self {
+            Scalar::Int(i) => IValue::Int(i),
+            Scalar::Float(f) => IValue::Double(f),
+            Scalar::Bool(b) => IValue::Bool(b),
+        }
+    }
+
+    /// Stores the value into `slot`; a slot that already holds a plain value is overwritten
+    /// in place, without running a destructor.
+    #[inline(always)]
+    pub fn store(self, slot: &mut IValue) {
+        match (self, &mut *slot) {
+            (Scalar::Int(v), IValue::Int(x)) => *x = v,
+            (Scalar::Float(v), IValue::Double(x)) => *x = v,
+            (Scalar::Bool(v), IValue::Bool(x)) => *x = v,
+            (
+                v,
+                IValue::None
+                | IValue::Int(_)
+                | IValue::Double(_)
+                | IValue::Bool(_)
+                | IValue::Uninitialized,
+            ) => {
+                // Nothing to free: skip the destructor of the old value.
+                std::mem::forget(std::mem::replace(slot, v.to_ivalue()))
+            }
+            (v, _) => *slot = v.to_ivalue(),
+        }
+    }
+}
+
 /// A binary scalar operator.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
@@ -48,6 +90,8 @@ pub enum UnOp {
     ToInt,
     /// `aten::Float` (`float(x)`) of a number.
     ToFloat,
+    /// `aten::Bool` (`bool(x)`, an `if` on a number) of a number.
+    ToBool,
 }
 
 impl BinOp {
@@ -130,17 +174,17 @@ impl BinOp {
 
     /// The operator on two ints; `None` where [`BinOp::apply`] raises (division by zero).
     #[inline(always)]
-    pub fn ints(self, x: i64, y: i64) -> Option<IValue> {
+    pub fn ints(self, x: i64, y: i64) -> Option<Scalar> {
         Some(match self {
-            BinOp::Add => IValue::Int(x.wrapping_add(y)),
-            BinOp::Sub => IValue::Int(x.wrapping_sub(y)),
-            BinOp::Mul => IValue::Int(x.wrapping_mul(y)),
-            BinOp::Div => IValue::Double(x as f64 / y as f64),
+            BinOp::Add => Scalar::Int(x.wrapping_add(y)),
+            BinOp::Sub => Scalar::Int(x.wrapping_sub(y)),
+            BinOp::Mul => Scalar::Int(x.wrapping_mul(y)),
+            BinOp::Div => Scalar::Float(x as f64 / y as f64),
             BinOp::FloorDiv => {
                 if y == 0 {
                     return None;
                 }
-                IValue::Int(
+                Scalar::Int(
                     x.wrapping_div(y) - ((x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0))) as i64),
                 )
             }
@@ -149,57 +193,57 @@ impl BinOp {
                     return None;
                 }
                 let r = x.wrapping_rem(y);
-                IValue::Int(if r != 0 && ((r < 0) != (y < 0)) {
+                Scalar::Int(if r != 0 && ((r < 0) != (y < 0)) {
                     r + y
                 } else {
                     r
                 })
             }
-            BinOp::Lt => IValue::Bool(x < y),
-            BinOp::Le => IValue::Bool(x <= y),
-            BinOp::Gt => IValue::Bool(x > y),
-            BinOp::Ge => IValue::Bool(x >= y),
-            BinOp::Eq => IValue::Bool(x == y),
-            BinOp::Ne => IValue::Bool(x != y),
-            BinOp::And => IValue::Int(x & y),
-            BinOp::Or => IValue::Int(x | y),
-            BinOp::Xor => IValue::Int(x ^ y),
-            BinOp::Shl => IValue::Int(x.wrapping_shl(y as u32)),
-            BinOp::Shr => IValue::Int(x.wrapping_shr(y as u32)),
-            BinOp::Min => IValue::Int(x.min(y)),
-            BinOp::Max => IValue::Int(x.max(y)),
+            BinOp::Lt => Scalar::Bool(x < y),
+            BinOp::Le => Scalar::Bool(x <= y),
+            BinOp::Gt => Scalar::Bool(x > y),
+            BinOp::Ge => Scalar::Bool(x >= y),
+            BinOp::Eq => Scalar::Bool(x == y),
+            BinOp::Ne => Scalar::Bool(x != y),
+            BinOp::And => Scalar::Int(x & y),
+            BinOp::Or => Scalar::Int(x | y),
+            BinOp::Xor => Scalar::Int(x ^ y),
+            BinOp::Shl => Scalar::Int(x.wrapping_shl(y as u32)),
+            BinOp::Shr => Scalar::Int(x.wrapping_shr(y as u32)),
+            BinOp::Min => Scalar::Int(x.min(y)),
+            BinOp::Max => Scalar::Int(x.max(y)),
         })
     }
 
     /// The operator on two floats (an int operand converted); `None` for the operators that
     /// take no floats.
     #[inline(always)]
-    pub fn floats(self, x: f64, y: f64) -> Option<IValue> {
+    pub fn floats(self, x: f64, y: f64) -> Option<Scalar> {
         Some(match self {
-            BinOp::Add => IValue::Double(x + y),
-            BinOp::Sub => IValue::Double(x - y),
-            BinOp::Mul => IValue::Double(x * y),
-            BinOp::Div => IValue::Double(x / y),
-            BinOp::FloorDiv => IValue::Double(f::float_floordiv(x, y)),
-            BinOp::Rem => IValue::Double(f::float_remainder(x, y)),
+            BinOp::Add => Scalar::Float(x + y),
+            BinOp::Sub => Scalar::Float(x - y),
+            BinOp::Mul => Scalar::Float(x * y),
+            BinOp::Div => Scalar::Float(x / y),
+            BinOp::FloorDiv => Scalar::Float(f::float_floordiv(x, y)),
+            BinOp::Rem => Scalar::Float(f::float_remainder(x, y)),
             // NaN compares false every way, and unequal.
-            BinOp::Lt => IValue::Bool(x < y),
-            BinOp::Le => IValue::Bool(x <= y),
-            BinOp::Gt => IValue::Bool(x > y),
-            BinOp::Ge => IValue::Bool(x >= y),
-            BinOp::Eq => IValue::Bool(x == y),
-            BinOp::Ne => IValue::Bool(x != y),
+            BinOp::Lt => Scalar::Bool(x < y),
+            BinOp::Le => Scalar::Bool(x <= y),
+            BinOp::Gt => Scalar::Bool(x > y),
+            BinOp::Ge => Scalar::Bool(x >= y),
+            BinOp::Eq => Scalar::Bool(x == y),
+            BinOp::Ne => Scalar::Bool(x != y),
             // PyTorch's `a < b ? a : b` and `a > b ? a : b`: a NaN operand gives `b`.
-            BinOp::Min => IValue::Double(if x < y { x } else { y }),
-            BinOp::Max => IValue::Double(if x > y { x } else { y }),
+            BinOp::Min => Scalar::Float(if x < y { x } else { y }),
+            BinOp::Max => Scalar::Float(if x > y { x } else { y }),
             BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr => return None,
         })
     }
 
     /// The operator on two bools, for the operators that keep them bools.
     #[inline(always)]
-    pub fn bools(self, x: bool, y: bool) -> Option<IValue> {
-        Some(IValue::Bool(match self {
+    pub fn bools(self, x: bool, y: bool) -> Option<Scalar> {
+        Some(Scalar::Bool(match self {
             BinOp::And => x & y,
             BinOp::Or => x | y,
             BinOp::Xor => x ^ y,
@@ -209,20 +253,25 @@ impl BinOp {
         }))
     }
 
-    /// The operator on two values: the fast paths for ints, floats (or one of each) and
-    /// bools, else the general form.
+    /// The fast path for two values: ints, floats (or one of each) and bools; `None` where
+    /// the general form must decide.
     #[inline(always)]
-    pub fn eval(self, a: &IValue, b: &IValue) -> Result<IValue, String> {
-        let fast = match (a, b) {
+    pub fn fast(self, a: &IValue, b: &IValue) -> Option<Scalar> {
+        match (a, b) {
             (IValue::Int(x), IValue::Int(y)) => self.ints(*x, *y),
             (IValue::Double(x), IValue::Double(y)) => self.floats(*x, *y),
             (IValue::Int(x), IValue::Double(y)) => self.floats(*x as f64, *y),
             (IValue::Double(x), IValue::Int(y)) => self.floats(*x, *y as f64),
             (IValue::Bool(x), IValue::Bool(y)) => self.bools(*x, *y),
             _ => None,
-        };
-        match fast {
-            Some(v) => Ok(v),
+        }
+    }
+
+    /// The operator on two values: the fast paths, else the general form.
+    #[inline(always)]
+    pub fn eval(self, a: &IValue, b: &IValue) -> Result<IValue, String> {
+        match self.fast(a, b) {
+            Some(v) => Ok(v.to_ivalue()),
             None => self.apply(a, b),
         }
     }
@@ -236,6 +285,7 @@ impl UnOp {
             "aten::__not__" => UnOp::Not,
             "aten::Int" => UnOp::ToInt,
             "aten::Float" => UnOp::ToFloat,
+            "aten::Bool" => UnOp::ToBool,
             _ => return None,
         })
     }
@@ -247,25 +297,33 @@ impl UnOp {
             UnOp::Not => f::not(a),
             UnOp::ToInt => f::to_int(a),
             UnOp::ToFloat => f::to_float(a),
+            UnOp::ToBool => f::to_bool(a),
         }
     }
 
-    /// The operator on a value: the fast paths for ints, floats and bools, else the general
-    /// form.
+    /// The fast path for ints, floats and bools; `None` where the general form must decide.
+    #[inline(always)]
+    pub fn fast(self, a: &IValue) -> Option<Scalar> {
+        match (self, a) {
+            (UnOp::Neg, IValue::Int(x)) => Some(Scalar::Int(x.wrapping_neg())),
+            (UnOp::Neg, IValue::Double(x)) => Some(Scalar::Float(-x)),
+            (UnOp::Not, IValue::Bool(x)) => Some(Scalar::Bool(!x)),
+            (UnOp::ToInt, IValue::Int(x)) => Some(Scalar::Int(*x)),
+            (UnOp::ToInt, IValue::Double(x)) => Some(Scalar::Int(float_to_int(*x))),
+            (UnOp::ToFloat, IValue::Int(x)) => Some(Scalar::Float(*x as f64)),
+            (UnOp::ToFloat, IValue::Double(x)) => Some(Scalar::Float(*x)),
+            (UnOp::ToBool, IValue::Int(x)) => Some(Scalar::Bool(*x != 0)),
+            (UnOp::ToBool, IValue::Double(x)) => Some(Scalar::Bool(*x != 0.0)),
+            (UnOp::ToBool, IValue::Bool(x)) => Some(Scalar::Bool(*x)),
+            _ => None,
+        }
+    }
+
+    /// The operator on a value: the fast path, else the general form.
     #[inline(always)]
     pub fn eval(self, a: &IValue) -> Result<IValue, String> {
-        let fast = match (self, a) {
-            (UnOp::Neg, IValue::Int(x)) => Some(IValue::Int(x.wrapping_neg())),
-            (UnOp::Neg, IValue::Double(x)) => Some(IValue::Double(-x)),
-            (UnOp::Not, IValue::Bool(x)) => Some(IValue::Bool(!x)),
-            (UnOp::ToInt, IValue::Int(x)) => Some(IValue::Int(*x)),
-            (UnOp::ToInt, IValue::Double(x)) => Some(IValue::Int(float_to_int(*x))),
-            (UnOp::ToFloat, IValue::Int(x)) => Some(IValue::Double(*x as f64)),
-            (UnOp::ToFloat, IValue::Double(x)) => Some(IValue::Double(*x)),
-            _ => None,
-        };
-        match fast {
-            Some(v) => Ok(v),
+        match self.fast(a) {
+            Some(v) => Ok(v.to_ivalue()),
             None => self.apply(a),
         }
     }
@@ -359,7 +417,13 @@ mod tests {
                 }
             }
         }
-        for op in [UnOp::Neg, UnOp::Not, UnOp::ToInt, UnOp::ToFloat] {
+        for op in [
+            UnOp::Neg,
+            UnOp::Not,
+            UnOp::ToInt,
+            UnOp::ToFloat,
+            UnOp::ToBool,
+        ] {
             for a in &values {
                 assert!(same(&op.eval(a), &op.apply(a)), "{op:?}");
             }
