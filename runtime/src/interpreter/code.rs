@@ -165,6 +165,18 @@ pub struct OpSite {
     pub node: Node,
     pub kind: Symbol,
     pub source: Option<SourceRange>,
+    /// The calls the node was inlined through, when it is a callee's.
+    pub inlined: Option<Arc<Inlined>>,
+}
+
+/// Where an inlined callee's node sits: the calls it was inlined through, outermost first.
+/// `calls[0]` is a node of the code's own function, `calls[i + 1]` a node of
+/// `functions[i]`, and the node itself belongs to the last function. A traceback shows one
+/// entry per call, as if each had run in a frame of its own.
+#[derive(Clone, Debug, Default)]
+pub struct Inlined {
+    pub calls: Vec<OpSite>,
+    pub functions: Vec<String>,
 }
 
 /// A linearized graph, ready to run any number of times.
@@ -261,62 +273,51 @@ impl Code {
         hook: Option<&OperationHook>,
     ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
-        let mut b = Builder {
-            g,
-            liveness: Liveness::compute(g),
-            coalescing: Coalescing::plan(g),
-            code: Code {
-                instrs: Vec::new(),
-                operations: Vec::new(),
-                sites: Vec::new(),
-                instr_sites: Vec::new(),
-                constants: Vec::new(),
-                register_constants: Vec::new(),
-                slot_reads: Vec::new(),
-                num_registers: 0,
-                num_inputs: g.inputs().len(),
-                num_outputs: g.outputs().len(),
-                calls: Vec::new(),
-                waits: Vec::new(),
-                name: name.to_string(),
-                unit: unit.map(Arc::downgrade),
-            },
-            registers: HashMap::new(),
-            next_register: 0,
-            constant_of: HashMap::new(),
-            constant_registers: HashMap::new(),
-            unit,
-            callees: HashMap::new(),
-            hook,
+        let mut code = Code {
+            instrs: Vec::new(),
+            operations: Vec::new(),
+            sites: Vec::new(),
+            instr_sites: Vec::new(),
+            constants: Vec::new(),
+            register_constants: Vec::new(),
+            slot_reads: Vec::new(),
+            num_registers: 0,
+            num_inputs: g.inputs().len(),
+            num_outputs: g.outputs().len(),
+            calls: Vec::new(),
+            waits: Vec::new(),
+            name: name.to_string(),
+            unit: unit.map(Arc::downgrade),
         };
+        let mut b = Builder::new(g, unit, hook, None, &mut code);
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
             let r = b.fresh_register();
             b.registers.insert(v, r);
         }
-        for &v in g.inputs() {
-            if !g.has_uses(v) && !is_plain_scalar(g.ty(v)) {
-                let r = b.register(v);
-                b.emit(Instr::Drop(r));
-            }
-        }
+        b.drop_unused_inputs();
         b.emit_block_body(g.block())?;
         let outputs = g.outputs().to_vec();
         b.push_uses(g.return_node(g.block()), &outputs, 0);
         b.emit(Instr::Ret);
-        b.code.num_registers = b.next_register as usize;
-        Ok(b.code)
+        Ok(code)
     }
 }
 
-struct Builder<'g> {
+/// Callees this small (in nodes, blocks included) are inlined into their callers' code.
+const INLINE_MAX_NODES: usize = 40;
+/// Inlined calls nest at most this deep.
+const INLINE_MAX_DEPTH: usize = 4;
+
+/// Linearizes one graph into `code`: the graph the code is built from, or a callee inlined
+/// into it.
+struct Builder<'g, 'c> {
     g: &'g Graph,
     liveness: Liveness,
     coalescing: Coalescing,
-    code: Code,
+    code: &'c mut Code,
     /// Registers by root value (see `Coalescing::root`).
     registers: HashMap<Value, u32>,
-    next_register: u32,
     /// Values produced by `prim::Constant`, by constant index.
     constant_of: HashMap<Value, u32>,
     /// Registers holding constants, by constant index.
@@ -325,6 +326,8 @@ struct Builder<'g> {
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
     hook: Option<&'g OperationHook>,
+    /// The calls this graph is inlined through (`None` for the code's own graph).
+    inlined: Option<Arc<Inlined>>,
 }
 
 /// Where a value handed to a block boundary comes from.
@@ -335,7 +338,39 @@ enum Source {
     Register(u32, bool),
 }
 
-impl Builder<'_> {
+impl<'g, 'c> Builder<'g, 'c> {
+    fn new(
+        g: &'g Graph,
+        unit: Option<&'g Arc<CompilationUnit>>,
+        hook: Option<&'g OperationHook>,
+        inlined: Option<Arc<Inlined>>,
+        code: &'c mut Code,
+    ) -> Self {
+        Builder {
+            g,
+            liveness: Liveness::compute(g),
+            coalescing: Coalescing::plan(g),
+            code,
+            registers: HashMap::new(),
+            constant_of: HashMap::new(),
+            constant_registers: HashMap::new(),
+            unit,
+            callees: HashMap::new(),
+            hook,
+            inlined,
+        }
+    }
+
+    /// Frees inputs of the graph nobody reads.
+    fn drop_unused_inputs(&mut self) {
+        for &v in self.g.inputs() {
+            if !self.g.has_uses(v) && !is_plain_scalar(self.g.ty(v)) {
+                let r = self.register(v);
+                self.emit(Instr::Drop(r));
+            }
+        }
+    }
+
     fn emit(&mut self, i: Instr) -> usize {
         self.code.instrs.push(i);
         self.code.instrs.len() - 1
@@ -354,8 +389,8 @@ impl Builder<'_> {
 
     /// A register that belongs to no value (loop counters and conditions).
     fn fresh_register(&mut self) -> u32 {
-        self.next_register += 1;
-        self.next_register - 1
+        self.code.num_registers += 1;
+        self.code.num_registers as u32 - 1
     }
 
     fn here(&self) -> u32 {
@@ -585,13 +620,13 @@ impl Builder<'_> {
                 format!("the interpreter cannot run '{kind}' nodes with blocks"),
             ));
         }
-        if kind == sym::call_function() || kind == sym::call_method() {
-            let target = if kind == sym::call_function() {
-                self.function_callee(n)?
-            } else {
-                calls::method_callee(g, n, self.unit)?
-            };
-            return self.emit_call(n, target);
+        if kind == sym::call_function() {
+            let (target, body) = self.function_callee(n)?;
+            return self.emit_call(n, target, body);
+        }
+        if kind == sym::call_method() {
+            let (target, body) = calls::method_callee(g, n, self.unit)?;
+            return self.emit_call(n, target, body);
         }
         if kind == sym::enter() || kind == sym::exit() {
             return self.emit_context_call(n);
@@ -699,24 +734,37 @@ impl Builder<'_> {
             node: n,
             kind: self.g.kind(n),
             source: self.g.source_range(n).cloned(),
+            inlined: self.inlined.clone(),
         }
     }
 
-    /// The callee of `prim::CallFunction`, its code built once per function constant.
-    fn function_callee(&mut self, n: Node) -> Result<calls::CallTarget, BuildError> {
+    /// The callee of `prim::CallFunction`, its code built once per function constant, and
+    /// the graph it runs.
+    fn function_callee(
+        &mut self,
+        n: Node,
+    ) -> Result<(calls::CallTarget, Option<calls::Body<'g>>), BuildError> {
         let g = self.g;
         let Some(&f) = g.node_inputs(n).first() else {
             return Err(self.error(n, "prim::CallFunction needs a function input".into()));
         };
         if let ember_dialects::ValueDef::Output(c, _) = g.value_def(f) {
             if let Some(code) = self.callees.get(&c) {
-                return Ok(calls::CallTarget::Code(code.clone()));
+                let code = code.clone();
+                // Built before: the body is found again the same way, without building.
+                let body = match g.attr(c, sym::attr_subgraph()) {
+                    Some(ember_dialects::AttrValue::Graph(body)) => {
+                        Some(calls::Body::Subgraph(body))
+                    }
+                    _ => calls::function_callee_body(g, n, c, self.unit)?.1,
+                };
+                return Ok((calls::CallTarget::Code(code), body));
             }
-            let target = calls::function_callee(g, n, c, self.unit)?;
+            let (target, body) = calls::function_callee_body(g, n, c, self.unit)?;
             if let calls::CallTarget::Code(code) = &target {
                 self.callees.insert(c, code.clone());
             }
-            return Ok(target);
+            return Ok((target, body));
         }
         Err(self.error(
             n,
@@ -748,13 +796,68 @@ impl Builder<'_> {
     }
 
     /// A call: the arguments (a function call's function input excluded) are pushed, the
-    /// callee runs in a frame of its own and its outputs are stored.
-    fn emit_call(&mut self, n: Node, target: calls::CallTarget) -> Result<(), BuildError> {
+    /// callee runs in a frame of its own and its outputs are stored. A small callee known
+    /// now is inlined instead.
+    fn emit_call(
+        &mut self,
+        n: Node,
+        target: calls::CallTarget,
+        body: Option<calls::Body<'_>>,
+    ) -> Result<(), BuildError> {
         let g = self.g;
         let first = usize::from(g.kind(n) == sym::call_function());
         let args = g.node_inputs(n)[first..].to_vec();
+        if let (calls::CallTarget::Code(code), Some(body)) = (&target, &body) {
+            let callee = body.graph();
+            let depth = self.inlined.as_ref().map_or(0, |i| i.calls.len());
+            if depth < INLINE_MAX_DEPTH
+                && count_nodes(callee, callee.block()) <= INLINE_MAX_NODES
+                && callee.inputs().len() == args.len()
+                && callee.outputs().len() == g.node_outputs(n).len()
+            {
+                return self.emit_inlined(n, &args, first, callee, &code.name);
+            }
+        }
         self.push_uses(n, &args, first);
         self.finish_call(n, target, args.len())
+    }
+
+    /// Emits `callee`'s body in place of call `n`: the arguments are handed to the callee's
+    /// input registers, its results to the call's outputs. Its nodes' sites name the call, so
+    /// errors read as if the call had run in a frame of its own.
+    fn emit_inlined(
+        &mut self,
+        n: Node,
+        args: &[Value],
+        first: usize,
+        callee: &Graph,
+        name: &str,
+    ) -> Result<(), BuildError> {
+        let g = self.g;
+        let mut chain = self.inlined.as_deref().cloned().unwrap_or_default();
+        let mut call = self.site(n);
+        call.inlined = None;
+        chain.calls.push(call);
+        chain.functions.push(name.to_string());
+        let inputs: Vec<u32> = args.iter().map(|_| self.fresh_register()).collect();
+        let dsts: Vec<Option<u32>> = inputs.iter().map(|&r| Some(r)).collect();
+        self.transfer(n, args, first, &dsts);
+        let outputs = g.node_outputs(n).to_vec();
+        let receivers = self.receivers(&outputs);
+        let unit = self.unit;
+        let mut inner = Builder::new(callee, unit, None, Some(Arc::new(chain)), self.code);
+        for (&v, &r) in callee.inputs().iter().zip(&inputs) {
+            inner.registers.insert(v, r);
+        }
+        inner.drop_unused_inputs();
+        // The callee's own code was built: what fails here is reported at the call.
+        inner.emit_block_body(callee.block()).map_err(|e| {
+            let at = e.source.map(|s| format!(" at {s}")).unwrap_or_default();
+            self_error(g, n, format!("{} (in '{name}'{at})", e.message))
+        })?;
+        let returned = callee.outputs().to_vec();
+        inner.transfer(callee.return_node(callee.block()), &returned, 0, &receivers);
+        Ok(())
     }
 
     /// Emits the call of `target` with its `nargs` arguments pushed, and stores its outputs.
@@ -997,12 +1100,7 @@ impl Builder<'_> {
     }
 
     fn error(&self, n: Node, message: String) -> BuildError {
-        BuildError {
-            node: n,
-            kind: self.g.kind(n),
-            source: self.g.source_range(n).cloned(),
-            message,
-        }
+        self_error(self.g, n, message)
     }
 }
 
@@ -1016,6 +1114,28 @@ struct FusedTest {
 enum Test {
     Bin(BinOp),
     Un(UnOp),
+}
+
+fn self_error(g: &Graph, n: Node, message: String) -> BuildError {
+    BuildError {
+        node: n,
+        kind: g.kind(n),
+        source: g.source_range(n).cloned(),
+        message,
+    }
+}
+
+/// The nodes of block `b`, those of nested blocks included.
+fn count_nodes(g: &Graph, b: Block) -> usize {
+    g.block_nodes(b)
+        .map(|n| {
+            1 + g
+                .node_blocks(n)
+                .iter()
+                .map(|&sub| count_nodes(g, sub))
+                .sum::<usize>()
+        })
+        .sum()
 }
 
 fn defined_directly_in(g: &Graph, v: Value, b: Block) -> bool {

@@ -25,8 +25,8 @@ pub(super) fn special(g: &Graph, n: Node) -> Option<Special> {
     }
     let kind = g.kind(n);
     let inputs = g.node_inputs(n);
-    match inputs {
-        &[a, b] => {
+    match *inputs {
+        [a, b] => {
             let op = BinOp::of_kind(kind)?;
             let (ta, tb) = (g.ty(a), g.ty(b));
             let accepted = match (ta, tb) {
@@ -38,7 +38,7 @@ pub(super) fn special(g: &Graph, n: Node) -> Option<Special> {
             let same_operand = a == b && matches!(op, BinOp::Eq | BinOp::Ne);
             (accepted && !same_operand).then_some(Special::Bin(op))
         }
-        &[a] => {
+        [a] => {
             let op = UnOp::of_kind(kind)?;
             let accepted = match op {
                 UnOp::Neg => is_number(g.ty(a)),

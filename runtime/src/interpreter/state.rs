@@ -14,7 +14,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::Symbol;
 
 use super::calls::CallTarget;
-use super::code::{Code, Instr, OpSite};
+use super::code::{Code, Inlined, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
 use crate::ivalue::IValue;
 use crate::ops::builtins::scalar::Scalar;
@@ -60,7 +60,7 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
     };
     m.run_loop().map_err(|fault| {
         m.exit_entered();
-        m.traceback(fault, traced)
+        m.traceback(*fault, traced)
     })
 }
 
@@ -104,17 +104,21 @@ struct Frame<'a> {
     base: usize,
 }
 
-/// Why the loop stopped with an error.
-enum Fault {
+/// Why the loop stopped with an error (boxed: the loop's results stay small).
+type Fault = Box<FaultKind>;
+
+enum FaultKind {
     /// An error of the current frame (at its failing node, when there is one).
     Here(RuntimeError),
+    /// An error at a node of a callee inlined into the current frame's code.
+    Inlined(Arc<Inlined>, RuntimeError),
     /// The error of forked code, surfacing at a `wait` of the current frame.
     Waited(OpSite, RuntimeError),
 }
 
 impl From<RuntimeError> for Fault {
     fn from(e: RuntimeError) -> Fault {
-        Fault::Here(e)
+        Box::new(FaultKind::Here(e))
     }
 }
 
@@ -149,10 +153,10 @@ fn run_frame(
     let mut pc = *pc_out;
     // An error of the register instruction at `pc`, at its node.
     let fail = |pc: usize, message: String| -> Fault {
-        Fault::Here(match code.instr_site(pc) {
-            Some(site) => site_error(message, site),
-            None => RuntimeError::new(message),
-        })
+        match code.instr_site(pc) {
+            Some(site) => site_fault(message, site),
+            None => RuntimeError::new(message).into(),
+        }
     };
     loop {
         match instrs[pc] {
@@ -313,25 +317,30 @@ fn run_frame(
             Instr::Op(k) => {
                 if let Err(message) = (code.operations[k as usize])(stack) {
                     *pc_out = pc;
-                    return Err(Fault::Here(site_error(message, &code.sites[k as usize])));
+                    return Err(site_fault(message, &code.sites[k as usize]));
                 }
             }
             Instr::Wait(k) => {
                 let value = match pop(stack)? {
                     IValue::Future(f) => f.wait(),
                     other => {
-                        return Err(Fault::Here(site_error(
+                        return Err(site_fault(
                             format!(
                                 "aten::wait expected a Future, but got {}",
                                 other.kind_name()
                             ),
                             &code.waits[k as usize],
-                        )))
+                        ))
                     }
                 };
                 match value {
                     Ok(v) => stack.push(v),
-                    Err(e) => return Err(Fault::Waited(code.waits[k as usize].clone(), e)),
+                    Err(e) => {
+                        return Err(Box::new(FaultKind::Waited(
+                            code.waits[k as usize].clone(),
+                            e,
+                        )))
+                    }
                 }
             }
             Instr::Call(k) => {
@@ -392,30 +401,28 @@ impl<'a> Machine<'a> {
                 let (nargs, nouts) = (call.num_inputs, call.num_outputs);
                 let code = self
                     .find_method(name, nargs)
-                    .map_err(|m| site_error(m, &site))?;
+                    .map_err(|m| site_fault(m, &site))?;
                 if code.num_inputs != nargs || code.num_outputs != nouts {
-                    return Err(Fault::Here(site_error(
+                    return Err(site_fault(
                         format!(
                             "method '{name}' takes {} inputs and returns {} values, but the call passes {nargs} and expects {nouts}",
                             code.num_inputs, code.num_outputs
                         ),
                         &site,
-                    )));
+                    ));
                 }
                 CodeRef::Owned(code)
             }
         };
         if self.frames.len() + 1 >= MAX_CALL_DEPTH {
-            return Err(Fault::Here(site_error(
+            return Err(site_fault(
                 format!("maximum call depth ({MAX_CALL_DEPTH}) exceeded"),
                 &self.cur.code.calls[k].site,
-            )));
+            ));
         }
         let nargs = callee.num_inputs;
         if self.stack.len() < nargs {
-            return Err(Fault::Here(RuntimeError::new(
-                "interpreter stack underflow",
-            )));
+            return Err(RuntimeError::new("interpreter stack underflow").into());
         }
         let base = self.regs.len();
         let args = self.stack.len() - nargs;
@@ -481,18 +488,18 @@ impl<'a> Machine<'a> {
     }
 
     /// The error with the call stack of the frames it passed through.
-    fn traceback(&self, fault: Fault, traced: bool) -> RuntimeError {
+    fn traceback(&self, fault: FaultKind, traced: bool) -> RuntimeError {
         let mut entries: Vec<StackEntry> = self
             .frames
             .iter()
-            .filter_map(|f| match f.code.instrs.get(f.pc) {
-                Some(Instr::Call(k)) => Some(entry(&f.code.name, &f.code.calls[*k as usize].site)),
-                _ => None,
+            .flat_map(|f| match f.code.instrs.get(f.pc) {
+                Some(Instr::Call(k)) => entries(&f.code.name, &f.code.calls[*k as usize].site),
+                _ => Vec::new(),
             })
             .collect();
         match fault {
-            Fault::Here(e) if entries.is_empty() && !traced => e,
-            Fault::Here(mut e) => {
+            FaultKind::Here(e) if entries.is_empty() && !traced => e,
+            FaultKind::Here(mut e) => {
                 if let (Some(node), Some(kind)) = (e.node, e.kind) {
                     entries.push(StackEntry {
                         function: self.cur.code.name.clone(),
@@ -504,8 +511,21 @@ impl<'a> Machine<'a> {
                 e.call_stack = entries;
                 e
             }
-            Fault::Waited(site, mut e) => {
-                entries.push(entry(&self.cur.code.name, &site));
+            FaultKind::Inlined(chain, mut e) => {
+                entries.extend(calls_of(&self.cur.code.name, &chain));
+                if let (Some(node), Some(kind)) = (e.node, e.kind) {
+                    entries.push(StackEntry {
+                        function: chain.functions.last().cloned().unwrap_or_default(),
+                        node,
+                        kind,
+                        source: e.source.clone(),
+                    });
+                }
+                e.call_stack = entries;
+                e
+            }
+            FaultKind::Waited(site, mut e) => {
+                entries.extend(self::entries(&self.cur.code.name, &site));
                 entries.append(&mut e.call_stack);
                 e.call_stack = entries;
                 e
@@ -514,12 +534,50 @@ impl<'a> Machine<'a> {
     }
 }
 
+/// The traceback entries of `site` in the code of `function`: one per call it was inlined
+/// through, and its own.
+fn entries(function: &str, site: &OpSite) -> Vec<StackEntry> {
+    let Some(chain) = &site.inlined else {
+        return vec![entry(function, site)];
+    };
+    let mut out = calls_of(function, chain);
+    let innermost = chain.functions.last().map_or(function, String::as_str);
+    out.push(entry(innermost, site));
+    out
+}
+
+/// One entry per inlined call, in the function that made it.
+fn calls_of(function: &str, chain: &Inlined) -> Vec<StackEntry> {
+    chain
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let caller = if i == 0 {
+                function
+            } else {
+                &chain.functions[i - 1]
+            };
+            entry(caller, call)
+        })
+        .collect()
+}
+
 fn entry(function: &str, site: &OpSite) -> StackEntry {
     StackEntry {
         function: function.to_string(),
         node: site.node,
         kind: site.kind,
         source: site.source.clone(),
+    }
+}
+
+/// The fault of an error at `site`.
+fn site_fault(message: String, site: &OpSite) -> Fault {
+    let e = site_error(message, site);
+    match &site.inlined {
+        Some(chain) => Box::new(FaultKind::Inlined(chain.clone(), e)),
+        None => e.into(),
     }
 }
 

@@ -205,3 +205,169 @@ fn unknown_operators_are_refused_when_code_is_built() {
     );
     assert!(run(&Code::new(&sum_of_squares()).unwrap(), vec![]).is_err());
 }
+
+fn unit_with(functions: &[(&str, &str)]) -> Arc<crate::unit::CompilationUnit> {
+    let unit = Arc::new(crate::unit::CompilationUnit::new());
+    for (name, text) in functions {
+        let g = ember_dialects::parse::parse_graph(text).unwrap();
+        unit.add_function(crate::unit::Function::new(*name, g));
+    }
+    unit
+}
+
+const RATIO: &str = "graph(%a : int, %b : int):
+  %q : int = aten::floordiv(%a, %b) # h.py:2:11
+  return (%q)
+";
+
+/// `helper2(a, b) = ratio(a, b) + 1`, called from a loop: both calls are inlined.
+const HELPER2: &str = "graph(%a : int, %b : int):
+  %one : int = prim::Constant[value=1]()
+  %f : Function = prim::Constant[name=\"ratio\"]()
+  %r : int = prim::CallFunction(%f, %a, %b) # h.py:5:8
+  %s : int = aten::add(%r, %one) # h.py:5:8
+  return (%s)
+";
+
+const LOOP_CALLER: &str = "graph(%n : int, %d : int):
+  %t : bool = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %f : Function = prim::Constant[name=\"helper2\"]()
+  %s : int = prim::Loop(%n, %t, %zero) # c.py:3:4
+    block0(%i : int, %acc : int):
+      %b : int = aten::sub(%d, %i) # c.py:4:25
+      %r : int = prim::CallFunction(%f, %i, %b) # c.py:4:14
+      %acc2 : int = aten::add(%acc, %r) # c.py:4:8
+      -> (%t, %acc2)
+  return (%s)
+";
+
+#[test]
+fn small_callees_are_inlined_and_errors_keep_their_frames() {
+    let unit = unit_with(&[("ratio", RATIO), ("helper2", HELPER2)]);
+    let g = ember_dialects::parse::parse_graph(LOOP_CALLER).unwrap();
+    let code = Code::with_unit(&g, &unit).unwrap();
+    assert!(!code.instrs.iter().any(|i| matches!(i, Instr::Call(_))));
+    // sum over i < 3 of i // (10 - i) + 1
+    let out = run(&code, vec![IValue::Int(3), IValue::Int(10)]).unwrap();
+    assert_eq!(out[0].as_int(), Some(3));
+    // i reaches d: ratio divides by zero, two calls deep.
+    let err = run(&code, vec![IValue::Int(5), IValue::Int(2)]).unwrap_err();
+    assert_eq!(err.message, "division by 0");
+    let frames: Vec<String> = err.call_stack.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        frames,
+        [
+            "in <graph>: prim::CallFunction at c.py:4:14",
+            "in helper2: prim::CallFunction at h.py:5:8",
+            "in ratio: aten::floordiv at h.py:2:11",
+        ]
+    );
+    // The error surfaces at the caller's call node, and its node is the callee's.
+    let call = g
+        .block_nodes(g.block())
+        .find(|&n| g.kind(n) == sym::loop_())
+        .and_then(|l| g.block_nodes(g.node_blocks(l)[0]).nth(1))
+        .unwrap();
+    assert_eq!(err.top_node(), Some(call));
+    let ratio = unit.function("ratio").unwrap();
+    let floordiv = ratio.graph.block_nodes(ratio.graph.block()).next().unwrap();
+    assert_eq!(err.node, Some(floordiv));
+}
+
+#[test]
+fn a_hook_claims_nodes_inside_branches_and_loops() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // for i in range(n): if i < k: s = s + i  (the hook makes `+` a `*` and `<` always true)
+    let text = "graph(%n : int, %k : int):
+  %t : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %s : int = prim::Loop(%n, %t, %one)
+    block0(%i : int, %acc : int):
+      %c : bool = aten::lt(%i, %k)
+      %r : int = prim::If(%c)
+        block0():
+          %p : int = aten::add(%acc, %i)
+          -> (%p)
+        block1():
+          -> (%acc)
+      -> (%t, %r)
+  return (%s)
+";
+    let g = ember_dialects::parse::parse_graph(text).unwrap();
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let hook =
+        |g: &Graph, n: ember_dialects::Node| -> Option<Result<crate::ops::Operation, String>> {
+            let kind = g.kind(n).as_str();
+            let op: crate::ops::Operation = match kind {
+                "aten::add" => Arc::new(|s: &mut crate::ops::Stack| {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    let b = s.pop().unwrap().as_int().unwrap();
+                    let a = s.pop().unwrap().as_int().unwrap();
+                    s.push(IValue::Int(a * (b + 1)));
+                    Ok(())
+                }),
+                "aten::lt" => Arc::new(|s: &mut crate::ops::Stack| {
+                    CALLS.fetch_add(1, Ordering::Relaxed);
+                    s.truncate(s.len() - 2);
+                    s.push(IValue::Bool(true));
+                    Ok(())
+                }),
+                _ => return None,
+            };
+            Some(Ok(op))
+        };
+    let code = Code::build_with(&g, None, "<graph>", Some(&hook)).unwrap();
+    assert_eq!(
+        code.instrs
+            .iter()
+            .filter(|i| matches!(i, Instr::Op(_)))
+            .count(),
+        2
+    );
+    assert!(!code
+        .instrs
+        .iter()
+        .any(|i| matches!(i, Instr::Bin { .. } | Instr::JumpUnless { .. })));
+    let out = run(&code, vec![IValue::Int(4), IValue::Int(0)]).unwrap();
+    assert_eq!(out[0].as_int(), Some(24)); // 1 * 1 * 2 * 3 * 4
+    assert_eq!(CALLS.load(Ordering::Relaxed), 8);
+    // Without the hook the same graph runs its own operators.
+    let plain = Code::new(&g).unwrap();
+    let out = run(&plain, vec![IValue::Int(4), IValue::Int(2)]).unwrap();
+    assert_eq!(out[0].as_int(), Some(2)); // 1 + 0 + 1
+}
+
+#[test]
+fn carried_tensors_swap_and_a_branch_returns_one_value_twice() {
+    // a, b = b, a + b over tensors; then an If returning (b, b).
+    let text = "graph(%n : int, %x : Tensor, %y : Tensor, %c : bool):
+  %t : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor, %b : Tensor = prim::Loop(%n, %t, %x, %y)
+    block0(%i : int, %a1 : Tensor, %b1 : Tensor):
+      %s : Tensor = aten::add(%a1, %b1, %one)
+      -> (%t, %b1, %s)
+  %p : Tensor, %q : Tensor = prim::If(%c)
+    block0():
+      %w : Tensor = aten::neg(%b)
+      -> (%w, %w)
+    block1():
+      -> (%a, %b)
+  return (%p, %q)
+";
+    let g = ember_dialects::parse::parse_graph(text).unwrap();
+    let code = Code::new(&g).unwrap();
+    let t = |v: f32| IValue::Tensor(Tensor::from_vec(vec![v], &[1]).unwrap());
+    let value = |v: &IValue| v.as_tensor().unwrap().item_f64().unwrap();
+    for (c, want) in [(true, (-13.0, -13.0)), (false, (8.0, 13.0))] {
+        let out = run(&code, vec![IValue::Int(4), t(1.0), t(2.0), IValue::Bool(c)]).unwrap();
+        assert_eq!((value(&out[0]), value(&out[1])), want, "c = {c}");
+    }
+    let out = run(
+        &code,
+        vec![IValue::Int(0), t(1.0), t(2.0), IValue::Bool(false)],
+    )
+    .unwrap();
+    assert_eq!((value(&out[0]), value(&out[1])), (1.0, 2.0));
+}
