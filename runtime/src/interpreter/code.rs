@@ -33,7 +33,7 @@ use super::calls::{self, CallSite};
 use super::coalesce::{is_plain_scalar, Coalescing};
 use super::liveness::Liveness;
 use super::objects::{self, SlotRead};
-use super::specialize::{is_comparison, special, Special};
+use super::specialize::{is_comparison, special, Binary, Special, Unary};
 use crate::ivalue::IValue;
 use crate::ops::builtins::scalar::{BinOp, UnOp};
 use crate::ops::registry::registry;
@@ -84,6 +84,26 @@ pub enum Instr {
     Un {
         op: UnOp,
         a: u32,
+        dst: u32,
+    },
+    /// `dst = unary[f](a)`.
+    Call1 {
+        f: u32,
+        a: u32,
+        dst: u32,
+    },
+    /// `dst = binary[f](a, b)`.
+    Call2 {
+        f: u32,
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `dst = start + index * step` (`aten::__derive_index`).
+    RangeElement {
+        index: u32,
+        start: u32,
+        step: u32,
         dst: u32,
     },
     /// `dst = obj.attr` by `slot_reads[k]`.
@@ -195,6 +215,9 @@ pub struct Code {
     pub num_outputs: usize,
     /// The attribute reads of `Instr::GetAttr`.
     pub slot_reads: Vec<SlotRead>,
+    /// The builtins of `Instr::Call1` and `Instr::Call2`.
+    pub unary: Vec<Unary>,
+    pub binary: Vec<Binary>,
     /// The calls of `Instr::Call`.
     pub calls: Vec<CallSite>,
     /// The sites of `Instr::Wait`.
@@ -281,6 +304,8 @@ impl Code {
             constants: Vec::new(),
             register_constants: Vec::new(),
             slot_reads: Vec::new(),
+            unary: Vec::new(),
+            binary: Vec::new(),
             num_registers: 0,
             num_inputs: g.inputs().len(),
             num_outputs: g.outputs().len(),
@@ -711,6 +736,28 @@ impl<'g, 'c> Builder<'g, 'c> {
             Special::Un(op) => {
                 let a = self.operand(inputs[0]);
                 self.emit(Instr::Un { op, a, dst });
+            }
+            Special::Call1(f) => {
+                let a = self.operand(inputs[0]);
+                self.code.unary.push(f);
+                let f = self.code.unary.len() as u32 - 1;
+                self.emit(Instr::Call1 { f, a, dst });
+            }
+            Special::Call2(f) => {
+                let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+                self.code.binary.push(f);
+                let f = self.code.binary.len() as u32 - 1;
+                self.emit(Instr::Call2 { f, a, b, dst });
+            }
+            Special::RangeElement => {
+                let index = self.operand(inputs[0]);
+                let (start, step) = (self.operand(inputs[1]), self.operand(inputs[2]));
+                self.emit(Instr::RangeElement {
+                    index,
+                    start,
+                    step,
+                    dst,
+                });
             }
         }
         Ok(())

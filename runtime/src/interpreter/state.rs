@@ -17,6 +17,7 @@ use super::calls::CallTarget;
 use super::code::{Code, Inlined, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
 use crate::ivalue::IValue;
+use crate::ops::builtins::int_float::range_element;
 use crate::ops::builtins::scalar::Scalar;
 
 /// Calls may nest this deep at run time (interface calls can cycle through objects).
@@ -222,12 +223,48 @@ fn run_frame(
                     },
                 }
             }
+            Instr::Call1 { f, a, dst } => match (code.unary[f as usize])(&regs[a as usize]) {
+                Ok(v) => store(&mut regs[dst as usize], v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::Call2 { f, a, b, dst } => {
+                match (code.binary[f as usize])(&regs[a as usize], &regs[b as usize]) {
+                    Ok(v) => store(&mut regs[dst as usize], v),
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                }
+            }
+            Instr::RangeElement {
+                index,
+                start,
+                step,
+                dst,
+            } => {
+                let (i, a, s) = (
+                    &regs[index as usize],
+                    &regs[start as usize],
+                    &regs[step as usize],
+                );
+                if let (IValue::Int(i), IValue::Int(a), IValue::Int(s)) = (i, a, s) {
+                    Scalar::Int(a.wrapping_add(i.wrapping_mul(*s))).store(&mut regs[dst as usize]);
+                } else {
+                    match range_element(i, a, s) {
+                        Ok(v) => regs[dst as usize] = v,
+                        Err(m) => {
+                            *pc_out = pc;
+                            return Err(fail(pc, m));
+                        }
+                    }
+                }
+            }
             Instr::GetAttr { obj, k, dst } => {
                 match code.slot_reads[k as usize].read(&regs[obj as usize]) {
-                    Ok(v) => match plain(&v) {
-                        Some(s) => s.store(&mut regs[dst as usize]),
-                        None => regs[dst as usize] = v,
-                    },
+                    Ok(v) => store(&mut regs[dst as usize], v),
                     Err(m) => {
                         *pc_out = pc;
                         return Err(fail(pc, m));
@@ -595,6 +632,15 @@ fn pop(stack: &mut Vec<IValue>) -> Result<IValue, RuntimeError> {
     stack
         .pop()
         .ok_or_else(|| RuntimeError::new("interpreter stack underflow"))
+}
+
+/// Stores `v` into a register, in place when it is a plain value.
+#[inline(always)]
+fn store(slot: &mut IValue, v: IValue) {
+    match plain(&v) {
+        Some(s) => s.store(slot),
+        None => *slot = v,
+    }
 }
 
 /// An int, float or bool as a [`Scalar`] (copied without a reference count or destructor).

@@ -707,11 +707,17 @@ fn range_length(s: &mut Stack) -> Result<(), String> {
 
 /// `aten::__derive_index(index, start, step)`: the value of a range's `index`th element.
 fn derive_index(s: &mut Stack) -> Result<(), String> {
-    let step = int(&pop(s)?)?;
-    let start = int(&pop(s)?)?;
-    let index = int(&pop(s)?)?;
-    s.push(IValue::Int(start.wrapping_add(index.wrapping_mul(step))));
+    let step = pop(s)?;
+    let start = pop(s)?;
+    let index = pop(s)?;
+    s.push(range_element(&index, &start, &step)?);
     Ok(())
+}
+
+/// The `index`th element of `range(start, _, step)` (ints wrap).
+pub fn range_element(index: &IValue, start: &IValue, step: &IValue) -> Result<IValue, String> {
+    let (index, start, step) = (int(index)?, int(start)?, int(step)?);
+    Ok(IValue::Int(start.wrapping_add(index.wrapping_mul(step))))
 }
 
 /// Integer division rounding toward zero (C's `/`).
