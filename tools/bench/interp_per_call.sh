@@ -14,7 +14,7 @@ CALLS=${1:-20}
 ROUNDS=${2:-3}
 shift $(( $# < 2 ? $# : 2 ))
 PY=${PYTHON:-$HOME/.cache/torch-venv/bin/python}
-cargo build --release -q -p ember-run
+[ -n "${NO_BUILD:-}" ] || cargo build --release -q -p ember-run
 RUN=${CARGO_TARGET_DIR:-target}/release/ember-run
 P=tools/bench/programs
 # name | iterations per call | what | ember-run arguments

@@ -80,6 +80,94 @@ pub enum Instr {
         b: u32,
         dst: u32,
     },
+    /// `dst = a op b` where the graph types both operands as ints: one instruction per
+    /// operator, so that dispatch selects the operation (other operands take `Bin`'s path).
+    AddInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    SubInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    MulInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    FloorDivInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    RemInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    LtInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    LeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    GtInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    GeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    EqInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    NeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `JumpUnless` on two ints, one instruction per comparison.
+    JumpUnlessLtInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessLeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessGtInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessGeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessEqInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessNeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
     /// `dst = op a`.
     Un {
         op: UnOp,
@@ -199,29 +287,30 @@ pub struct Inlined {
     pub functions: Vec<String>,
 }
 
-/// A linearized graph, ready to run any number of times.
+/// A linearized graph, ready to run any number of times. Its instructions and tables are
+/// private: the interpreter indexes them without checks, as `Code::check` proved safe.
 pub struct Code {
-    pub instrs: Vec<Instr>,
-    pub operations: Vec<Operation>,
+    pub(crate) instrs: Vec<Instr>,
+    pub(crate) operations: Vec<Operation>,
     /// The site of each operation.
-    pub sites: Vec<OpSite>,
+    pub(crate) sites: Vec<OpSite>,
     /// The sites of the register instructions that can fail, by instruction index (sorted).
-    pub instr_sites: Vec<(u32, OpSite)>,
-    pub constants: Vec<IValue>,
+    pub(crate) instr_sites: Vec<(u32, OpSite)>,
+    pub(crate) constants: Vec<IValue>,
     /// Registers that hold a constant, set when a frame starts: (register, constant index).
-    pub register_constants: Vec<(u32, u32)>,
-    pub num_registers: usize,
+    pub(crate) register_constants: Vec<(u32, u32)>,
+    pub(crate) num_registers: usize,
     pub num_inputs: usize,
     pub num_outputs: usize,
     /// The attribute reads of `Instr::GetAttr`.
-    pub slot_reads: Vec<SlotRead>,
+    pub(crate) slot_reads: Vec<SlotRead>,
     /// The builtins of `Instr::Call1` and `Instr::Call2`.
-    pub unary: Vec<Unary>,
-    pub binary: Vec<Binary>,
+    pub(crate) unary: Vec<Unary>,
+    pub(crate) binary: Vec<Binary>,
     /// The calls of `Instr::Call`.
-    pub calls: Vec<CallSite>,
+    pub(crate) calls: Vec<CallSite>,
     /// The sites of `Instr::Wait`.
-    pub waits: Vec<OpSite>,
+    pub(crate) waits: Vec<OpSite>,
     /// The function's name in tracebacks (`<graph>` for a graph built directly).
     pub name: String,
     /// The unit the code was built with: methods found at run time (interface calls) are
@@ -229,7 +318,133 @@ pub struct Code {
     pub unit: Option<Weak<CompilationUnit>>,
 }
 
+impl Instr {
+    /// The registers the instruction names.
+    fn registers(&self) -> Vec<u32> {
+        use Instr::*;
+        match *self {
+            Load(r) | Move(r) | Store(r) | Drop(r) => vec![r],
+            Copy { src, dst } | Take { src, dst } => vec![src, dst],
+            SetConst { dst, .. } => vec![dst],
+            Bin { a, b, dst, .. }
+            | AddInt { a, b, dst }
+            | SubInt { a, b, dst }
+            | MulInt { a, b, dst }
+            | FloorDivInt { a, b, dst }
+            | RemInt { a, b, dst }
+            | LtInt { a, b, dst }
+            | LeInt { a, b, dst }
+            | GtInt { a, b, dst }
+            | GeInt { a, b, dst }
+            | EqInt { a, b, dst }
+            | NeInt { a, b, dst }
+            | Call2 { a, b, dst, .. } => vec![a, b, dst],
+            JumpUnless { a, b, .. }
+            | JumpUnlessLtInt { a, b, .. }
+            | JumpUnlessLeInt { a, b, .. }
+            | JumpUnlessGtInt { a, b, .. }
+            | JumpUnlessGeInt { a, b, .. }
+            | JumpUnlessEqInt { a, b, .. }
+            | JumpUnlessNeInt { a, b, .. } => vec![a, b],
+            Un { a, dst, .. } | Call1 { a, dst, .. } => vec![a, dst],
+            JumpUnlessUn { a, .. } => vec![a],
+            RangeElement {
+                index,
+                start,
+                step,
+                dst,
+            } => vec![index, start, step, dst],
+            GetAttr { obj, dst, .. } => vec![obj, dst],
+            JumpIfFalse { cond, .. } | WhileEnter { cond, .. } | WhileNext { cond, .. } => {
+                vec![cond]
+            }
+            ForEnter { trip, max, .. } | ForNext { trip, max, .. } => vec![trip, max],
+            LoopEnter {
+                trip, max, cond, ..
+            }
+            | LoopNext {
+                trip, max, cond, ..
+            } => vec![trip, max, cond],
+            Const(_) | Pop | Op(_) | Jump(_) | Call(_) | Wait(_) | Ret => Vec::new(),
+        }
+    }
+
+    /// Where the instruction may jump.
+    fn target(&self) -> Option<u32> {
+        use Instr::*;
+        match *self {
+            Jump(t)
+            | JumpIfFalse { target: t, .. }
+            | JumpUnless { target: t, .. }
+            | JumpUnlessLtInt { target: t, .. }
+            | JumpUnlessLeInt { target: t, .. }
+            | JumpUnlessGtInt { target: t, .. }
+            | JumpUnlessGeInt { target: t, .. }
+            | JumpUnlessEqInt { target: t, .. }
+            | JumpUnlessNeInt { target: t, .. }
+            | JumpUnlessUn { target: t, .. }
+            | ForEnter { exit: t, .. }
+            | WhileEnter { exit: t, .. }
+            | LoopEnter { exit: t, .. }
+            | ForNext { body: t, .. }
+            | WhileNext { body: t, .. }
+            | LoopNext { body: t, .. } => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The index into a table of the code the instruction names, and that table's length.
+    fn table(&self, code: &Code) -> Option<(u32, usize)> {
+        use Instr::*;
+        Some(match *self {
+            Const(c) | SetConst { c, .. } => (c, code.constants.len()),
+            Op(k) => (k, code.operations.len()),
+            Call(k) => (k, code.calls.len()),
+            Wait(k) => (k, code.waits.len()),
+            GetAttr { k, .. } => (k, code.slot_reads.len()),
+            Call1 { f, .. } => (f, code.unary.len()),
+            Call2 { f, .. } => (f, code.binary.len()),
+            _ => return None,
+        })
+    }
+}
+
 impl Code {
+    /// The instructions (for inspection and tests).
+    pub fn instrs(&self) -> &[Instr] {
+        &self.instrs
+    }
+
+    /// Checks what the interpreter relies on to index without checks: every register is
+    /// below `num_registers`, every jump and table index in range, and the code ends with
+    /// `Ret` (no instruction falls through past the end).
+    fn check(&self) -> Result<(), String> {
+        if self.instrs.last() != Some(&Instr::Ret) {
+            return Err("code does not end with Ret".into());
+        }
+        if self.sites.len() != self.operations.len() {
+            return Err("an operation has no site".into());
+        }
+        for (pc, i) in self.instrs.iter().enumerate() {
+            let bad_register = i
+                .registers()
+                .into_iter()
+                .any(|r| r as usize >= self.num_registers);
+            let bad_target = i.target().is_some_and(|t| t as usize >= self.instrs.len());
+            let bad_table = i.table(self).is_some_and(|(k, len)| k as usize >= len);
+            if bad_register || bad_target || bad_table {
+                return Err(format!("instruction {pc} ({i:?}) is out of range"));
+            }
+        }
+        let constants_ok = self.register_constants.iter().all(|&(r, c)| {
+            (r as usize) < self.num_registers && (c as usize) < self.constants.len()
+        });
+        if !constants_ok || self.num_inputs > self.num_registers {
+            return Err("a constant or input register is out of range".into());
+        }
+        Ok(())
+    }
+
     /// The site of the register instruction at `pc`, when it has one.
     pub fn instr_site(&self, pc: usize) -> Option<&OpSite> {
         let i = self
@@ -325,6 +540,10 @@ impl Code {
         let outputs = g.outputs().to_vec();
         b.push_uses(g.return_node(g.block()), &outputs, 0);
         b.emit(Instr::Ret);
+        code.check().map_err(|m| {
+            let ret = g.return_node(g.block());
+            self_error(g, ret, format!("internal error: {m}"))
+        })?;
         Ok(code)
     }
 }
@@ -613,6 +832,9 @@ impl<'g, 'c> Builder<'g, 'c> {
         Ok(Some(FusedTest {
             test,
             operands,
+            ints: inputs
+                .iter()
+                .all(|&v| *g.ty(v) == ember_dialects::Type::Int),
             site: self.site(n),
         }))
     }
@@ -731,7 +953,13 @@ impl<'g, 'c> Builder<'g, 'c> {
         match s {
             Special::Bin(op) => {
                 let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
-                self.emit(Instr::Bin { op, a, b, dst });
+                let ints = inputs
+                    .iter()
+                    .all(|&v| *g.ty(v) == ember_dialects::Type::Int);
+                self.emit(match int_instr(op, a, b, dst).filter(|_| ints) {
+                    Some(i) => i,
+                    None => Instr::Bin { op, a, b, dst },
+                });
             }
             Special::Un(op) => {
                 let a = self.operand(inputs[0]);
@@ -959,12 +1187,18 @@ impl<'g, 'c> Builder<'g, 'c> {
             Some(t) => {
                 self.code.instr_sites.push((self.here(), t.site));
                 self.emit(match t.test {
-                    Test::Bin(op) => Instr::JumpUnless {
-                        op,
-                        a: t.operands[0],
-                        b: t.operands[1],
-                        target: 0,
-                    },
+                    Test::Bin(op) => {
+                        let (a, b) = (t.operands[0], t.operands[1]);
+                        match int_test(op, a, b, 0).filter(|_| t.ints) {
+                            Some(i) => i,
+                            None => Instr::JumpUnless {
+                                op,
+                                a,
+                                b,
+                                target: 0,
+                            },
+                        }
+                    }
                     Test::Un(op) => Instr::JumpUnlessUn {
                         op,
                         a: t.operands[0],
@@ -999,6 +1233,12 @@ impl<'g, 'c> Builder<'g, 'c> {
     fn set_target(&mut self, at: usize, to: u32) {
         match &mut self.code.instrs[at] {
             Instr::JumpUnless { target, .. }
+            | Instr::JumpUnlessLtInt { target, .. }
+            | Instr::JumpUnlessLeInt { target, .. }
+            | Instr::JumpUnlessGtInt { target, .. }
+            | Instr::JumpUnlessGeInt { target, .. }
+            | Instr::JumpUnlessEqInt { target, .. }
+            | Instr::JumpUnlessNeInt { target, .. }
             | Instr::JumpUnlessUn { target, .. }
             | Instr::JumpIfFalse { target, .. } => *target = to,
             Instr::ForEnter { exit, .. }
@@ -1155,12 +1395,45 @@ impl<'g, 'c> Builder<'g, 'c> {
 struct FusedTest {
     test: Test,
     operands: Vec<u32>,
+    /// Whether the graph types every operand as an int.
+    ints: bool,
     site: OpSite,
 }
 
 enum Test {
     Bin(BinOp),
     Un(UnOp),
+}
+
+/// The instruction of `op` on two ints, when it has one of its own.
+fn int_instr(op: BinOp, a: u32, b: u32, dst: u32) -> Option<Instr> {
+    Some(match op {
+        BinOp::Add => Instr::AddInt { a, b, dst },
+        BinOp::Sub => Instr::SubInt { a, b, dst },
+        BinOp::Mul => Instr::MulInt { a, b, dst },
+        BinOp::FloorDiv => Instr::FloorDivInt { a, b, dst },
+        BinOp::Rem => Instr::RemInt { a, b, dst },
+        BinOp::Lt => Instr::LtInt { a, b, dst },
+        BinOp::Le => Instr::LeInt { a, b, dst },
+        BinOp::Gt => Instr::GtInt { a, b, dst },
+        BinOp::Ge => Instr::GeInt { a, b, dst },
+        BinOp::Eq => Instr::EqInt { a, b, dst },
+        BinOp::Ne => Instr::NeInt { a, b, dst },
+        _ => return None,
+    })
+}
+
+/// The branch on comparison `op` of two ints.
+fn int_test(op: BinOp, a: u32, b: u32, target: u32) -> Option<Instr> {
+    Some(match op {
+        BinOp::Lt => Instr::JumpUnlessLtInt { a, b, target },
+        BinOp::Le => Instr::JumpUnlessLeInt { a, b, target },
+        BinOp::Gt => Instr::JumpUnlessGtInt { a, b, target },
+        BinOp::Ge => Instr::JumpUnlessGeInt { a, b, target },
+        BinOp::Eq => Instr::JumpUnlessEqInt { a, b, target },
+        BinOp::Ne => Instr::JumpUnlessNeInt { a, b, target },
+        _ => return None,
+    })
 }
 
 fn self_error(g: &Graph, n: Node, message: String) -> BuildError {

@@ -18,7 +18,7 @@ use super::code::{Code, Inlined, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
 use crate::ivalue::IValue;
 use crate::ops::builtins::int_float::range_element;
-use crate::ops::builtins::scalar::Scalar;
+use crate::ops::builtins::scalar::{BinOp, Scalar, UnOp};
 
 /// Calls may nest this deep at run time (interface calls can cycle through objects).
 pub const MAX_CALL_DEPTH: usize = 1000;
@@ -152,33 +152,103 @@ fn run_frame(
 ) -> Result<Switch, Fault> {
     let instrs = &code.instrs[..];
     let mut pc = *pc_out;
-    // An error of the register instruction at `pc`, at its node.
-    let fail = |pc: usize, message: String| -> Fault {
-        match code.instr_site(pc) {
-            Some(site) => site_fault(message, site),
-            None => RuntimeError::new(message).into(),
-        }
-    };
-    loop {
-        match instrs[pc] {
-            Instr::Bin { op, a, b, dst } => {
-                let (x, y) = (&regs[a as usize], &regs[b as usize]);
-                match op.fast(x, y) {
-                    Some(v) => v.store(&mut regs[dst as usize]),
-                    None => match op.apply(x, y) {
-                        Ok(v) => regs[dst as usize] = v,
-                        Err(m) => {
-                            *pc_out = pc;
-                            return Err(fail(pc, m));
-                        }
-                    },
+    assert!(regs.len() >= code.num_registers && pc < instrs.len());
+    // SAFETY (of `reg!`, `reg_mut!` and the instruction fetch): `Code::check` proved when the
+    // code was built that every register an instruction names is below `num_registers`,
+    // which the frame's registers cover (asserted above), that every jump lands on an
+    // instruction and that the code ends with `Ret`, so `pc` stays in range.
+    macro_rules! reg {
+        ($r:expr) => {
+            unsafe { regs.get_unchecked($r as usize) }
+        };
+    }
+    macro_rules! reg_mut {
+        ($r:expr) => {
+            unsafe { regs.get_unchecked_mut($r as usize) }
+        };
+    }
+    let fail = |pc: usize, message: String| instr_fault(code, pc, message);
+    // A binary operator on registers: `$fast` on the operands when it applies, else the
+    // general form (which raises the errors).
+    macro_rules! binary {
+        ($op:expr, $fast:expr, $a:ident, $b:ident, $dst:ident) => {{
+            let (x, y) = (reg!($a), reg!($b));
+            match $fast(x, y) {
+                Some(v) => v.store(reg_mut!($dst)),
+                None => match bin_slow($op, x, y) {
+                    Ok(v) => *reg_mut!($dst) = v,
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                },
+            }
+        }};
+    }
+    macro_rules! ints {
+        ($op:expr, $a:ident, $b:ident, $dst:ident) => {
+            binary!(
+                $op,
+                |x: &IValue, y: &IValue| match (x, y) {
+                    (IValue::Int(x), IValue::Int(y)) => $op.ints(*x, *y),
+                    _ => None,
+                },
+                $a,
+                $b,
+                $dst
+            )
+        };
+    }
+    // A branch on a comparison of two ints.
+    macro_rules! int_test {
+        ($op:expr, $a:ident, $b:ident, $target:ident) => {{
+            let (x, y) = (reg!($a), reg!($b));
+            let fast = match (x, y) {
+                (IValue::Int(x), IValue::Int(y)) => $op.ints(*x, *y),
+                _ => None,
+            };
+            let taken = match fast {
+                Some(Scalar::Bool(b)) => Ok(b),
+                _ => branch(bin_slow($op, x, y)),
+            };
+            match taken {
+                Ok(true) => {}
+                Ok(false) => {
+                    pc = $target as usize;
+                    continue;
+                }
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
                 }
             }
+        }};
+    }
+    loop {
+        match *unsafe { instrs.get_unchecked(pc) } {
+            Instr::AddInt { a, b, dst } => ints!(BinOp::Add, a, b, dst),
+            Instr::SubInt { a, b, dst } => ints!(BinOp::Sub, a, b, dst),
+            Instr::MulInt { a, b, dst } => ints!(BinOp::Mul, a, b, dst),
+            Instr::FloorDivInt { a, b, dst } => ints!(BinOp::FloorDiv, a, b, dst),
+            Instr::RemInt { a, b, dst } => ints!(BinOp::Rem, a, b, dst),
+            Instr::LtInt { a, b, dst } => ints!(BinOp::Lt, a, b, dst),
+            Instr::LeInt { a, b, dst } => ints!(BinOp::Le, a, b, dst),
+            Instr::GtInt { a, b, dst } => ints!(BinOp::Gt, a, b, dst),
+            Instr::GeInt { a, b, dst } => ints!(BinOp::Ge, a, b, dst),
+            Instr::EqInt { a, b, dst } => ints!(BinOp::Eq, a, b, dst),
+            Instr::NeInt { a, b, dst } => ints!(BinOp::Ne, a, b, dst),
+            Instr::JumpUnlessLtInt { a, b, target } => int_test!(BinOp::Lt, a, b, target),
+            Instr::JumpUnlessLeInt { a, b, target } => int_test!(BinOp::Le, a, b, target),
+            Instr::JumpUnlessGtInt { a, b, target } => int_test!(BinOp::Gt, a, b, target),
+            Instr::JumpUnlessGeInt { a, b, target } => int_test!(BinOp::Ge, a, b, target),
+            Instr::JumpUnlessEqInt { a, b, target } => int_test!(BinOp::Eq, a, b, target),
+            Instr::JumpUnlessNeInt { a, b, target } => int_test!(BinOp::Ne, a, b, target),
+            Instr::Bin { op, a, b, dst } => binary!(op, |x, y| op.fast(x, y), a, b, dst),
             Instr::JumpUnless { op, a, b, target } => {
-                let (x, y) = (&regs[a as usize], &regs[b as usize]);
+                let (x, y) = (reg!(a), reg!(b));
                 let taken = match op.fast(x, y) {
                     Some(Scalar::Bool(b)) => Ok(b),
-                    _ => branch(op.apply(x, y)),
+                    _ => branch(bin_slow(op, x, y)),
                 };
                 match taken {
                     Ok(true) => {}
@@ -193,10 +263,10 @@ fn run_frame(
                 }
             }
             Instr::JumpUnlessUn { op, a, target } => {
-                let x = &regs[a as usize];
+                let x = reg!(a);
                 let taken = match op.fast(x) {
                     Some(Scalar::Bool(b)) => Ok(b),
-                    _ => branch(op.apply(x)),
+                    _ => branch(un_slow(op, x)),
                 };
                 match taken {
                     Ok(true) => {}
@@ -211,11 +281,11 @@ fn run_frame(
                 }
             }
             Instr::Un { op, a, dst } => {
-                let x = &regs[a as usize];
+                let x = reg!(a);
                 match op.fast(x) {
-                    Some(v) => v.store(&mut regs[dst as usize]),
-                    None => match op.apply(x) {
-                        Ok(v) => regs[dst as usize] = v,
+                    Some(v) => v.store(reg_mut!(dst)),
+                    None => match un_slow(op, x) {
+                        Ok(v) => *reg_mut!(dst) = v,
                         Err(m) => {
                             *pc_out = pc;
                             return Err(fail(pc, m));
@@ -223,38 +293,32 @@ fn run_frame(
                     },
                 }
             }
-            Instr::Call1 { f, a, dst } => match (code.unary[f as usize])(&regs[a as usize]) {
-                Ok(v) => store(&mut regs[dst as usize], v),
+            Instr::Call1 { f, a, dst } => match (code.unary[f as usize])(reg!(a)) {
+                Ok(v) => store(reg_mut!(dst), v),
                 Err(m) => {
                     *pc_out = pc;
                     return Err(fail(pc, m));
                 }
             },
-            Instr::Call2 { f, a, b, dst } => {
-                match (code.binary[f as usize])(&regs[a as usize], &regs[b as usize]) {
-                    Ok(v) => store(&mut regs[dst as usize], v),
-                    Err(m) => {
-                        *pc_out = pc;
-                        return Err(fail(pc, m));
-                    }
+            Instr::Call2 { f, a, b, dst } => match (code.binary[f as usize])(reg!(a), reg!(b)) {
+                Ok(v) => store(reg_mut!(dst), v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
                 }
-            }
+            },
             Instr::RangeElement {
                 index,
                 start,
                 step,
                 dst,
             } => {
-                let (i, a, s) = (
-                    &regs[index as usize],
-                    &regs[start as usize],
-                    &regs[step as usize],
-                );
+                let (i, a, s) = (reg!(index), reg!(start), reg!(step));
                 if let (IValue::Int(i), IValue::Int(a), IValue::Int(s)) = (i, a, s) {
-                    Scalar::Int(a.wrapping_add(i.wrapping_mul(*s))).store(&mut regs[dst as usize]);
+                    Scalar::Int(a.wrapping_add(i.wrapping_mul(*s))).store(reg_mut!(dst));
                 } else {
                     match range_element(i, a, s) {
-                        Ok(v) => regs[dst as usize] = v,
+                        Ok(v) => *reg_mut!(dst) = v,
                         Err(m) => {
                             *pc_out = pc;
                             return Err(fail(pc, m));
@@ -262,55 +326,52 @@ fn run_frame(
                     }
                 }
             }
-            Instr::GetAttr { obj, k, dst } => {
-                match code.slot_reads[k as usize].read(&regs[obj as usize]) {
-                    Ok(v) => store(&mut regs[dst as usize], v),
-                    Err(m) => {
-                        *pc_out = pc;
-                        return Err(fail(pc, m));
-                    }
+            Instr::GetAttr { obj, k, dst } => match code.slot_reads[k as usize].read(reg!(obj)) {
+                Ok(v) => store(reg_mut!(dst), v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
                 }
-            }
-            Instr::Copy { src, dst } => match plain(&regs[src as usize]) {
-                Some(v) => v.store(&mut regs[dst as usize]),
-                None => regs[dst as usize] = regs[src as usize].clone(),
+            },
+            Instr::Copy { src, dst } => match plain(reg!(src)) {
+                Some(v) => v.store(reg_mut!(dst)),
+                None => *reg_mut!(dst) = reg!(src).clone(),
             },
             Instr::Take { src, dst } => {
-                regs[dst as usize] =
-                    std::mem::replace(&mut regs[src as usize], IValue::Uninitialized)
+                *reg_mut!(dst) = std::mem::replace(reg_mut!(src), IValue::Uninitialized)
             }
-            Instr::SetConst { c, dst } => regs[dst as usize] = code.constants[c as usize].clone(),
+            Instr::SetConst { c, dst } => *reg_mut!(dst) = code.constants[c as usize].clone(),
             Instr::Jump(target) => {
                 pc = target as usize;
                 continue;
             }
             Instr::JumpIfFalse { cond, target } => {
-                if !truthy(&regs[cond as usize])? {
+                if !truthy(reg!(cond))? {
                     pc = target as usize;
                     continue;
                 }
             }
             Instr::ForEnter { trip, max, exit } => {
-                regs[trip as usize] = IValue::Int(0);
-                if 0 >= int(&regs[max as usize])? {
+                *reg_mut!(trip) = IValue::Int(0);
+                if 0 >= int(reg!(max))? {
                     pc = exit as usize;
                     continue;
                 }
             }
             Instr::ForNext { trip, max, body } => {
-                if step(&mut regs[trip as usize])? < int(&regs[max as usize])? {
+                if step(reg_mut!(trip))? < int(reg!(max))? {
                     pc = body as usize;
                     continue;
                 }
             }
             Instr::WhileEnter { cond, exit } => {
-                if !truthy(&regs[cond as usize])? {
+                if !truthy(reg!(cond))? {
                     pc = exit as usize;
                     continue;
                 }
             }
             Instr::WhileNext { cond, body } => {
-                if truthy(&regs[cond as usize])? {
+                if truthy(reg!(cond))? {
                     pc = body as usize;
                     continue;
                 }
@@ -321,8 +382,8 @@ fn run_frame(
                 cond,
                 exit,
             } => {
-                regs[trip as usize] = IValue::Int(0);
-                if 0 >= int(&regs[max as usize])? || !truthy(&regs[cond as usize])? {
+                *reg_mut!(trip) = IValue::Int(0);
+                if 0 >= int(reg!(max))? || !truthy(reg!(cond))? {
                     pc = exit as usize;
                     continue;
                 }
@@ -333,21 +394,16 @@ fn run_frame(
                 cond,
                 body,
             } => {
-                if step(&mut regs[trip as usize])? < int(&regs[max as usize])?
-                    && truthy(&regs[cond as usize])?
-                {
+                if step(reg_mut!(trip))? < int(reg!(max))? && truthy(reg!(cond))? {
                     pc = body as usize;
                     continue;
                 }
             }
-            Instr::Load(r) => stack.push(regs[r as usize].clone()),
-            Instr::Move(r) => stack.push(std::mem::replace(
-                &mut regs[r as usize],
-                IValue::Uninitialized,
-            )),
+            Instr::Load(r) => stack.push(reg!(r).clone()),
+            Instr::Move(r) => stack.push(std::mem::replace(reg_mut!(r), IValue::Uninitialized)),
             Instr::Const(c) => stack.push(code.constants[c as usize].clone()),
-            Instr::Store(r) => regs[r as usize] = pop(stack)?,
-            Instr::Drop(r) => regs[r as usize] = IValue::Uninitialized,
+            Instr::Store(r) => *reg_mut!(r) = pop(stack)?,
+            Instr::Drop(r) => *reg_mut!(r) = IValue::Uninitialized,
             Instr::Pop => {
                 pop(stack)?;
             }
@@ -632,6 +688,29 @@ fn pop(stack: &mut Vec<IValue>) -> Result<IValue, RuntimeError> {
     stack
         .pop()
         .ok_or_else(|| RuntimeError::new("interpreter stack underflow"))
+}
+
+/// An error of the register instruction at `pc`, at its node.
+#[cold]
+#[inline(never)]
+fn instr_fault(code: &Code, pc: usize, message: String) -> Fault {
+    match code.instr_site(pc) {
+        Some(site) => site_fault(message, site),
+        None => RuntimeError::new(message).into(),
+    }
+}
+
+/// The general form of a binary scalar operator, off the fast path.
+#[cold]
+#[inline(never)]
+fn bin_slow(op: BinOp, x: &IValue, y: &IValue) -> Result<IValue, String> {
+    op.apply(x, y)
+}
+
+#[cold]
+#[inline(never)]
+fn un_slow(op: UnOp, x: &IValue) -> Result<IValue, String> {
+    op.apply(x)
 }
 
 /// Stores `v` into a register, in place when it is a plain value.
