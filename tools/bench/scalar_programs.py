@@ -54,7 +54,11 @@ def mod_loop(n: int) -> int:
     return s
 
 
-PROGRAMS = {f.__name__: f for f in (collatz_total, fib_sum, branchy, mod_loop)}
+def add_one(x: int) -> int:
+    return x + 1
+
+
+PROGRAMS = {f.__name__: f for f in (collatz_total, fib_sum, branchy, mod_loop, add_one)}
 
 
 def main(argv):
