@@ -572,6 +572,8 @@ struct Builder<'g, 'c> {
     hook: Option<&'g OperationHook>,
     /// The calls this graph is inlined through (`None` for the code's own graph).
     inlined: Option<Arc<Inlined>>,
+    /// Inputs of an inlined callee that read the caller's registers: never moved or dropped.
+    shared: hashbrown::HashSet<Value>,
 }
 
 /// Where a value handed to a block boundary comes from.
@@ -602,13 +604,14 @@ impl<'g, 'c> Builder<'g, 'c> {
             callees: HashMap::new(),
             hook,
             inlined,
+            shared: hashbrown::HashSet::new(),
         }
     }
 
     /// Frees inputs of the graph nobody reads.
     fn drop_unused_inputs(&mut self) {
         for &v in self.g.inputs() {
-            if !self.g.has_uses(v) && !is_plain_scalar(self.g.ty(v)) {
+            if !self.g.has_uses(v) && !is_plain_scalar(self.g.ty(v)) && !self.shared.contains(&v) {
                 let r = self.register(v);
                 self.emit(Instr::Drop(r));
             }
@@ -657,7 +660,9 @@ impl<'g, 'c> Builder<'g, 'c> {
 
     /// Whether the use `offset` of `user` is `v`'s last and may move it out of its register.
     fn moves(&self, v: Value, user: Node, offset: usize) -> bool {
-        self.liveness.moves.contains(&(user, offset)) && !is_plain_scalar(self.g.ty(v))
+        self.liveness.moves.contains(&(user, offset))
+            && !is_plain_scalar(self.g.ty(v))
+            && !self.shared.contains(&v)
     }
 
     /// Pushes `values`, inputs `first..` of `user` (a node or a return node), in order.
@@ -797,7 +802,10 @@ impl<'g, 'c> Builder<'g, 'c> {
     fn drops_after(&mut self, n: Node) {
         if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
             for v in values {
-                if !self.constant_of.contains_key(&v) && !is_plain_scalar(self.g.ty(v)) {
+                if !self.constant_of.contains_key(&v)
+                    && !is_plain_scalar(self.g.ty(v))
+                    && !self.shared.contains(&v)
+                {
                     let r = self.register(v);
                     self.emit(Instr::Drop(r));
                 }
@@ -1114,15 +1122,44 @@ impl<'g, 'c> Builder<'g, 'c> {
         call.inlined = None;
         chain.calls.push(call);
         chain.functions.push(name.to_string());
-        let inputs: Vec<u32> = args.iter().map(|_| self.fresh_register()).collect();
-        let dsts: Vec<Option<u32>> = inputs.iter().map(|&r| Some(r)).collect();
-        self.transfer(n, args, first, &dsts);
+        // An argument the caller keeps (a plain value, a constant, or one used again) is read
+        // by the callee in the caller's register; one whose last use this is moves into a
+        // register of the callee's, which frees it.
+        let mut inputs = Vec::with_capacity(args.len());
+        let mut shared = Vec::with_capacity(args.len());
+        for (i, &arg) in args.iter().enumerate() {
+            let kept = self.constant_of.contains_key(&arg) || !self.moves(arg, n, first + i);
+            shared.push(kept);
+            inputs.push(if kept {
+                self.operand(arg)
+            } else {
+                self.fresh_register()
+            });
+        }
+        let moved: Vec<Option<u32>> = inputs
+            .iter()
+            .zip(&shared)
+            .map(|(&r, &kept)| (!kept).then_some(r))
+            .collect();
+        let (moved_args, moved_dsts): (Vec<(usize, Value)>, Vec<Option<u32>>) = args
+            .iter()
+            .copied()
+            .enumerate()
+            .zip(moved)
+            .filter(|(_, d)| d.is_some())
+            .unzip();
+        for ((i, arg), dst) in moved_args.into_iter().zip(moved_dsts) {
+            self.transfer(n, &[arg], first + i, &[dst]);
+        }
         let outputs = g.node_outputs(n).to_vec();
         let receivers = self.receivers(&outputs);
         let unit = self.unit;
         let mut inner = Builder::new(callee, unit, None, Some(Arc::new(chain)), self.code);
-        for (&v, &r) in callee.inputs().iter().zip(&inputs) {
+        for ((&v, &r), &kept) in callee.inputs().iter().zip(&inputs).zip(&shared) {
             inner.registers.insert(v, r);
+            if kept {
+                inner.shared.insert(v);
+            }
         }
         inner.drop_unused_inputs();
         // The callee's own code was built: what fails here is reported at the call.

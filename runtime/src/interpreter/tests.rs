@@ -367,3 +367,37 @@ fn carried_tensors_swap_and_a_branch_returns_one_value_twice() {
     .unwrap();
     assert_eq!((value(&out[0]), value(&out[1])), (1.0, 2.0));
 }
+
+#[test]
+fn inlined_callees_read_kept_arguments_in_place_and_take_the_last_uses() {
+    // helper(t) = relu(t): its only use of t would move it out of its register.
+    let helper = "graph(%t : Tensor):
+  %r : Tensor = aten::relu(%t)
+  return (%r)
+";
+    // y = helper(x); z = helper(w); return x + y, z   (x is used again, w is not)
+    let caller = "graph(%x : Tensor, %w : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %f : Function = prim::Constant[name=\"helper\"]()
+  %y : Tensor = prim::CallFunction(%f, %x)
+  %z : Tensor = prim::CallFunction(%f, %w)
+  %s : Tensor = aten::add(%x, %y, %one)
+  return (%s, %z)
+";
+    let unit = unit_with(&[("helper", helper)]);
+    let code =
+        Code::with_unit(&ember_dialects::parse::parse_graph(caller).unwrap(), &unit).unwrap();
+    assert!(!code.instrs.iter().any(|i| matches!(i, Instr::Call(_))));
+    // x stays in its register for the add; w is taken into the callee's.
+    assert_eq!(
+        code.instrs
+            .iter()
+            .filter(|i| matches!(i, Instr::Take { src: 1, .. }))
+            .count(),
+        1
+    );
+    let t = |v: f32| IValue::Tensor(Tensor::from_vec(vec![v], &[1]).unwrap());
+    let out = run(&code, vec![t(2.0), t(-3.0)]).unwrap();
+    let value = |v: &IValue| v.as_tensor().unwrap().item_f64().unwrap();
+    assert_eq!((value(&out[0]), value(&out[1])), (4.0, 0.0));
+}
