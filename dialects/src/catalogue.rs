@@ -1,8 +1,13 @@
 //! The operator catalogue: every schema registered in real PyTorch, from
-//! `dialects/data/schemas.txt` (written by `tools/gen/dump_schemas.py`), parsed once on first
-//! use and indexed by node kind. Overloads keep the registry's order, which is the order
-//! PyTorch tries them in.
+//! `dialects/data/schemas.txt` (written by `tools/gen/dump_schemas.py`), indexed by node kind.
+//! Overloads keep the registry's order, which is the order PyTorch tries them in. Further
+//! sources (Ember's own operators) are read after it, their overloads after PyTorch's.
+//!
+//! Start-up reads only each line's name to index it; a kind's schemas are parsed the first
+//! time they are asked for, so a program pays for the operators it uses, not for the
+//! thousands it does not.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use hashbrown::HashMap;
@@ -19,56 +24,105 @@ pub const SCHEMAS_TXT: &str = include_str!("../data/schemas.txt");
 /// Ember's own operators (`ember::`), hand-written; parsed after [`SCHEMAS_TXT`].
 pub const EMBER_SCHEMAS_TXT: &str = include_str!("../data/ember_schemas.txt");
 
+/// The catalogue's sources, in the order their overloads are tried.
+pub const SOURCES: &[&str] = &[SCHEMAS_TXT, EMBER_SCHEMAS_TXT];
+
 /// Schemas by node kind.
 #[derive(Debug, Default)]
 pub struct Catalogue {
-    by_kind: HashMap<Symbol, Vec<FunctionSchema>>,
+    texts: Vec<Cow<'static, str>>,
+    by_kind: HashMap<Symbol, Overloads>,
     kinds: Vec<Symbol>,
-    len: usize,
-    errors: Vec<Diagnostic>,
+    /// Every kind parsed: the lines that failed, in source and line order.
+    all_errors: OnceLock<Vec<Diagnostic>>,
+}
+
+/// The schema lines of one kind and, once asked for, their parsed schemas.
+#[derive(Debug, Default)]
+struct Overloads {
+    lines: Vec<Line>,
+    parsed: OnceLock<Parsed>,
+}
+
+#[derive(Debug, Default)]
+struct Parsed {
+    schemas: Vec<FunctionSchema>,
+    errors: Vec<(usize, Diagnostic)>,
+}
+
+/// A line of a source: the source, its 1-based line number and its text's byte range.
+#[derive(Copy, Clone, Debug)]
+struct Line {
+    source: u32,
+    number: u32,
+    start: u32,
+    end: u32,
 }
 
 impl Catalogue {
-    /// Parses catalogue text: one schema a line; `#` lines and blank lines are skipped. Lines
+    /// Reads catalogue text: one schema a line; `#` lines and blank lines are skipped. Lines
     /// that do not parse are left out and reported by [`Catalogue::errors`].
     pub fn parse(text: &str) -> Catalogue {
+        Catalogue::from_sources(vec![Cow::Owned(text.to_string())])
+    }
+
+    /// Reads several catalogue texts; a kind's overloads of an earlier text come first.
+    pub fn from_sources(texts: Vec<Cow<'static, str>>) -> Catalogue {
         let mut cat = Catalogue::default();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            match parse_schema(line) {
-                Ok(schema) => cat.add(schema),
-                Err(d) => cat.errors.push(Diagnostic::new(
-                    Pos {
-                        line: i as u32 + 1,
-                        col: d.pos.col,
-                    },
-                    d.message,
-                )),
+        for (source, text) in texts.iter().enumerate() {
+            let mut offset = 0usize;
+            for (i, line) in text.split_inclusive('\n').enumerate() {
+                let start = offset;
+                offset += line.len();
+                let line = line.trim_end_matches(['\n', '\r']);
+                if line.trim().is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let kind = Symbol::new(line_kind(line));
+                let entry = cat.by_kind.entry(kind).or_default();
+                if entry.lines.is_empty() {
+                    cat.kinds.push(kind);
+                }
+                entry.lines.push(Line {
+                    source: source as u32,
+                    number: i as u32 + 1,
+                    start: start as u32,
+                    end: (start + line.len()) as u32,
+                });
             }
         }
+        cat.texts = texts;
         cat
     }
 
     /// Adds a schema after the overloads already known for its kind.
     pub fn add(&mut self, schema: FunctionSchema) {
         let kind = schema.kind();
-        let list = self.by_kind.entry(kind).or_default();
-        if list.is_empty() {
+        let entry = self.by_kind.entry(kind).or_default();
+        if entry.lines.is_empty() && entry.parsed.get().is_none() {
             self.kinds.push(kind);
         }
-        list.push(schema);
-        self.len += 1;
+        // The kind's lines are parsed first, so the schema comes after them.
+        let texts = &self.texts;
+        entry
+            .parsed
+            .get_or_init(|| parse_lines(texts, &entry.lines));
+        if let Some(parsed) = entry.parsed.get_mut() {
+            parsed.schemas.push(schema);
+        }
+        self.all_errors = OnceLock::new();
     }
 
     /// The overloads of `kind`, in the order PyTorch tries them; empty if it has none.
     pub fn schemas(&self, kind: Symbol) -> &[FunctionSchema] {
-        self.by_kind.get(&kind).map_or(&[], Vec::as_slice)
+        match self.by_kind.get(&kind) {
+            Some(entry) => &self.parsed(entry).schemas,
+            None => &[],
+        }
     }
 
     pub fn has_schemas(&self, kind: Symbol) -> bool {
-        self.by_kind.contains_key(&kind)
+        !self.schemas(kind).is_empty()
     }
 
     /// The schema named `aten::add.Tensor` (or `aten::add` for the default overload).
@@ -79,29 +133,73 @@ impl Catalogue {
             .find(|s| s.overload_name == overload)
     }
 
-    /// Every kind with schemas, in catalogue order.
+    /// Every kind with schema lines, in catalogue order.
     pub fn kinds(&self) -> &[Symbol] {
         &self.kinds
     }
 
-    /// Every schema, kind by kind.
+    /// Every schema, kind by kind (parses them all).
     pub fn iter(&self) -> impl Iterator<Item = &FunctionSchema> {
         self.kinds.iter().flat_map(|k| self.schemas(*k).iter())
     }
 
-    /// Number of schemas.
+    /// Number of schemas (parses them all).
     pub fn len(&self) -> usize {
-        self.len
+        self.kinds.iter().map(|&k| self.schemas(k).len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
-    /// Lines that failed to parse (line numbers of the catalogue text).
+    /// Lines that failed to parse (line numbers of their catalogue text), in order (parses
+    /// every kind).
     pub fn errors(&self) -> &[Diagnostic] {
-        &self.errors
+        self.all_errors.get_or_init(|| {
+            let mut errors: Vec<(usize, Diagnostic)> = self
+                .kinds
+                .iter()
+                .filter_map(|k| self.by_kind.get(k))
+                .flat_map(|entry| self.parsed(entry).errors.iter().cloned())
+                .collect();
+            errors.sort_by_key(|(source, d)| (*source, d.pos.line));
+            errors.into_iter().map(|(_, d)| d).collect()
+        })
     }
+
+    /// The schemas of a kind, parsed the first time they are asked for.
+    fn parsed<'a>(&'a self, entry: &'a Overloads) -> &'a Parsed {
+        entry
+            .parsed
+            .get_or_init(|| parse_lines(&self.texts, &entry.lines))
+    }
+}
+
+/// The node kind a schema line declares: its name up to `(`, without the overload.
+fn line_kind(line: &str) -> &str {
+    let name = line[..line.find('(').unwrap_or(line.len())].trim();
+    split_overload(name).0
+}
+
+fn parse_lines(texts: &[Cow<'static, str>], lines: &[Line]) -> Parsed {
+    let mut parsed = Parsed::default();
+    for l in lines {
+        let text = &texts[l.source as usize][l.start as usize..l.end as usize];
+        match parse_schema(text) {
+            Ok(schema) => parsed.schemas.push(schema),
+            Err(d) => parsed.errors.push((
+                l.source as usize,
+                Diagnostic::new(
+                    Pos {
+                        line: l.number,
+                        col: d.pos.col,
+                    },
+                    d.message,
+                ),
+            )),
+        }
+    }
+    parsed
 }
 
 /// `aten::add.Tensor` → (`aten::add`, `Tensor`); the overload is after the last `.` that
@@ -114,19 +212,11 @@ fn split_overload(full_name: &str) -> (&str, &str) {
     }
 }
 
-/// The catalogue of real PyTorch's schemas, parsed on first use.
+/// The catalogue of real PyTorch's schemas (and Ember's own), indexed on first use.
 pub fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        let mut cat = Catalogue::parse(SCHEMAS_TXT);
-        let ember = Catalogue::parse(EMBER_SCHEMAS_TXT);
-        cat.errors.extend(ember.errors);
-        for kind in ember.kinds {
-            for schema in ember.by_kind[&kind].iter().cloned() {
-                cat.add(schema);
-            }
-        }
-        cat
+        Catalogue::from_sources(SOURCES.iter().map(|&t| Cow::Borrowed(t)).collect())
     })
 }
 

@@ -175,3 +175,44 @@ fn unknown_kinds_have_no_candidates() {
     assert!(err.ends_with("no candidates found\n"), "{err}");
     assert_eq!(sym::constant().as_str(), "prim::Constant");
 }
+
+#[test]
+fn every_line_is_indexed_under_the_kind_it_parses_to() {
+    for line in SCHEMAS_TXT.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let schema = parse_schema(line).unwrap();
+        assert_eq!(Symbol::new(line_kind(line)), schema.kind(), "{line}");
+    }
+}
+
+#[test]
+fn later_sources_add_overloads_after_earlier_ones() {
+    let cat = Catalogue::from_sources(vec![
+        "# first\nmy::op.a(int x) -> int\nmy::other(int x) -> int\n".into(),
+        "my::op.b(float x) -> float\nmy::bad(Foo x) -> int\nmy::new(int x) -> int\n".into(),
+    ]);
+    let names: Vec<String> = cat
+        .schemas(Symbol::new("my::op"))
+        .iter()
+        .map(|s| s.full_name())
+        .collect();
+    assert_eq!(names, ["my::op.a", "my::op.b"]);
+    assert!(cat.has_schemas(Symbol::new("my::new")));
+    assert!(!cat.has_schemas(Symbol::new("my::bad")));
+    assert_eq!(cat.len(), 4);
+    assert_eq!(cat.errors().len(), 1);
+    assert_eq!(cat.errors()[0].pos, Pos { line: 2, col: 9 });
+}
+
+#[test]
+fn a_kind_is_parsed_when_it_is_first_asked_for() {
+    let cat = Catalogue::parse("aten::ok(int x) -> int\naten::bad(Foo x) -> int\n");
+    assert!(cat.by_kind.values().all(|o| o.parsed.get().is_none()));
+    assert_eq!(cat.schemas(Symbol::aten("ok")).len(), 1);
+    let parsed = |name: &str| cat.by_kind[&Symbol::aten(name)].parsed.get().is_some();
+    assert!(parsed("ok") && !parsed("bad"));
+    assert_eq!(cat.kinds().len(), 2);
+    assert_eq!(cat.errors().len(), 1);
+}

@@ -44,7 +44,21 @@ def branchy(n: int) -> int:
     return acc
 
 
-PROGRAMS = {f.__name__: f for f in (collatz_total, fib_sum, branchy)}
+def mod_loop(n: int) -> int:
+    s = 0
+    for i in range(n):
+        if i % 3:
+            s = (s * 31 + i) % 1000003
+        else:
+            s = (s + i * 7) % 1000003
+    return s
+
+
+def add_one(x: int) -> int:
+    return x + 1
+
+
+PROGRAMS = {f.__name__: f for f in (collatz_total, fib_sum, branchy, mod_loop, add_one)}
 
 
 def main(argv):

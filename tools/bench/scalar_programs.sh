@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Interpreter overhead on scalar programs, as whole processes: `ember-run` (release) on the
-# scripted graph against the same function under torch.jit.script in a Python process.
+# Start-up + run on scalar programs, as whole processes: `ember-run` (release) on the scripted
+# graph against the same function under torch.jit.script in a Python process (which imports
+# torch first: this measures start-up; tools/bench/interp_per_call.sh measures per call).
 #   tools/bench/scalar_programs.sh [TORCH_PYTHON]
 # TORCH_PYTHON defaults to ~/.cache/torch-venv/bin/python. Needs hyperfine (apt install
 # hyperfine). Both sides print the same number; the script checks that first.

@@ -135,13 +135,30 @@ fn callee_error(g: &Graph, call: Node, callee: &str, e: BuildError) -> BuildErro
     error_at(g, call, format!("{} (in '{callee}'{at})", e.message))
 }
 
-/// The callee of `prim::CallFunction` node `call` whose function input is made by `c`.
-pub(super) fn function_callee(
-    g: &Graph,
+/// The graph a call known when code is built runs: a function constant's subgraph, or a
+/// function of the unit (a method too). The interpreter may inline it.
+pub(super) enum Body<'g> {
+    Subgraph(&'g Graph),
+    Function(Arc<Function>),
+}
+
+impl Body<'_> {
+    pub(super) fn graph(&self) -> &Graph {
+        match self {
+            Body::Subgraph(g) => g,
+            Body::Function(f) => &f.graph,
+        }
+    }
+}
+
+/// The callee of `prim::CallFunction` node `call` whose function input is made by `c`, and
+/// the graph it runs.
+pub(super) fn function_callee_body<'g>(
+    g: &'g Graph,
     call: Node,
     c: Node,
     unit: Option<&Arc<CompilationUnit>>,
-) -> Result<CallTarget, BuildError> {
+) -> Result<(CallTarget, Option<Body<'g>>), BuildError> {
     if g.kind(c) != sym::constant() {
         return Err(error_at(
             g,
@@ -161,7 +178,7 @@ pub(super) fn function_callee(
         .unwrap_or_else(|| "<function>".into());
     if let Some(AttrValue::Graph(body)) = g.attr(c, sym::attr_subgraph()) {
         let code = Code::build(body, unit, &name).map_err(|e| callee_error(g, call, &name, e))?;
-        return Ok(CallTarget::Code(Arc::new(code)));
+        return Ok((CallTarget::Code(Arc::new(code)), Some(Body::Subgraph(body))));
     }
     if let Some(unit) = unit {
         let found = [Some(name.clone()), qualname]
@@ -173,7 +190,7 @@ pub(super) fn function_callee(
             let code = f
                 .code(Some(unit))
                 .map_err(|e| callee_error(g, call, &f.qualname, e))?;
-            return Ok(CallTarget::Code(code));
+            return Ok((CallTarget::Code(code), Some(Body::Function(f))));
         }
     }
     Err(error_at(
@@ -203,11 +220,11 @@ pub(super) fn method_callee(
     g: &Graph,
     n: Node,
     unit: Option<&Arc<CompilationUnit>>,
-) -> Result<CallTarget, BuildError> {
+) -> Result<(CallTarget, Option<Body<'static>>), BuildError> {
     let Some(name) = name_attr(g, n) else {
         return Err(error_at(g, n, "prim::CallMethod needs a name".into()));
     };
-    named_method_callee(g, n, &name, unit)
+    named_method_callee_body(g, n, &name, unit)
 }
 
 /// Method `name` of the object that is node `n`'s first input: resolved now when the
@@ -218,6 +235,16 @@ pub(super) fn named_method_callee(
     name: &str,
     unit: Option<&Arc<CompilationUnit>>,
 ) -> Result<CallTarget, BuildError> {
+    named_method_callee_body(g, n, name, unit).map(|(target, _)| target)
+}
+
+/// [`named_method_callee`] and, when resolved now, the method's function.
+pub(super) fn named_method_callee_body(
+    g: &Graph,
+    n: Node,
+    name: &str,
+    unit: Option<&Arc<CompilationUnit>>,
+) -> Result<(CallTarget, Option<Body<'static>>), BuildError> {
     let Some(&receiver) = g.node_inputs(n).first() else {
         return Err(error_at(g, n, format!("{} needs an object", g.kind(n))));
     };
@@ -229,10 +256,10 @@ pub(super) fn named_method_callee(
             let code = f
                 .code(Some(unit))
                 .map_err(|e| callee_error(g, n, &f.qualname, e))?;
-            return Ok(CallTarget::Code(code));
+            return Ok((CallTarget::Code(code), Some(Body::Function(f))));
         }
     }
-    Ok(CallTarget::Method(name.to_string()))
+    Ok((CallTarget::Method(name.to_string()), None))
 }
 
 /// The operation of a node the registry does not build because it needs the unit or other

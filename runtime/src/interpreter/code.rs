@@ -1,13 +1,24 @@
-//! Code: a graph linearized into stack-machine instructions, as PyTorch's interpreter does.
+//! Code: a graph linearized into instructions of a register machine, as PyTorch's interpreter
+//! does, but with registers as operands where the graph's types allow.
 //!
-//! Every value gets a register. Each node gathers its inputs onto the stack, runs its
-//! operation and stores its outputs. An input is *moved* out of its register at its last use
-//! so tensors are freed as early as in PyTorch; where the last use sits in a branch or a loop
-//! the value does not dominate, the value is loaded instead (loops) or moved in that branch,
-//! and an explicit `Drop` after the control-flow node frees it on every path. Constants are
-//! pushed directly at their uses. `prim::If` and `prim::Loop` become jumps; loops whose trip
-//! count is the maximum int (`while`) skip the trip counter, and loops whose condition is
-//! always true (`for`) skip the condition.
+//! Every value gets a register (values that [`coalesce`](super::coalesce) joins share one).
+//! Scalar operators whose operands the graph types as ints, floats or bools run as register
+//! instructions (`Bin`, `Un`): no operand stack, no boxed closure, no argument vector; a
+//! comparison that only decides a branch jumps directly (`JumpUnless`). Every other node
+//! gathers its inputs onto the operand stack, runs its operation and stores its outputs.
+//!
+//! An input is *moved* out of its register at its last use so tensors are freed as early as in
+//! PyTorch; where the last use sits in a branch or a loop the value does not dominate, the
+//! value is loaded instead (loops) or moved in that branch, and an explicit `Drop` after the
+//! control-flow node frees it on every path. Ints, floats, bools and None are never moved or
+//! dropped: there is nothing to free. Constants are pushed directly at their uses, or read from
+//! registers set when a frame starts.
+//!
+//! `prim::If` and `prim::Loop` become jumps. A loop tests its condition once on entry and once
+//! at the bottom of each iteration (`*Enter`, `*Next`); loops whose trip count is the maximum
+//! int (`while`) skip the trip counter, and loops whose condition is always true (`for`) skip
+//! the condition. Values a block returns are copied into the registers that receive them as
+//! one parallel move, unless they were computed there in the first place.
 //!
 //! Calls (`prim::CallFunction`, `prim::CallMethod`) become `Call` instructions that push a
 //! frame (see `calls.rs` for how callees are found); `aten::wait` becomes `Wait`.
@@ -19,12 +30,18 @@ use ember_dialects::{Block, Graph, Node, SourceRange, Symbol, Value};
 use hashbrown::HashMap;
 
 use super::calls::{self, CallSite};
+use super::coalesce::{is_plain_scalar, Coalescing};
+use super::liveness::Liveness;
+use super::objects::{self, SlotRead};
+use super::specialize::{is_comparison, special, Binary, Special, Unary};
 use crate::ivalue::IValue;
+use crate::ops::builtins::scalar::{BinOp, UnOp};
 use crate::ops::registry::registry;
 use crate::ops::Operation;
 use crate::unit::CompilationUnit;
 
-/// One instruction. Jump targets are absolute instruction indices.
+/// One instruction. Registers are numbered within a frame; jump targets are absolute
+/// instruction indices.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
     /// Push a copy of a register.
@@ -39,32 +56,204 @@ pub enum Instr {
     Drop(u32),
     /// Discard the top of the stack.
     Pop,
-    /// Run operation `n`.
+    /// Run operation `n` on the stack.
     Op(u32),
-    /// Pop a bool; jump if it is false.
-    JumpIfFalse(u32),
+    /// `dst = src`, `src` keeping its value.
+    Copy {
+        src: u32,
+        dst: u32,
+    },
+    /// `dst = src`, leaving `src` empty (its last use).
+    Take {
+        src: u32,
+        dst: u32,
+    },
+    /// `dst = constants[c]`.
+    SetConst {
+        c: u32,
+        dst: u32,
+    },
+    /// `dst = a op b` on registers.
+    Bin {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `dst = a op b` where the graph types both operands as ints: one instruction per
+    /// operator, so that dispatch selects the operation (other operands take `Bin`'s path).
+    AddInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    SubInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    MulInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    FloorDivInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    RemInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    LtInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    LeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    GtInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    GeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    EqInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    NeInt {
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `JumpUnless` on two ints, one instruction per comparison.
+    JumpUnlessLtInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessLeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessGtInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessGeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessEqInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    JumpUnlessNeInt {
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    /// `dst = op a`.
+    Un {
+        op: UnOp,
+        a: u32,
+        dst: u32,
+    },
+    /// `dst = unary[f](a)`.
+    Call1 {
+        f: u32,
+        a: u32,
+        dst: u32,
+    },
+    /// `dst = binary[f](a, b)`.
+    Call2 {
+        f: u32,
+        a: u32,
+        b: u32,
+        dst: u32,
+    },
+    /// `dst = start + index * step` (`aten::__derive_index`).
+    RangeElement {
+        index: u32,
+        start: u32,
+        step: u32,
+        dst: u32,
+    },
+    /// `dst = obj.attr` by `slot_reads[k]`.
+    GetAttr {
+        obj: u32,
+        k: u32,
+        dst: u32,
+    },
     Jump(u32),
-    /// Set a register to int 0 (a trip counter).
-    ZeroInt(u32),
-    /// Add one to an int register.
-    Increment(u32),
-    /// Leave the loop unless `trip < max` and `cond`.
-    LoopTest {
+    /// Jump unless the bool in register `cond` is true.
+    JumpIfFalse {
+        cond: u32,
+        target: u32,
+    },
+    /// Jump unless `a op b` (a comparison) is true.
+    JumpUnless {
+        op: BinOp,
+        a: u32,
+        b: u32,
+        target: u32,
+    },
+    /// Jump unless `op a` (a conversion to bool) is true.
+    JumpUnlessUn {
+        op: UnOp,
+        a: u32,
+        target: u32,
+    },
+    /// `for` loop entry: `trip = 0`; leave unless `trip < max`.
+    ForEnter {
+        trip: u32,
+        max: u32,
+        exit: u32,
+    },
+    /// `for` loop bottom: `trip += 1`; repeat from `body` while `trip < max`.
+    ForNext {
+        trip: u32,
+        max: u32,
+        body: u32,
+    },
+    /// `while` loop entry: leave unless `cond`.
+    WhileEnter {
+        cond: u32,
+        exit: u32,
+    },
+    /// `while` loop bottom: repeat from `body` while `cond`.
+    WhileNext {
+        cond: u32,
+        body: u32,
+    },
+    /// General loop entry: `trip = 0`; leave unless `trip < max` and `cond`.
+    LoopEnter {
         trip: u32,
         max: u32,
         cond: u32,
         exit: u32,
     },
-    /// `for` fast path: leave unless `trip < max`.
-    ForTest {
+    /// General loop bottom: `trip += 1`; repeat from `body` while `trip < max` and `cond`.
+    LoopNext {
         trip: u32,
         max: u32,
-        exit: u32,
-    },
-    /// `while` fast path: leave unless `cond`.
-    WhileTest {
         cond: u32,
-        exit: u32,
+        body: u32,
     },
     /// Call `calls[n]`: its inputs are on the stack; its outputs are pushed when it returns.
     Call(u32),
@@ -78,32 +267,192 @@ pub enum Instr {
 /// [`Code::build_with`].
 pub type OperationHook = dyn Fn(&Graph, Node) -> Option<Result<Operation, String>>;
 
-/// What an error of operation `n` reports: the node's kind and where it came from.
+/// What an error of an instruction reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
     pub node: Node,
     pub kind: Symbol,
     pub source: Option<SourceRange>,
+    /// The calls the node was inlined through, when it is a callee's.
+    pub inlined: Option<Arc<Inlined>>,
 }
 
-/// A linearized graph, ready to run any number of times.
+/// Where an inlined callee's node sits: the calls it was inlined through, outermost first.
+/// `calls[0]` is a node of the code's own function, `calls[i + 1]` a node of
+/// `functions[i]`, and the node itself belongs to the last function. A traceback shows one
+/// entry per call, as if each had run in a frame of its own.
+#[derive(Clone, Debug, Default)]
+pub struct Inlined {
+    pub calls: Vec<OpSite>,
+    pub functions: Vec<String>,
+}
+
+/// A linearized graph, ready to run any number of times. Its instructions and tables are
+/// private: the interpreter indexes them without checks, as `Code::check` proved safe.
 pub struct Code {
-    pub instrs: Vec<Instr>,
-    pub operations: Vec<Operation>,
-    pub sites: Vec<OpSite>,
-    pub constants: Vec<IValue>,
-    pub num_registers: usize,
+    pub(crate) instrs: Vec<Instr>,
+    pub(crate) operations: Vec<Operation>,
+    /// The site of each operation.
+    pub(crate) sites: Vec<OpSite>,
+    /// The sites of the register instructions that can fail, by instruction index (sorted).
+    pub(crate) instr_sites: Vec<(u32, OpSite)>,
+    pub(crate) constants: Vec<IValue>,
+    /// Registers that hold a constant, set when a frame starts: (register, constant index).
+    pub(crate) register_constants: Vec<(u32, u32)>,
+    pub(crate) num_registers: usize,
     pub num_inputs: usize,
     pub num_outputs: usize,
+    /// The attribute reads of `Instr::GetAttr`.
+    pub(crate) slot_reads: Vec<SlotRead>,
+    /// The builtins of `Instr::Call1` and `Instr::Call2`.
+    pub(crate) unary: Vec<Unary>,
+    pub(crate) binary: Vec<Binary>,
     /// The calls of `Instr::Call`.
-    pub calls: Vec<CallSite>,
+    pub(crate) calls: Vec<CallSite>,
     /// The sites of `Instr::Wait`.
-    pub waits: Vec<OpSite>,
+    pub(crate) waits: Vec<OpSite>,
     /// The function's name in tracebacks (`<graph>` for a graph built directly).
     pub name: String,
     /// The unit the code was built with: methods found at run time (interface calls) are
     /// built with it. Weak, since the unit's functions own their code.
     pub unit: Option<Weak<CompilationUnit>>,
+}
+
+impl Instr {
+    /// The registers the instruction names.
+    fn registers(&self) -> Vec<u32> {
+        use Instr::*;
+        match *self {
+            Load(r) | Move(r) | Store(r) | Drop(r) => vec![r],
+            Copy { src, dst } | Take { src, dst } => vec![src, dst],
+            SetConst { dst, .. } => vec![dst],
+            Bin { a, b, dst, .. }
+            | AddInt { a, b, dst }
+            | SubInt { a, b, dst }
+            | MulInt { a, b, dst }
+            | FloorDivInt { a, b, dst }
+            | RemInt { a, b, dst }
+            | LtInt { a, b, dst }
+            | LeInt { a, b, dst }
+            | GtInt { a, b, dst }
+            | GeInt { a, b, dst }
+            | EqInt { a, b, dst }
+            | NeInt { a, b, dst }
+            | Call2 { a, b, dst, .. } => vec![a, b, dst],
+            JumpUnless { a, b, .. }
+            | JumpUnlessLtInt { a, b, .. }
+            | JumpUnlessLeInt { a, b, .. }
+            | JumpUnlessGtInt { a, b, .. }
+            | JumpUnlessGeInt { a, b, .. }
+            | JumpUnlessEqInt { a, b, .. }
+            | JumpUnlessNeInt { a, b, .. } => vec![a, b],
+            Un { a, dst, .. } | Call1 { a, dst, .. } => vec![a, dst],
+            JumpUnlessUn { a, .. } => vec![a],
+            RangeElement {
+                index,
+                start,
+                step,
+                dst,
+            } => vec![index, start, step, dst],
+            GetAttr { obj, dst, .. } => vec![obj, dst],
+            JumpIfFalse { cond, .. } | WhileEnter { cond, .. } | WhileNext { cond, .. } => {
+                vec![cond]
+            }
+            ForEnter { trip, max, .. } | ForNext { trip, max, .. } => vec![trip, max],
+            LoopEnter {
+                trip, max, cond, ..
+            }
+            | LoopNext {
+                trip, max, cond, ..
+            } => vec![trip, max, cond],
+            Const(_) | Pop | Op(_) | Jump(_) | Call(_) | Wait(_) | Ret => Vec::new(),
+        }
+    }
+
+    /// Where the instruction may jump.
+    fn target(&self) -> Option<u32> {
+        use Instr::*;
+        match *self {
+            Jump(t)
+            | JumpIfFalse { target: t, .. }
+            | JumpUnless { target: t, .. }
+            | JumpUnlessLtInt { target: t, .. }
+            | JumpUnlessLeInt { target: t, .. }
+            | JumpUnlessGtInt { target: t, .. }
+            | JumpUnlessGeInt { target: t, .. }
+            | JumpUnlessEqInt { target: t, .. }
+            | JumpUnlessNeInt { target: t, .. }
+            | JumpUnlessUn { target: t, .. }
+            | ForEnter { exit: t, .. }
+            | WhileEnter { exit: t, .. }
+            | LoopEnter { exit: t, .. }
+            | ForNext { body: t, .. }
+            | WhileNext { body: t, .. }
+            | LoopNext { body: t, .. } => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The index into a table of the code the instruction names, and that table's length.
+    fn table(&self, code: &Code) -> Option<(u32, usize)> {
+        use Instr::*;
+        Some(match *self {
+            Const(c) | SetConst { c, .. } => (c, code.constants.len()),
+            Op(k) => (k, code.operations.len()),
+            Call(k) => (k, code.calls.len()),
+            Wait(k) => (k, code.waits.len()),
+            GetAttr { k, .. } => (k, code.slot_reads.len()),
+            Call1 { f, .. } => (f, code.unary.len()),
+            Call2 { f, .. } => (f, code.binary.len()),
+            _ => return None,
+        })
+    }
+}
+
+impl Code {
+    /// The instructions (for inspection and tests).
+    pub fn instrs(&self) -> &[Instr] {
+        &self.instrs
+    }
+
+    /// Checks what the interpreter relies on to index without checks: every register is
+    /// below `num_registers`, every jump and table index in range, and the code ends with
+    /// `Ret` (no instruction falls through past the end).
+    fn check(&self) -> Result<(), String> {
+        if self.instrs.last() != Some(&Instr::Ret) {
+            return Err("code does not end with Ret".into());
+        }
+        if self.sites.len() != self.operations.len() {
+            return Err("an operation has no site".into());
+        }
+        for (pc, i) in self.instrs.iter().enumerate() {
+            let bad_register = i
+                .registers()
+                .into_iter()
+                .any(|r| r as usize >= self.num_registers);
+            let bad_target = i.target().is_some_and(|t| t as usize >= self.instrs.len());
+            let bad_table = i.table(self).is_some_and(|(k, len)| k as usize >= len);
+            if bad_register || bad_target || bad_table {
+                return Err(format!("instruction {pc} ({i:?}) is out of range"));
+            }
+        }
+        let constants_ok = self.register_constants.iter().all(|&(r, c)| {
+            (r as usize) < self.num_registers && (c as usize) < self.constants.len()
+        });
+        if !constants_ok || self.num_inputs > self.num_registers {
+            return Err("a constant or input register is out of range".into());
+        }
+        Ok(())
+    }
+
+    /// The site of the register instruction at `pc`, when it has one.
+    pub fn instr_site(&self, pc: usize) -> Option<&OpSite> {
+        let i = self
+            .instr_sites
+            .binary_search_by_key(&(pc as u32), |(p, _)| *p)
+            .ok()?;
+        Some(&self.instr_sites[i].1)
+    }
 }
 
 /// A node the interpreter cannot run, found while building code.
@@ -151,8 +500,10 @@ impl Code {
     }
 
     /// As [`Code::build`], but a node of `g` itself (not of its callees) for which `hook`
-    /// returns an operation runs that operation instead of the registry's: how the executor
-    /// runs profiling nodes, guards and compiled kernels without the runtime knowing them.
+    /// returns an operation runs that operation instead of the registry's, as a generic
+    /// operation (its inputs on the stack, its outputs pushed), inside blocks too: how the
+    /// executor runs profiling nodes, guards and compiled kernels without the runtime knowing
+    /// them.
     pub fn build_with(
         g: &Graph,
         unit: Option<&Arc<CompilationUnit>>,
@@ -160,164 +511,158 @@ impl Code {
         hook: Option<&OperationHook>,
     ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
-        let liveness = Liveness::compute(g);
-        let mut b = Builder {
-            g,
-            liveness,
-            code: Code {
-                instrs: Vec::new(),
-                operations: Vec::new(),
-                sites: Vec::new(),
-                constants: Vec::new(),
-                num_registers: 0,
-                num_inputs: g.inputs().len(),
-                num_outputs: g.outputs().len(),
-                calls: Vec::new(),
-                waits: Vec::new(),
-                name: name.to_string(),
-                unit: unit.map(Arc::downgrade),
-            },
-            registers: HashMap::new(),
-            next_register: 0,
-            constant_of: HashMap::new(),
-            unit,
-            callees: HashMap::new(),
-            hook,
+        let mut code = Code {
+            instrs: Vec::new(),
+            operations: Vec::new(),
+            sites: Vec::new(),
+            instr_sites: Vec::new(),
+            constants: Vec::new(),
+            register_constants: Vec::new(),
+            slot_reads: Vec::new(),
+            unary: Vec::new(),
+            binary: Vec::new(),
+            num_registers: 0,
+            num_inputs: g.inputs().len(),
+            num_outputs: g.outputs().len(),
+            calls: Vec::new(),
+            waits: Vec::new(),
+            name: name.to_string(),
+            unit: unit.map(Arc::downgrade),
         };
+        let mut b = Builder::new(g, unit, hook, None, &mut code);
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
-            b.register(v);
+            let r = b.fresh_register();
+            b.registers.insert(v, r);
         }
-        for &v in g.inputs() {
-            if !g.has_uses(v) {
-                let r = b.register(v);
-                b.emit(Instr::Drop(r));
-            }
-        }
+        b.drop_unused_inputs();
         b.emit_block_body(g.block())?;
         let outputs = g.outputs().to_vec();
         b.push_uses(g.return_node(g.block()), &outputs, 0);
         b.emit(Instr::Ret);
-        b.code.num_registers = b.next_register as usize;
-        Ok(b.code)
+        code.check().map_err(|m| {
+            let ret = g.return_node(g.block());
+            self_error(g, ret, format!("internal error: {m}"))
+        })?;
+        Ok(code)
     }
 }
 
-/// For each use that is a value's last: whether it moves, and which drops follow which nodes.
-struct Liveness {
-    /// (user, input offset) pairs where the value is moved out of its register.
-    moves: hashbrown::HashSet<(Node, usize)>,
-    /// Values to drop after a node (a branch or loop that held their last use).
-    drops_after: HashMap<Node, Vec<Value>>,
-}
+/// Callees this small (in nodes, blocks included) are inlined into their callers' code.
+const INLINE_MAX_NODES: usize = 40;
+/// Inlined calls nest at most this deep.
+const INLINE_MAX_DEPTH: usize = 4;
 
-impl Liveness {
-    fn compute(g: &Graph) -> Liveness {
-        // Number every use site in execution order: a node's inputs, then its blocks, each
-        // block's nodes and finally its return node.
-        let mut order: HashMap<(Node, usize), usize> = HashMap::new();
-        let mut last: HashMap<Value, (Node, usize)> = HashMap::new();
-        let mut counter = 0usize;
-        type Sites = HashMap<(Node, usize), usize>;
-        fn visit(
-            g: &Graph,
-            n: Node,
-            counter: &mut usize,
-            order: &mut Sites,
-            last: &mut HashMap<Value, (Node, usize)>,
-        ) {
-            for (i, &v) in g.node_inputs(n).iter().enumerate() {
-                *counter += 1;
-                order.insert((n, i), *counter);
-                last.insert(v, (n, i));
-            }
-        }
-        fn walk(
-            g: &Graph,
-            b: Block,
-            counter: &mut usize,
-            order: &mut Sites,
-            last: &mut HashMap<Value, (Node, usize)>,
-        ) {
-            for n in g.block_nodes(b) {
-                visit(g, n, counter, order, last);
-                for &sub in g.node_blocks(n) {
-                    walk(g, sub, counter, order, last);
-                }
-            }
-            visit(g, g.return_node(b), counter, order, last);
-        }
-        walk(g, g.block(), &mut counter, &mut order, &mut last);
-
-        let mut moves = hashbrown::HashSet::new();
-        let mut drops_after: HashMap<Node, Vec<Value>> = HashMap::new();
-        let mut values: Vec<_> = last.into_iter().collect();
-        values.sort_by_key(|(_, site)| order[site]);
-        for (v, (user, offset)) in values {
-            let def_block = match g.value_def(v) {
-                ember_dialects::ValueDef::Param(b, _) => b,
-                ember_dialects::ValueDef::Output(n, _) => g.owning_block(n).unwrap_or(g.block()),
-            };
-            // Walk from the use up to the defining block, noting the control nodes crossed.
-            let mut outermost = None;
-            let mut crosses_loop = false;
-            let mut b = g.owning_block(user).unwrap_or(g.block());
-            while b != def_block {
-                let Some(owner) = g.owning_node(b) else { break };
-                if g.kind(owner) == sym::loop_() {
-                    crosses_loop = true;
-                }
-                outermost = Some(owner);
-                b = g.owning_block(owner).unwrap_or(g.block());
-            }
-            if !crosses_loop {
-                moves.insert((user, offset));
-            }
-            if let Some(node) = outermost {
-                drops_after.entry(node).or_default().push(v);
-            }
-        }
-        Liveness { moves, drops_after }
-    }
-}
-
-struct Builder<'g> {
+/// Linearizes one graph into `code`: the graph the code is built from, or a callee inlined
+/// into it.
+struct Builder<'g, 'c> {
     g: &'g Graph,
     liveness: Liveness,
-    code: Code,
+    coalescing: Coalescing,
+    code: &'c mut Code,
+    /// Registers by root value (see `Coalescing::root`).
     registers: HashMap<Value, u32>,
-    next_register: u32,
     /// Values produced by `prim::Constant`, by constant index.
     constant_of: HashMap<Value, u32>,
+    /// Registers holding constants, by constant index.
+    constant_registers: HashMap<u32, u32>,
     unit: Option<&'g Arc<CompilationUnit>>,
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
     hook: Option<&'g OperationHook>,
+    /// The calls this graph is inlined through (`None` for the code's own graph).
+    inlined: Option<Arc<Inlined>>,
+    /// Inputs of an inlined callee that read the caller's registers: never moved or dropped.
+    shared: hashbrown::HashSet<Value>,
 }
 
-impl Builder<'_> {
+/// Where a value handed to a block boundary comes from.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Source {
+    Constant(u32),
+    /// A register, and whether this is the value's last use (it may be moved).
+    Register(u32, bool),
+}
+
+impl<'g, 'c> Builder<'g, 'c> {
+    fn new(
+        g: &'g Graph,
+        unit: Option<&'g Arc<CompilationUnit>>,
+        hook: Option<&'g OperationHook>,
+        inlined: Option<Arc<Inlined>>,
+        code: &'c mut Code,
+    ) -> Self {
+        Builder {
+            g,
+            liveness: Liveness::compute(g),
+            coalescing: Coalescing::plan(g),
+            code,
+            registers: HashMap::new(),
+            constant_of: HashMap::new(),
+            constant_registers: HashMap::new(),
+            unit,
+            callees: HashMap::new(),
+            hook,
+            inlined,
+            shared: hashbrown::HashSet::new(),
+        }
+    }
+
+    /// Frees inputs of the graph nobody reads.
+    fn drop_unused_inputs(&mut self) {
+        for &v in self.g.inputs() {
+            if !self.g.has_uses(v) && !is_plain_scalar(self.g.ty(v)) && !self.shared.contains(&v) {
+                let r = self.register(v);
+                self.emit(Instr::Drop(r));
+            }
+        }
+    }
+
     fn emit(&mut self, i: Instr) -> usize {
         self.code.instrs.push(i);
         self.code.instrs.len() - 1
     }
 
+    /// The register of `v` (shared with the values it is coalesced with).
     fn register(&mut self, v: Value) -> u32 {
-        if let Some(&r) = self.registers.get(&v) {
+        let root = self.coalescing.root(v);
+        if let Some(&r) = self.registers.get(&root) {
             return r;
         }
         let r = self.fresh_register();
-        self.registers.insert(v, r);
+        self.registers.insert(root, r);
         r
     }
 
     /// A register that belongs to no value (loop counters and conditions).
     fn fresh_register(&mut self) -> u32 {
-        self.next_register += 1;
-        self.next_register - 1
+        self.code.num_registers += 1;
+        self.code.num_registers as u32 - 1
     }
 
     fn here(&self) -> u32 {
         self.code.instrs.len() as u32
+    }
+
+    /// The register an instruction reads `v` from: its own, or one holding its constant.
+    fn operand(&mut self, v: Value) -> u32 {
+        let Some(&c) = self.constant_of.get(&v) else {
+            return self.register(v);
+        };
+        if let Some(&r) = self.constant_registers.get(&c) {
+            return r;
+        }
+        let r = self.fresh_register();
+        self.constant_registers.insert(c, r);
+        self.code.register_constants.push((r, c));
+        r
+    }
+
+    /// Whether the use `offset` of `user` is `v`'s last and may move it out of its register.
+    fn moves(&self, v: Value, user: Node, offset: usize) -> bool {
+        self.liveness.moves.contains(&(user, offset))
+            && !is_plain_scalar(self.g.ty(v))
+            && !self.shared.contains(&v)
     }
 
     /// Pushes `values`, inputs `first..` of `user` (a node or a return node), in order.
@@ -328,8 +673,7 @@ impl Builder<'_> {
                 self.emit(Instr::Const(c));
             } else {
                 let r = self.register(v);
-                let moved = self.liveness.moves.contains(&(user, i));
-                self.emit(if moved {
+                self.emit(if self.moves(v, user, i) {
                     Instr::Move(r)
                 } else {
                     Instr::Load(r)
@@ -350,26 +694,177 @@ impl Builder<'_> {
         }
     }
 
-    fn emit_block_body(&mut self, b: Block) -> Result<(), BuildError> {
-        for n in self.g.block_nodes(b) {
-            self.emit_node(n)?;
-            if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
-                for v in values {
-                    if !self.constant_of.contains_key(&v) {
-                        let r = self.register(v);
-                        self.emit(Instr::Drop(r));
-                    }
+    fn source(&mut self, user: Node, v: Value, offset: usize) -> Source {
+        match self.constant_of.get(&v) {
+            Some(&c) => Source::Constant(c),
+            None => {
+                let moved = self.moves(v, user, offset);
+                Source::Register(self.register(v), moved)
+            }
+        }
+    }
+
+    /// Hands `values` (inputs `first..` of `user`) to the registers `dsts` as one parallel
+    /// move (`None`: nobody reads it; a value whose last use this is is dropped).
+    fn transfer(&mut self, user: Node, values: &[Value], first: usize, dsts: &[Option<u32>]) {
+        let sources: Vec<Source> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| self.source(user, v, first + i))
+            .collect();
+        // A value already in its receiving register stays; nothing may move it away.
+        let kept: Vec<u32> = sources
+            .iter()
+            .zip(dsts)
+            .filter_map(|(s, d)| match (s, d) {
+                (Source::Register(r, _), Some(d)) if r == d => Some(*r),
+                _ => None,
+            })
+            .collect();
+        let pairs: Vec<(Source, u32)> = sources
+            .iter()
+            .zip(dsts)
+            .filter_map(|(&s, &d)| Some((s, d?)))
+            .filter(|&(s, d)| !matches!(s, Source::Register(r, _) if r == d))
+            .collect();
+        // Registers whose value this is the last use of: the last copy takes it.
+        let last_uses: Vec<u32> = pairs
+            .iter()
+            .filter_map(|&(s, _)| match s {
+                Source::Register(r, true) if !kept.contains(&r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        let reads = |pairs: &[(Source, u32)], r: u32| {
+            pairs
+                .iter()
+                .any(|&(s, _)| matches!(s, Source::Register(x, _) if x == r))
+        };
+        // Copy first what no pending copy still reads; what is left is a cycle, exchanged
+        // through the stack.
+        let mut pending = pairs.clone();
+        while let Some(i) = pending.iter().position(|&(_, d)| !reads(&pending, d)) {
+            let (s, dst) = pending.remove(i);
+            self.emit(match s {
+                Source::Constant(c) => Instr::SetConst { c, dst },
+                Source::Register(src, _) if last_uses.contains(&src) && !reads(&pending, src) => {
+                    Instr::Take { src, dst }
+                }
+                Source::Register(src, _) => Instr::Copy { src, dst },
+            });
+        }
+        for (i, &(s, _)) in pending.iter().enumerate() {
+            self.emit(match s {
+                Source::Constant(c) => Instr::Const(c),
+                Source::Register(r, _)
+                    if last_uses.contains(&r) && !reads(&pending[i + 1..], r) =>
+                {
+                    Instr::Move(r)
+                }
+                Source::Register(r, _) => Instr::Load(r),
+            });
+        }
+        for &(_, d) in pending.iter().rev() {
+            self.emit(Instr::Store(d));
+        }
+        // Values nobody receives are freed here when this was their last use.
+        for (&s, d) in sources.iter().zip(dsts) {
+            if let (Source::Register(r, true), None) = (s, d) {
+                if !kept.contains(&r) && !pairs.iter().any(|&(_, d)| d == r) {
+                    self.emit(Instr::Drop(r));
                 }
             }
         }
+    }
+
+    fn emit_block_body(&mut self, b: Block) -> Result<(), BuildError> {
+        let nodes: Vec<Node> = self.g.block_nodes(b).collect();
+        let mut i = 0;
+        while i < nodes.len() {
+            let n = nodes[i];
+            if let Some(&next) = nodes.get(i + 1) {
+                if let Some(test) = self.fusable_test(n, next)? {
+                    self.emit_if(next, Some(test))?;
+                    self.drops_after(n);
+                    self.drops_after(next);
+                    i += 2;
+                    continue;
+                }
+            }
+            self.emit_node(n)?;
+            self.drops_after(n);
+            i += 1;
+        }
         Ok(())
+    }
+
+    /// Frees the values whose last use was inside `n`'s blocks.
+    fn drops_after(&mut self, n: Node) {
+        if let Some(values) = self.liveness.drops_after.get(&n).cloned() {
+            for v in values {
+                if !self.constant_of.contains_key(&v)
+                    && !is_plain_scalar(self.g.ty(v))
+                    && !self.shared.contains(&v)
+                {
+                    let r = self.register(v);
+                    self.emit(Instr::Drop(r));
+                }
+            }
+        }
+    }
+
+    /// A comparison or conversion to bool `n` whose only use is the condition of the
+    /// `prim::If` that follows it: the branch tests it directly.
+    fn fusable_test(&mut self, n: Node, next: Node) -> Result<Option<FusedTest>, BuildError> {
+        let g = self.g;
+        if g.kind(next) != sym::if_() || g.node_inputs(next).len() != 1 {
+            return Ok(None);
+        }
+        let cond = match g.node_outputs(n) {
+            &[cond] => cond,
+            _ => return Ok(None),
+        };
+        if g.node_inputs(next)[0] != cond || g.uses(cond).len() != 1 {
+            return Ok(None);
+        }
+        let test = match special(g, n) {
+            Some(Special::Bin(op)) if is_comparison(op) => Test::Bin(op),
+            Some(Special::Un(UnOp::ToBool)) => Test::Un(UnOp::ToBool),
+            _ => return Ok(None),
+        };
+        if self.hooked_or_checked(n)?.is_some() {
+            return Ok(None);
+        }
+        let inputs = g.node_inputs(n).to_vec();
+        let operands: Vec<u32> = inputs.iter().map(|&v| self.operand(v)).collect();
+        Ok(Some(FusedTest {
+            test,
+            operands,
+            ints: inputs
+                .iter()
+                .all(|&v| *g.ty(v) == ember_dialects::Type::Int),
+            site: self.site(n),
+        }))
+    }
+
+    /// The hook's operation for `n` when it claims the node; otherwise checks that the
+    /// registry has an operation for it (so a register instruction is chosen only for nodes
+    /// the registry runs too) and returns `None`.
+    fn hooked_or_checked(&mut self, n: Node) -> Result<Option<Operation>, BuildError> {
+        if let Some(hook) = self.hook {
+            if let Some(op) = hook(self.g, n).transpose().map_err(|m| self.error(n, m))? {
+                return Ok(Some(op));
+            }
+        }
+        registry().build(self.g, n).map_err(|m| self.error(n, m))?;
+        Ok(None)
     }
 
     fn emit_node(&mut self, n: Node) -> Result<(), BuildError> {
         let g = self.g;
         let kind = g.kind(n);
         if kind == sym::if_() {
-            return self.emit_if(n);
+            return self.emit_if(n, None);
         }
         if kind == sym::loop_() {
             return self.emit_loop(n);
@@ -380,13 +875,13 @@ impl Builder<'_> {
                 format!("the interpreter cannot run '{kind}' nodes with blocks"),
             ));
         }
-        if kind == sym::call_function() || kind == sym::call_method() {
-            let target = if kind == sym::call_function() {
-                self.function_callee(n)?
-            } else {
-                calls::method_callee(g, n, self.unit)?
-            };
-            return self.emit_call(n, target);
+        if kind == sym::call_function() {
+            let (target, body) = self.function_callee(n)?;
+            return self.emit_call(n, target, body);
+        }
+        if kind == sym::call_method() {
+            let (target, body) = calls::method_callee(g, n, self.unit)?;
+            return self.emit_call(n, target, body);
         }
         if kind == sym::enter() || kind == sym::exit() {
             return self.emit_context_call(n);
@@ -403,10 +898,25 @@ impl Builder<'_> {
             self.store_outputs(&outputs);
             return Ok(());
         }
+        if let Some(s) = special(g, n) {
+            match self.hooked_or_checked(n)? {
+                Some(operation) => return self.emit_operation(n, operation),
+                None => return self.emit_special(n, s),
+            }
+        }
         let hooked = match self.hook {
             Some(hook) => hook(g, n).transpose().map_err(|m| self.error(n, m))?,
             None => None,
         };
+        if hooked.is_none() && kind == sym::get_attr() {
+            let read = objects::slot_read(g, n, self.unit).map_err(|m| self.error(n, m))?;
+            if let Some(read) = read {
+                return self.emit_get_attr(n, read);
+            }
+        }
+        // A value no correct program reads: a constant, like `prim::Constant`.
+        let runs_once =
+            kind == sym::constant() || (kind == sym::uninitialized() && hooked.is_none());
         let operation = match hooked {
             Some(operation) => operation,
             None => match calls::special_operation(g, n, self.unit)? {
@@ -414,18 +924,24 @@ impl Builder<'_> {
                 None => registry().build(g, n).map_err(|m| self.error(n, m))?,
             },
         };
-        if kind == sym::constant() && g.node_outputs(n).len() == 1 {
+        if runs_once && g.node_outputs(n).len() == 1 {
             // Constants run once, now; their uses push the value directly.
             let mut stack = Vec::new();
             operation(&mut stack).map_err(|m| self.error(n, m))?;
             let value = stack
                 .pop()
-                .ok_or_else(|| self.error(n, "prim::Constant produced no value".into()))?;
+                .ok_or_else(|| self.error(n, format!("{kind} produced no value")))?;
             self.code.constants.push(value);
             let index = self.code.constants.len() as u32 - 1;
             self.constant_of.insert(g.output(n, 0), index);
             return Ok(());
         }
+        self.emit_operation(n, operation)
+    }
+
+    /// A generic operation: inputs pushed, the operation run, outputs stored.
+    fn emit_operation(&mut self, n: Node, operation: Operation) -> Result<(), BuildError> {
+        let g = self.g;
         let inputs = g.node_inputs(n).to_vec();
         self.push_uses(n, &inputs, 0);
         self.code.operations.push(operation);
@@ -436,29 +952,102 @@ impl Builder<'_> {
         Ok(())
     }
 
+    fn emit_special(&mut self, n: Node, s: Special) -> Result<(), BuildError> {
+        let g = self.g;
+        let inputs = g.node_inputs(n).to_vec();
+        let dst = self.register(g.output(n, 0));
+        let site = self.site(n);
+        self.code.instr_sites.push((self.here(), site));
+        match s {
+            Special::Bin(op) => {
+                let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+                let ints = inputs
+                    .iter()
+                    .all(|&v| *g.ty(v) == ember_dialects::Type::Int);
+                self.emit(match int_instr(op, a, b, dst).filter(|_| ints) {
+                    Some(i) => i,
+                    None => Instr::Bin { op, a, b, dst },
+                });
+            }
+            Special::Un(op) => {
+                let a = self.operand(inputs[0]);
+                self.emit(Instr::Un { op, a, dst });
+            }
+            Special::Call1(f) => {
+                let a = self.operand(inputs[0]);
+                self.code.unary.push(f);
+                let f = self.code.unary.len() as u32 - 1;
+                self.emit(Instr::Call1 { f, a, dst });
+            }
+            Special::Call2(f) => {
+                let (a, b) = (self.operand(inputs[0]), self.operand(inputs[1]));
+                self.code.binary.push(f);
+                let f = self.code.binary.len() as u32 - 1;
+                self.emit(Instr::Call2 { f, a, b, dst });
+            }
+            Special::RangeElement => {
+                let index = self.operand(inputs[0]);
+                let (start, step) = (self.operand(inputs[1]), self.operand(inputs[2]));
+                self.emit(Instr::RangeElement {
+                    index,
+                    start,
+                    step,
+                    dst,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_get_attr(&mut self, n: Node, read: SlotRead) -> Result<(), BuildError> {
+        let g = self.g;
+        let obj = self.operand(g.node_inputs(n)[0]);
+        let out = g.output(n, 0);
+        let dst = self.register(out);
+        self.code.slot_reads.push(read);
+        let k = self.code.slot_reads.len() as u32 - 1;
+        let site = self.site(n);
+        self.code.instr_sites.push((self.here(), site));
+        self.emit(Instr::GetAttr { obj, k, dst });
+        Ok(())
+    }
+
     fn site(&self, n: Node) -> OpSite {
         OpSite {
             node: n,
             kind: self.g.kind(n),
             source: self.g.source_range(n).cloned(),
+            inlined: self.inlined.clone(),
         }
     }
 
-    /// The callee of `prim::CallFunction`, its code built once per function constant.
-    fn function_callee(&mut self, n: Node) -> Result<calls::CallTarget, BuildError> {
+    /// The callee of `prim::CallFunction`, its code built once per function constant, and
+    /// the graph it runs.
+    fn function_callee(
+        &mut self,
+        n: Node,
+    ) -> Result<(calls::CallTarget, Option<calls::Body<'g>>), BuildError> {
         let g = self.g;
         let Some(&f) = g.node_inputs(n).first() else {
             return Err(self.error(n, "prim::CallFunction needs a function input".into()));
         };
         if let ember_dialects::ValueDef::Output(c, _) = g.value_def(f) {
             if let Some(code) = self.callees.get(&c) {
-                return Ok(calls::CallTarget::Code(code.clone()));
+                let code = code.clone();
+                // Built before: the body is found again the same way, without building.
+                let body = match g.attr(c, sym::attr_subgraph()) {
+                    Some(ember_dialects::AttrValue::Graph(body)) => {
+                        Some(calls::Body::Subgraph(body))
+                    }
+                    _ => calls::function_callee_body(g, n, c, self.unit)?.1,
+                };
+                return Ok((calls::CallTarget::Code(code), body));
             }
-            let target = calls::function_callee(g, n, c, self.unit)?;
+            let (target, body) = calls::function_callee_body(g, n, c, self.unit)?;
             if let calls::CallTarget::Code(code) = &target {
                 self.callees.insert(c, code.clone());
             }
-            return Ok(target);
+            return Ok((target, body));
         }
         Err(self.error(
             n,
@@ -490,13 +1079,97 @@ impl Builder<'_> {
     }
 
     /// A call: the arguments (a function call's function input excluded) are pushed, the
-    /// callee runs in a frame of its own and its outputs are stored.
-    fn emit_call(&mut self, n: Node, target: calls::CallTarget) -> Result<(), BuildError> {
+    /// callee runs in a frame of its own and its outputs are stored. A small callee known
+    /// now is inlined instead.
+    fn emit_call(
+        &mut self,
+        n: Node,
+        target: calls::CallTarget,
+        body: Option<calls::Body<'_>>,
+    ) -> Result<(), BuildError> {
         let g = self.g;
         let first = usize::from(g.kind(n) == sym::call_function());
         let args = g.node_inputs(n)[first..].to_vec();
+        if let (calls::CallTarget::Code(code), Some(body)) = (&target, &body) {
+            let callee = body.graph();
+            let depth = self.inlined.as_ref().map_or(0, |i| i.calls.len());
+            if depth < INLINE_MAX_DEPTH
+                && count_nodes(callee, callee.block()) <= INLINE_MAX_NODES
+                && callee.inputs().len() == args.len()
+                && callee.outputs().len() == g.node_outputs(n).len()
+            {
+                return self.emit_inlined(n, &args, first, callee, &code.name);
+            }
+        }
         self.push_uses(n, &args, first);
         self.finish_call(n, target, args.len())
+    }
+
+    /// Emits `callee`'s body in place of call `n`: the arguments are handed to the callee's
+    /// input registers, its results to the call's outputs. Its nodes' sites name the call, so
+    /// errors read as if the call had run in a frame of its own.
+    fn emit_inlined(
+        &mut self,
+        n: Node,
+        args: &[Value],
+        first: usize,
+        callee: &Graph,
+        name: &str,
+    ) -> Result<(), BuildError> {
+        let g = self.g;
+        let mut chain = self.inlined.as_deref().cloned().unwrap_or_default();
+        let mut call = self.site(n);
+        call.inlined = None;
+        chain.calls.push(call);
+        chain.functions.push(name.to_string());
+        // An argument the caller keeps (a plain value, a constant, or one used again) is read
+        // by the callee in the caller's register; one whose last use this is moves into a
+        // register of the callee's, which frees it.
+        let mut inputs = Vec::with_capacity(args.len());
+        let mut shared = Vec::with_capacity(args.len());
+        for (i, &arg) in args.iter().enumerate() {
+            let kept = self.constant_of.contains_key(&arg) || !self.moves(arg, n, first + i);
+            shared.push(kept);
+            inputs.push(if kept {
+                self.operand(arg)
+            } else {
+                self.fresh_register()
+            });
+        }
+        let moved: Vec<Option<u32>> = inputs
+            .iter()
+            .zip(&shared)
+            .map(|(&r, &kept)| (!kept).then_some(r))
+            .collect();
+        let (moved_args, moved_dsts): (Vec<(usize, Value)>, Vec<Option<u32>>) = args
+            .iter()
+            .copied()
+            .enumerate()
+            .zip(moved)
+            .filter(|(_, d)| d.is_some())
+            .unzip();
+        for ((i, arg), dst) in moved_args.into_iter().zip(moved_dsts) {
+            self.transfer(n, &[arg], first + i, &[dst]);
+        }
+        let outputs = g.node_outputs(n).to_vec();
+        let receivers = self.receivers(&outputs);
+        let unit = self.unit;
+        let mut inner = Builder::new(callee, unit, None, Some(Arc::new(chain)), self.code);
+        for ((&v, &r), &kept) in callee.inputs().iter().zip(&inputs).zip(&shared) {
+            inner.registers.insert(v, r);
+            if kept {
+                inner.shared.insert(v);
+            }
+        }
+        inner.drop_unused_inputs();
+        // The callee's own code was built: what fails here is reported at the call.
+        inner.emit_block_body(callee.block()).map_err(|e| {
+            let at = e.source.map(|s| format!(" at {s}")).unwrap_or_default();
+            self_error(g, n, format!("{} (in '{name}'{at})", e.message))
+        })?;
+        let returned = callee.outputs().to_vec();
+        inner.transfer(callee.return_node(callee.block()), &returned, 0, &receivers);
+        Ok(())
     }
 
     /// Emits the call of `target` with its `nargs` arguments pushed, and stores its outputs.
@@ -533,31 +1206,89 @@ impl Builder<'_> {
         Ok(())
     }
 
-    fn emit_if(&mut self, n: Node) -> Result<(), BuildError> {
+    /// The registers that receive `values` (`None` for values nobody reads).
+    fn receivers(&mut self, values: &[Value]) -> Vec<Option<u32>> {
+        values
+            .iter()
+            .map(|&v| self.g.has_uses(v).then(|| self.register(v)))
+            .collect()
+    }
+
+    fn emit_if(&mut self, n: Node, test: Option<FusedTest>) -> Result<(), BuildError> {
         let g = self.g;
         if g.node_inputs(n).len() != 1 || g.node_blocks(n).len() != 2 {
             return Err(self.error(n, "prim::If needs one condition and two blocks".into()));
         }
         let (then_b, else_b) = (g.node_blocks(n)[0], g.node_blocks(n)[1]);
-        let cond = g.node_inputs(n).to_vec();
-        self.push_uses(n, &cond, 0);
-        let jump_else = self.emit(Instr::JumpIfFalse(0));
+        let jump_else = match test {
+            Some(t) => {
+                self.code.instr_sites.push((self.here(), t.site));
+                self.emit(match t.test {
+                    Test::Bin(op) => {
+                        let (a, b) = (t.operands[0], t.operands[1]);
+                        match int_test(op, a, b, 0).filter(|_| t.ints) {
+                            Some(i) => i,
+                            None => Instr::JumpUnless {
+                                op,
+                                a,
+                                b,
+                                target: 0,
+                            },
+                        }
+                    }
+                    Test::Un(op) => Instr::JumpUnlessUn {
+                        op,
+                        a: t.operands[0],
+                        target: 0,
+                    },
+                })
+            }
+            None => {
+                let cond = self.operand(g.node_inputs(n)[0]);
+                self.emit(Instr::JumpIfFalse { cond, target: 0 })
+            }
+        };
         let outputs = g.node_outputs(n).to_vec();
-        self.emit_branch(then_b, &outputs)?;
+        let dsts = self.receivers(&outputs);
+        self.emit_branch(then_b, &dsts)?;
         let jump_end = self.emit(Instr::Jump(0));
         let else_start = self.here();
-        self.emit_branch(else_b, &outputs)?;
-        let end = self.here();
-        self.code.instrs[jump_else] = Instr::JumpIfFalse(else_start);
-        self.code.instrs[jump_end] = Instr::Jump(end);
+        self.emit_branch(else_b, &dsts)?;
+        if self.here() == else_start {
+            // An empty else branch: the then branch falls through to the end.
+            self.code.instrs.pop();
+            let end = self.here();
+            self.set_target(jump_else, end);
+        } else {
+            let end = self.here();
+            self.code.instrs[jump_end] = Instr::Jump(end);
+            self.set_target(jump_else, else_start);
+        }
         Ok(())
     }
 
-    fn emit_branch(&mut self, b: Block, outputs: &[Value]) -> Result<(), BuildError> {
+    fn set_target(&mut self, at: usize, to: u32) {
+        match &mut self.code.instrs[at] {
+            Instr::JumpUnless { target, .. }
+            | Instr::JumpUnlessLtInt { target, .. }
+            | Instr::JumpUnlessLeInt { target, .. }
+            | Instr::JumpUnlessGtInt { target, .. }
+            | Instr::JumpUnlessGeInt { target, .. }
+            | Instr::JumpUnlessEqInt { target, .. }
+            | Instr::JumpUnlessNeInt { target, .. }
+            | Instr::JumpUnlessUn { target, .. }
+            | Instr::JumpIfFalse { target, .. } => *target = to,
+            Instr::ForEnter { exit, .. }
+            | Instr::WhileEnter { exit, .. }
+            | Instr::LoopEnter { exit, .. } => *exit = to,
+            other => unreachable!("not a jump: {other:?}"),
+        }
+    }
+
+    fn emit_branch(&mut self, b: Block, dsts: &[Option<u32>]) -> Result<(), BuildError> {
         self.emit_block_body(b)?;
         let returned = self.g.block_outputs(b).to_vec();
-        self.push_uses(self.g.return_node(b), &returned, 0);
-        self.store_outputs(outputs);
+        self.transfer(self.g.return_node(b), &returned, 0, dsts);
         Ok(())
     }
 
@@ -593,65 +1324,93 @@ impl Builder<'_> {
             && !g.has_uses(params[0]);
         let is_for = !is_while && is_true(inputs[1]) && is_true(returned[0]);
 
-        // The trip counter, its bound and the condition live in registers of their own, so
-        // no value of the program is overwritten and the counter is never moved away.
-        let (trip, max, cond) = (
-            self.fresh_register(),
-            self.fresh_register(),
-            self.fresh_register(),
-        );
-        self.push_uses(n, &inputs, 0);
-        for &p in params[1..].iter().rev() {
-            let r = self.register(p);
-            self.emit(Instr::Store(r));
-        }
-        self.emit(Instr::Store(cond));
-        self.emit(Instr::Store(max));
-        self.emit(Instr::ZeroInt(trip));
-        let top = self.here();
-        let test = self.emit(Instr::Jump(0));
-        if g.has_uses(params[0]) {
-            let r = self.register(params[0]);
-            self.emit(Instr::Load(trip));
-            self.emit(Instr::Store(r));
-        }
-        self.emit_block_body(body)?;
-        // A `for` loop's condition is always true: it is neither pushed nor stored.
-        let first = if is_for { 1 } else { 0 };
-        self.push_uses(g.return_node(body), &returned[first..], first);
-        for &p in params[1..].iter().rev() {
-            let r = self.register(p);
-            self.emit(Instr::Store(r));
-        }
-        if !is_for {
-            self.emit(Instr::Store(cond));
-        }
-        if !is_while {
-            self.emit(Instr::Increment(trip));
-        }
-        self.emit(Instr::Jump(top));
-        let exit = self.here();
-        self.code.instrs[test] = if is_while {
-            Instr::WhileTest { cond, exit }
-        } else if is_for {
-            Instr::ForTest { trip, max, exit }
+        // The trip counter is the body's first parameter when the body reads it as an int;
+        // the bound is read where it lives (an int is never moved); the condition gets the
+        // register of the value the body computes it into, when it computes it itself.
+        let trip = if g.has_uses(params[0]) && *g.ty(params[0]) == ember_dialects::Type::Int {
+            self.register(params[0])
         } else {
-            Instr::LoopTest {
+            self.fresh_register()
+        };
+        let max = if *g.ty(inputs[0]) == ember_dialects::Type::Int {
+            self.operand(inputs[0])
+        } else {
+            let r = self.fresh_register();
+            self.push_uses(n, &inputs[..1], 0);
+            self.emit(Instr::Store(r));
+            r
+        };
+        let own_cond = returned[0];
+        let cond = if !is_for
+            && defined_directly_in(g, own_cond, body)
+            && !self.constant_of.contains_key(&own_cond)
+            && !self.coalescing.is_joined(own_cond)
+            && !returned[1..].contains(&own_cond)
+        {
+            self.register(own_cond)
+        } else {
+            self.fresh_register()
+        };
+        // Entry: the initial values into the parameters, the condition into its register.
+        let mut entry_dsts: Vec<Option<u32>> = Vec::with_capacity(inputs.len() - 1);
+        entry_dsts.push((!is_for).then_some(cond));
+        for &p in &params[1..] {
+            entry_dsts.push(Some(self.register(p)));
+        }
+        self.transfer(n, &inputs[1..], 1, &entry_dsts);
+        let enter = self.emit(if is_while {
+            Instr::WhileEnter { cond, exit: 0 }
+        } else if is_for {
+            Instr::ForEnter { trip, max, exit: 0 }
+        } else {
+            Instr::LoopEnter {
                 trip,
                 max,
                 cond,
-                exit,
+                exit: 0,
             }
-        };
-        // The loop's outputs are the final carried values.
+        });
+        let top = self.here();
+        self.emit_block_body(body)?;
+        // Bottom: the carried values (and the condition) into place, then the test.
+        let mut dsts = Vec::with_capacity(returned.len());
+        dsts.push((!is_for).then_some(cond));
+        for &p in &params[1..] {
+            dsts.push(Some(self.register(p)));
+        }
+        if is_for {
+            self.transfer(g.return_node(body), &returned[1..], 1, &dsts[1..]);
+        } else {
+            self.transfer(g.return_node(body), &returned, 0, &dsts);
+        }
+        self.emit(if is_while {
+            Instr::WhileNext { cond, body: top }
+        } else if is_for {
+            Instr::ForNext {
+                trip,
+                max,
+                body: top,
+            }
+        } else {
+            Instr::LoopNext {
+                trip,
+                max,
+                cond,
+                body: top,
+            }
+        });
+        let exit = self.here();
+        self.set_target(enter, exit);
+        // The loop's outputs share their parameters' registers; unread ones are freed.
         for (i, &out) in g.node_outputs(n).iter().enumerate() {
-            let r = self.register(params[i + 1]);
-            if g.has_uses(out) {
-                self.emit(Instr::Move(r));
-                let o = self.register(out);
-                self.emit(Instr::Store(o));
-            } else {
-                self.emit(Instr::Drop(r));
+            let p = self.register(params[i + 1]);
+            if !g.has_uses(out) {
+                if !is_plain_scalar(g.ty(params[i + 1])) {
+                    self.emit(Instr::Drop(p));
+                }
+            } else if self.register(out) != p {
+                let dst = self.register(out);
+                self.emit(Instr::Take { src: p, dst });
             }
         }
         Ok(())
@@ -665,11 +1424,80 @@ impl Builder<'_> {
     }
 
     fn error(&self, n: Node, message: String) -> BuildError {
-        BuildError {
-            node: n,
-            kind: self.g.kind(n),
-            source: self.g.source_range(n).cloned(),
-            message,
-        }
+        self_error(self.g, n, message)
+    }
+}
+
+/// A comparison or conversion a branch tests directly, on its operands' registers.
+struct FusedTest {
+    test: Test,
+    operands: Vec<u32>,
+    /// Whether the graph types every operand as an int.
+    ints: bool,
+    site: OpSite,
+}
+
+enum Test {
+    Bin(BinOp),
+    Un(UnOp),
+}
+
+/// The instruction of `op` on two ints, when it has one of its own.
+fn int_instr(op: BinOp, a: u32, b: u32, dst: u32) -> Option<Instr> {
+    Some(match op {
+        BinOp::Add => Instr::AddInt { a, b, dst },
+        BinOp::Sub => Instr::SubInt { a, b, dst },
+        BinOp::Mul => Instr::MulInt { a, b, dst },
+        BinOp::FloorDiv => Instr::FloorDivInt { a, b, dst },
+        BinOp::Rem => Instr::RemInt { a, b, dst },
+        BinOp::Lt => Instr::LtInt { a, b, dst },
+        BinOp::Le => Instr::LeInt { a, b, dst },
+        BinOp::Gt => Instr::GtInt { a, b, dst },
+        BinOp::Ge => Instr::GeInt { a, b, dst },
+        BinOp::Eq => Instr::EqInt { a, b, dst },
+        BinOp::Ne => Instr::NeInt { a, b, dst },
+        _ => return None,
+    })
+}
+
+/// The branch on comparison `op` of two ints.
+fn int_test(op: BinOp, a: u32, b: u32, target: u32) -> Option<Instr> {
+    Some(match op {
+        BinOp::Lt => Instr::JumpUnlessLtInt { a, b, target },
+        BinOp::Le => Instr::JumpUnlessLeInt { a, b, target },
+        BinOp::Gt => Instr::JumpUnlessGtInt { a, b, target },
+        BinOp::Ge => Instr::JumpUnlessGeInt { a, b, target },
+        BinOp::Eq => Instr::JumpUnlessEqInt { a, b, target },
+        BinOp::Ne => Instr::JumpUnlessNeInt { a, b, target },
+        _ => return None,
+    })
+}
+
+fn self_error(g: &Graph, n: Node, message: String) -> BuildError {
+    BuildError {
+        node: n,
+        kind: g.kind(n),
+        source: g.source_range(n).cloned(),
+        message,
+    }
+}
+
+/// The nodes of block `b`, those of nested blocks included.
+fn count_nodes(g: &Graph, b: Block) -> usize {
+    g.block_nodes(b)
+        .map(|n| {
+            1 + g
+                .node_blocks(n)
+                .iter()
+                .map(|&sub| count_nodes(g, sub))
+                .sum::<usize>()
+        })
+        .sum()
+}
+
+fn defined_directly_in(g: &Graph, v: Value, b: Block) -> bool {
+    match g.value_def(v) {
+        ember_dialects::ValueDef::Output(n, _) => g.owning_block(n) == Some(b),
+        ember_dialects::ValueDef::Param(..) => false,
     }
 }

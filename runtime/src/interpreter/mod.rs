@@ -4,15 +4,18 @@
 //! [`CompilationUnit`](crate::unit::CompilationUnit) given to [`Code::with_unit`].
 
 mod calls;
+mod coalesce;
 mod code;
 mod error;
 mod future;
 mod invoke;
+mod liveness;
 mod objects;
+mod specialize;
 mod state;
 
 pub use calls::{build_function_code, CallSite, CallTarget};
-pub use code::{BuildError, Code, Instr, OpSite, OperationHook};
+pub use code::{BuildError, Code, Inlined, Instr, OpSite, OperationHook};
 pub use error::{RuntimeError, StackEntry};
 pub use future::Future;
 pub use invoke::{call_function, call_method};

@@ -79,37 +79,79 @@ fn read_by_name(o: &Object, name: &str) -> Result<IValue, String> {
     }
 }
 
+/// A `prim::GetAttr` on an object whose class is known when the code is built: the slot
+/// is read directly from an instance of that class, by name from any other object.
+pub struct SlotRead {
+    class: Weak<ClassType>,
+    slot: usize,
+    name: String,
+}
+
+impl SlotRead {
+    /// The attribute of the object `v`.
+    #[inline]
+    pub fn read(&self, v: &IValue) -> Result<IValue, String> {
+        let IValue::Object(o) = v else {
+            return Err(format!(
+                "prim::GetAttr expected an object, but got {}",
+                v.kind_name()
+            ));
+        };
+        if is_instance_of(o, &self.class) {
+            o.slot(self.slot)
+                .ok_or_else(|| no_attribute(o.class_name(), &self.name))
+        } else {
+            read_by_name(o, &self.name)
+        }
+    }
+}
+
+/// How `prim::GetAttr` node `n` reads: from a slot of a class known now (`Ok(Some)`), or
+/// `Ok(None)` when it needs the generic operation ([`get_attr`]).
+pub(super) fn slot_read(
+    g: &Graph,
+    n: Node,
+    unit: Option<&Arc<CompilationUnit>>,
+) -> Result<Option<SlotRead>, String> {
+    let name = name_attr(g, n, "prim::GetAttr")?;
+    if g.node_inputs(n).len() != 1 || g.node_outputs(n).len() != 1 {
+        return Err("prim::GetAttr takes one object and makes one value".into());
+    }
+    let Some(class) = static_class(g, g.node_inputs(n)[0], unit) else {
+        return Ok(None);
+    };
+    Ok(match place(&class, &name) {
+        None => return Err(no_attribute(&class.qualname, &name)),
+        Some(Place::Constant(_)) => None,
+        Some(Place::Slot(slot)) => Some(SlotRead {
+            class: Arc::downgrade(&class),
+            slot,
+            name,
+        }),
+    })
+}
+
 pub(super) fn get_attr(
     g: &Graph,
     n: Node,
     unit: Option<&Arc<CompilationUnit>>,
 ) -> Result<Operation, String> {
-    let name = name_attr(g, n, "prim::GetAttr")?;
-    if g.node_inputs(n).len() != 1 || g.node_outputs(n).len() != 1 {
-        return Err("prim::GetAttr takes one object and makes one value".into());
+    if let Some(read) = slot_read(g, n, unit)? {
+        return Ok(Arc::new(move |s: &mut Stack| {
+            let v = read.read(&pop(s)?)?;
+            s.push(v);
+            Ok(())
+        }));
     }
+    let name = name_attr(g, n, "prim::GetAttr")?;
     let op: Operation = match static_class(g, g.node_inputs(n)[0], unit) {
         Some(class) => match place(&class, &name) {
-            None => return Err(no_attribute(&class.qualname, &name)),
             Some(Place::Constant(c)) => Arc::new(move |s: &mut Stack| {
                 pop(s)?;
                 s.push(c.clone());
                 Ok(())
             }),
-            Some(Place::Slot(i)) => {
-                let class = Arc::downgrade(&class);
-                Arc::new(move |s: &mut Stack| {
-                    let o = object(pop(s)?, "prim::GetAttr")?;
-                    let v = if is_instance_of(&o, &class) {
-                        o.slot(i)
-                            .ok_or_else(|| no_attribute(o.class_name(), &name))?
-                    } else {
-                        read_by_name(&o, &name)?
-                    };
-                    s.push(v);
-                    Ok(())
-                })
-            }
+            _ => return Err(no_attribute(&class.qualname, &name)),
         },
         None => Arc::new(move |s: &mut Stack| {
             let o = object(pop(s)?, "prim::GetAttr")?;

@@ -7,15 +7,18 @@
 //! TorchScript call stack.
 
 use std::ops::Deref;
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 use ember_dialects::symbol::sym;
 use ember_dialects::Symbol;
 
 use super::calls::CallTarget;
-use super::code::{Code, Instr, OpSite};
+use super::code::{Code, Inlined, Instr, OpSite};
 use super::error::{RuntimeError, StackEntry};
 use crate::ivalue::IValue;
+use crate::ops::builtins::int_float::range_element;
+use crate::ops::builtins::scalar::{BinOp, Scalar, UnOp};
 
 /// Calls may nest this deep at run time (interface calls can cycle through objects).
 pub const MAX_CALL_DEPTH: usize = 1000;
@@ -42,6 +45,7 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
     let mut regs: Vec<IValue> = Vec::with_capacity(code.num_registers);
     regs.extend(inputs);
     regs.resize(code.num_registers, IValue::Uninitialized);
+    set_constants(&mut regs, code);
     let mut m = Machine {
         frames: Vec::new(),
         cur: Frame {
@@ -57,14 +61,25 @@ fn execute(code: &Code, inputs: Vec<IValue>, traced: bool) -> Result<Vec<IValue>
     };
     m.run_loop().map_err(|fault| {
         m.exit_entered();
-        m.traceback(fault, traced)
+        m.traceback(*fault, traced)
     })
 }
 
-/// The code a frame runs: the one `run` was given, or a callee's.
+/// Sets the registers of a frame that hold constants.
+fn set_constants(regs: &mut [IValue], code: &Code) {
+    for &(r, c) in &code.register_constants {
+        regs[r as usize] = code.constants[c as usize].clone();
+    }
+}
+
+/// The code a frame runs.
 enum CodeRef<'a> {
+    /// The code `run` was given.
     Top(&'a Code),
-    Callee(Arc<Code>),
+    /// A callee known when its caller's code was built, held by that code's call sites.
+    Static(NonNull<Code>),
+    /// A method found on an object when the call ran.
+    Owned(Arc<Code>),
 }
 
 impl Deref for CodeRef<'_> {
@@ -72,7 +87,12 @@ impl Deref for CodeRef<'_> {
     fn deref(&self) -> &Code {
         match self {
             CodeRef::Top(c) => c,
-            CodeRef::Callee(c) => c,
+            // SAFETY: the pointer comes from an `Arc<Code>` in the call sites of the caller's
+            // code. The caller's frame stays below this one until this one returns, and keeps
+            // its code alive (by reference, by `Arc`, or in turn through its own caller), and
+            // code is never changed while it runs.
+            CodeRef::Static(c) => unsafe { c.as_ref() },
+            CodeRef::Owned(c) => c,
         }
     }
 }
@@ -85,17 +105,21 @@ struct Frame<'a> {
     base: usize,
 }
 
-/// Why the loop stopped with an error.
-enum Fault {
+/// Why the loop stopped with an error (boxed: the loop's results stay small).
+type Fault = Box<FaultKind>;
+
+enum FaultKind {
     /// An error of the current frame (at its failing node, when there is one).
     Here(RuntimeError),
+    /// An error at a node of a callee inlined into the current frame's code.
+    Inlined(Arc<Inlined>, RuntimeError),
     /// The error of forked code, surfacing at a `wait` of the current frame.
     Waited(OpSite, RuntimeError),
 }
 
 impl From<RuntimeError> for Fault {
     fn from(e: RuntimeError) -> Fault {
-        Fault::Here(e)
+        Box::new(FaultKind::Here(e))
     }
 }
 
@@ -112,108 +136,344 @@ struct Machine<'a> {
     exit_kind: Symbol,
 }
 
+/// Why a frame stopped running its instructions.
+enum Switch {
+    Call(u32),
+    Ret,
+}
+
+/// Runs the instructions of one frame (`code` on its registers `regs`) from `*pc` until it
+/// calls or returns; `*pc` is left at that instruction.
+fn run_frame(
+    code: &Code,
+    regs: &mut [IValue],
+    stack: &mut Vec<IValue>,
+    pc_out: &mut usize,
+) -> Result<Switch, Fault> {
+    let instrs = &code.instrs[..];
+    let mut pc = *pc_out;
+    assert!(regs.len() >= code.num_registers && pc < instrs.len());
+    // SAFETY (of `reg!`, `reg_mut!` and the instruction fetch): `Code::check` proved when the
+    // code was built that every register an instruction names is below `num_registers`,
+    // which the frame's registers cover (asserted above), that every jump lands on an
+    // instruction and that the code ends with `Ret`, so `pc` stays in range.
+    macro_rules! reg {
+        ($r:expr) => {
+            unsafe { regs.get_unchecked($r as usize) }
+        };
+    }
+    macro_rules! reg_mut {
+        ($r:expr) => {
+            unsafe { regs.get_unchecked_mut($r as usize) }
+        };
+    }
+    let fail = |pc: usize, message: String| instr_fault(code, pc, message);
+    // A binary operator on registers: `$fast` on the operands when it applies, else the
+    // general form (which raises the errors).
+    macro_rules! binary {
+        ($op:expr, $fast:expr, $a:ident, $b:ident, $dst:ident) => {{
+            let (x, y) = (reg!($a), reg!($b));
+            match $fast(x, y) {
+                Some(v) => v.store(reg_mut!($dst)),
+                None => match bin_slow($op, x, y) {
+                    Ok(v) => *reg_mut!($dst) = v,
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                },
+            }
+        }};
+    }
+    macro_rules! ints {
+        ($op:expr, $a:ident, $b:ident, $dst:ident) => {
+            binary!(
+                $op,
+                |x: &IValue, y: &IValue| match (x, y) {
+                    (IValue::Int(x), IValue::Int(y)) => $op.ints(*x, *y),
+                    _ => None,
+                },
+                $a,
+                $b,
+                $dst
+            )
+        };
+    }
+    // A branch on a comparison of two ints.
+    macro_rules! int_test {
+        ($op:expr, $a:ident, $b:ident, $target:ident) => {{
+            let (x, y) = (reg!($a), reg!($b));
+            let fast = match (x, y) {
+                (IValue::Int(x), IValue::Int(y)) => $op.ints(*x, *y),
+                _ => None,
+            };
+            let taken = match fast {
+                Some(Scalar::Bool(b)) => Ok(b),
+                _ => branch(bin_slow($op, x, y)),
+            };
+            match taken {
+                Ok(true) => {}
+                Ok(false) => {
+                    pc = $target as usize;
+                    continue;
+                }
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            }
+        }};
+    }
+    loop {
+        match *unsafe { instrs.get_unchecked(pc) } {
+            Instr::AddInt { a, b, dst } => ints!(BinOp::Add, a, b, dst),
+            Instr::SubInt { a, b, dst } => ints!(BinOp::Sub, a, b, dst),
+            Instr::MulInt { a, b, dst } => ints!(BinOp::Mul, a, b, dst),
+            Instr::FloorDivInt { a, b, dst } => ints!(BinOp::FloorDiv, a, b, dst),
+            Instr::RemInt { a, b, dst } => ints!(BinOp::Rem, a, b, dst),
+            Instr::LtInt { a, b, dst } => ints!(BinOp::Lt, a, b, dst),
+            Instr::LeInt { a, b, dst } => ints!(BinOp::Le, a, b, dst),
+            Instr::GtInt { a, b, dst } => ints!(BinOp::Gt, a, b, dst),
+            Instr::GeInt { a, b, dst } => ints!(BinOp::Ge, a, b, dst),
+            Instr::EqInt { a, b, dst } => ints!(BinOp::Eq, a, b, dst),
+            Instr::NeInt { a, b, dst } => ints!(BinOp::Ne, a, b, dst),
+            Instr::JumpUnlessLtInt { a, b, target } => int_test!(BinOp::Lt, a, b, target),
+            Instr::JumpUnlessLeInt { a, b, target } => int_test!(BinOp::Le, a, b, target),
+            Instr::JumpUnlessGtInt { a, b, target } => int_test!(BinOp::Gt, a, b, target),
+            Instr::JumpUnlessGeInt { a, b, target } => int_test!(BinOp::Ge, a, b, target),
+            Instr::JumpUnlessEqInt { a, b, target } => int_test!(BinOp::Eq, a, b, target),
+            Instr::JumpUnlessNeInt { a, b, target } => int_test!(BinOp::Ne, a, b, target),
+            Instr::Bin { op, a, b, dst } => binary!(op, |x, y| op.fast(x, y), a, b, dst),
+            Instr::JumpUnless { op, a, b, target } => {
+                let (x, y) = (reg!(a), reg!(b));
+                let taken = match op.fast(x, y) {
+                    Some(Scalar::Bool(b)) => Ok(b),
+                    _ => branch(bin_slow(op, x, y)),
+                };
+                match taken {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        pc = target as usize;
+                        continue;
+                    }
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                }
+            }
+            Instr::JumpUnlessUn { op, a, target } => {
+                let x = reg!(a);
+                let taken = match op.fast(x) {
+                    Some(Scalar::Bool(b)) => Ok(b),
+                    _ => branch(un_slow(op, x)),
+                };
+                match taken {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        pc = target as usize;
+                        continue;
+                    }
+                    Err(m) => {
+                        *pc_out = pc;
+                        return Err(fail(pc, m));
+                    }
+                }
+            }
+            Instr::Un { op, a, dst } => {
+                let x = reg!(a);
+                match op.fast(x) {
+                    Some(v) => v.store(reg_mut!(dst)),
+                    None => match un_slow(op, x) {
+                        Ok(v) => *reg_mut!(dst) = v,
+                        Err(m) => {
+                            *pc_out = pc;
+                            return Err(fail(pc, m));
+                        }
+                    },
+                }
+            }
+            Instr::Call1 { f, a, dst } => match (code.unary[f as usize])(reg!(a)) {
+                Ok(v) => store(reg_mut!(dst), v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::Call2 { f, a, b, dst } => match (code.binary[f as usize])(reg!(a), reg!(b)) {
+                Ok(v) => store(reg_mut!(dst), v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::RangeElement {
+                index,
+                start,
+                step,
+                dst,
+            } => {
+                let (i, a, s) = (reg!(index), reg!(start), reg!(step));
+                if let (IValue::Int(i), IValue::Int(a), IValue::Int(s)) = (i, a, s) {
+                    Scalar::Int(a.wrapping_add(i.wrapping_mul(*s))).store(reg_mut!(dst));
+                } else {
+                    match range_element(i, a, s) {
+                        Ok(v) => *reg_mut!(dst) = v,
+                        Err(m) => {
+                            *pc_out = pc;
+                            return Err(fail(pc, m));
+                        }
+                    }
+                }
+            }
+            Instr::GetAttr { obj, k, dst } => match code.slot_reads[k as usize].read(reg!(obj)) {
+                Ok(v) => store(reg_mut!(dst), v),
+                Err(m) => {
+                    *pc_out = pc;
+                    return Err(fail(pc, m));
+                }
+            },
+            Instr::Copy { src, dst } => match plain(reg!(src)) {
+                Some(v) => v.store(reg_mut!(dst)),
+                None => *reg_mut!(dst) = reg!(src).clone(),
+            },
+            Instr::Take { src, dst } => {
+                *reg_mut!(dst) = std::mem::replace(reg_mut!(src), IValue::Uninitialized)
+            }
+            Instr::SetConst { c, dst } => *reg_mut!(dst) = code.constants[c as usize].clone(),
+            Instr::Jump(target) => {
+                pc = target as usize;
+                continue;
+            }
+            Instr::JumpIfFalse { cond, target } => {
+                if !truthy(reg!(cond))? {
+                    pc = target as usize;
+                    continue;
+                }
+            }
+            Instr::ForEnter { trip, max, exit } => {
+                *reg_mut!(trip) = IValue::Int(0);
+                if 0 >= int(reg!(max))? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::ForNext { trip, max, body } => {
+                if step(reg_mut!(trip))? < int(reg!(max))? {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::WhileEnter { cond, exit } => {
+                if !truthy(reg!(cond))? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::WhileNext { cond, body } => {
+                if truthy(reg!(cond))? {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::LoopEnter {
+                trip,
+                max,
+                cond,
+                exit,
+            } => {
+                *reg_mut!(trip) = IValue::Int(0);
+                if 0 >= int(reg!(max))? || !truthy(reg!(cond))? {
+                    pc = exit as usize;
+                    continue;
+                }
+            }
+            Instr::LoopNext {
+                trip,
+                max,
+                cond,
+                body,
+            } => {
+                if step(reg_mut!(trip))? < int(reg!(max))? && truthy(reg!(cond))? {
+                    pc = body as usize;
+                    continue;
+                }
+            }
+            Instr::Load(r) => stack.push(reg!(r).clone()),
+            Instr::Move(r) => stack.push(std::mem::replace(reg_mut!(r), IValue::Uninitialized)),
+            Instr::Const(c) => stack.push(code.constants[c as usize].clone()),
+            Instr::Store(r) => *reg_mut!(r) = pop(stack)?,
+            Instr::Drop(r) => *reg_mut!(r) = IValue::Uninitialized,
+            Instr::Pop => {
+                pop(stack)?;
+            }
+            Instr::Op(k) => {
+                if let Err(message) = (code.operations[k as usize])(stack) {
+                    *pc_out = pc;
+                    return Err(site_fault(message, &code.sites[k as usize]));
+                }
+            }
+            Instr::Wait(k) => {
+                let value = match pop(stack)? {
+                    IValue::Future(f) => f.wait(),
+                    other => {
+                        return Err(site_fault(
+                            format!(
+                                "aten::wait expected a Future, but got {}",
+                                other.kind_name()
+                            ),
+                            &code.waits[k as usize],
+                        ))
+                    }
+                };
+                match value {
+                    Ok(v) => stack.push(v),
+                    Err(e) => {
+                        return Err(Box::new(FaultKind::Waited(
+                            code.waits[k as usize].clone(),
+                            e,
+                        )))
+                    }
+                }
+            }
+            Instr::Call(k) => {
+                *pc_out = pc;
+                return Ok(Switch::Call(k));
+            }
+            Instr::Ret => {
+                *pc_out = pc;
+                return Ok(Switch::Ret);
+            }
+        }
+        pc += 1;
+    }
+}
+
 impl<'a> Machine<'a> {
     fn run_loop(&mut self) -> Result<Vec<IValue>, Fault> {
         loop {
+            let code: *const Code = &*self.cur.code;
+            // SAFETY: the current frame's code lives at least as long as the frame, which
+            // stays current until `run_frame` returns.
+            let code = unsafe { &*code };
             let base = self.cur.base;
-            let pc = self.cur.pc;
-            let regs = &mut self.regs;
-            let stack = &mut self.stack;
-            match self.cur.code.instrs[pc] {
-                Instr::Load(r) => stack.push(regs[base + r as usize].clone()),
-                Instr::Move(r) => stack.push(std::mem::replace(
-                    &mut regs[base + r as usize],
-                    IValue::Uninitialized,
-                )),
-                Instr::Const(c) => stack.push(self.cur.code.constants[c as usize].clone()),
-                Instr::Store(r) => regs[base + r as usize] = pop(stack)?,
-                Instr::Drop(r) => regs[base + r as usize] = IValue::Uninitialized,
-                Instr::Pop => {
-                    pop(stack)?;
-                }
-                Instr::Op(k) => {
-                    let code = &*self.cur.code;
-                    if let Err(message) = (code.operations[k as usize])(stack) {
-                        return Err(Fault::Here(site_error(message, &code.sites[k as usize])));
-                    }
-                }
-                Instr::JumpIfFalse(target) => {
-                    if !truthy(&pop(stack)?)? {
-                        self.cur.pc = target as usize;
-                        continue;
-                    }
-                }
-                Instr::Jump(target) => {
-                    self.cur.pc = target as usize;
-                    continue;
-                }
-                Instr::ZeroInt(r) => regs[base + r as usize] = IValue::Int(0),
-                Instr::Increment(r) => {
-                    if let IValue::Int(i) = &mut regs[base + r as usize] {
-                        *i += 1;
-                    }
-                }
-                Instr::ForTest { trip, max, exit } => {
-                    if int(&regs[base + trip as usize])? >= int(&regs[base + max as usize])? {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::WhileTest { cond, exit } => {
-                    if !truthy(&regs[base + cond as usize])? {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::LoopTest {
-                    trip,
-                    max,
-                    cond,
-                    exit,
-                } => {
-                    if int(&regs[base + trip as usize])? >= int(&regs[base + max as usize])?
-                        || !truthy(&regs[base + cond as usize])?
-                    {
-                        self.cur.pc = exit as usize;
-                        continue;
-                    }
-                }
-                Instr::Call(k) => {
-                    self.call(k as usize)?;
-                    continue;
-                }
-                Instr::Wait(k) => {
-                    let value = match pop(stack)? {
-                        IValue::Future(f) => f.wait(),
-                        other => {
-                            return Err(Fault::Here(site_error(
-                                format!(
-                                    "aten::wait expected a Future, but got {}",
-                                    other.kind_name()
-                                ),
-                                &self.cur.code.waits[k as usize],
-                            )))
-                        }
-                    };
-                    match value {
-                        Ok(v) => stack.push(v),
-                        Err(e) => {
-                            return Err(Fault::Waited(self.cur.code.waits[k as usize].clone(), e))
-                        }
-                    }
-                }
-                Instr::Ret => match self.frames.pop() {
+            match run_frame(
+                code,
+                &mut self.regs[base..],
+                &mut self.stack,
+                &mut self.cur.pc,
+            )? {
+                Switch::Call(k) => self.call(k as usize)?,
+                Switch::Ret => match self.frames.pop() {
                     // The callee's outputs stay on the stack for the caller's stores.
                     Some(caller) => {
                         self.regs.truncate(self.cur.base);
                         self.cur = caller;
                         self.cur.pc += 1;
-                        continue;
                     }
-                    None => return Ok(std::mem::take(stack)),
+                    None => return Ok(std::mem::take(&mut self.stack)),
                 },
             }
-            self.cur.pc += 1;
         }
     }
 
@@ -228,48 +488,46 @@ impl<'a> Machine<'a> {
             self.entered.pop();
         }
         let callee = match &call.target {
-            CallTarget::Code(code) => code.clone(),
+            CallTarget::Code(code) => CodeRef::Static(NonNull::from(&**code)),
             CallTarget::Method(name) => {
                 let site = call.site.clone();
                 let (nargs, nouts) = (call.num_inputs, call.num_outputs);
                 let code = self
                     .find_method(name, nargs)
-                    .map_err(|m| site_error(m, &site))?;
+                    .map_err(|m| site_fault(m, &site))?;
                 if code.num_inputs != nargs || code.num_outputs != nouts {
-                    return Err(Fault::Here(site_error(
+                    return Err(site_fault(
                         format!(
                             "method '{name}' takes {} inputs and returns {} values, but the call passes {nargs} and expects {nouts}",
                             code.num_inputs, code.num_outputs
                         ),
                         &site,
-                    )));
+                    ));
                 }
-                code
+                CodeRef::Owned(code)
             }
         };
         if self.frames.len() + 1 >= MAX_CALL_DEPTH {
-            return Err(Fault::Here(site_error(
+            return Err(site_fault(
                 format!("maximum call depth ({MAX_CALL_DEPTH}) exceeded"),
                 &self.cur.code.calls[k].site,
-            )));
+            ));
         }
         let nargs = callee.num_inputs;
         if self.stack.len() < nargs {
-            return Err(Fault::Here(RuntimeError::new(
-                "interpreter stack underflow",
-            )));
+            return Err(RuntimeError::new("interpreter stack underflow").into());
         }
         let base = self.regs.len();
+        let args = self.stack.len() - nargs;
+        self.regs.extend(self.stack.drain(args..));
+        let rest = callee.num_registers.saturating_sub(nargs);
         self.regs
-            .resize(base + callee.num_registers, IValue::Uninitialized);
-        let args = self.stack.drain(self.stack.len() - nargs..);
-        for (slot, v) in self.regs[base..base + nargs].iter_mut().zip(args) {
-            *slot = v;
-        }
+            .extend(std::iter::repeat_with(|| IValue::Uninitialized).take(rest));
+        set_constants(&mut self.regs[base..], &callee);
         let caller = std::mem::replace(
             &mut self.cur,
             Frame {
-                code: CodeRef::Callee(callee),
+                code: callee,
                 pc: 0,
                 base,
             },
@@ -323,18 +581,18 @@ impl<'a> Machine<'a> {
     }
 
     /// The error with the call stack of the frames it passed through.
-    fn traceback(&self, fault: Fault, traced: bool) -> RuntimeError {
+    fn traceback(&self, fault: FaultKind, traced: bool) -> RuntimeError {
         let mut entries: Vec<StackEntry> = self
             .frames
             .iter()
-            .filter_map(|f| match f.code.instrs.get(f.pc) {
-                Some(Instr::Call(k)) => Some(entry(&f.code.name, &f.code.calls[*k as usize].site)),
-                _ => None,
+            .flat_map(|f| match f.code.instrs.get(f.pc) {
+                Some(Instr::Call(k)) => entries(&f.code.name, &f.code.calls[*k as usize].site),
+                _ => Vec::new(),
             })
             .collect();
         match fault {
-            Fault::Here(e) if entries.is_empty() && !traced => e,
-            Fault::Here(mut e) => {
+            FaultKind::Here(e) if entries.is_empty() && !traced => e,
+            FaultKind::Here(mut e) => {
                 if let (Some(node), Some(kind)) = (e.node, e.kind) {
                     entries.push(StackEntry {
                         function: self.cur.code.name.clone(),
@@ -346,8 +604,21 @@ impl<'a> Machine<'a> {
                 e.call_stack = entries;
                 e
             }
-            Fault::Waited(site, mut e) => {
-                entries.push(entry(&self.cur.code.name, &site));
+            FaultKind::Inlined(chain, mut e) => {
+                entries.extend(calls_of(&self.cur.code.name, &chain));
+                if let (Some(node), Some(kind)) = (e.node, e.kind) {
+                    entries.push(StackEntry {
+                        function: chain.functions.last().cloned().unwrap_or_default(),
+                        node,
+                        kind,
+                        source: e.source.clone(),
+                    });
+                }
+                e.call_stack = entries;
+                e
+            }
+            FaultKind::Waited(site, mut e) => {
+                entries.extend(self::entries(&self.cur.code.name, &site));
                 entries.append(&mut e.call_stack);
                 e.call_stack = entries;
                 e
@@ -356,12 +627,50 @@ impl<'a> Machine<'a> {
     }
 }
 
+/// The traceback entries of `site` in the code of `function`: one per call it was inlined
+/// through, and its own.
+fn entries(function: &str, site: &OpSite) -> Vec<StackEntry> {
+    let Some(chain) = &site.inlined else {
+        return vec![entry(function, site)];
+    };
+    let mut out = calls_of(function, chain);
+    let innermost = chain.functions.last().map_or(function, String::as_str);
+    out.push(entry(innermost, site));
+    out
+}
+
+/// One entry per inlined call, in the function that made it.
+fn calls_of(function: &str, chain: &Inlined) -> Vec<StackEntry> {
+    chain
+        .calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            let caller = if i == 0 {
+                function
+            } else {
+                &chain.functions[i - 1]
+            };
+            entry(caller, call)
+        })
+        .collect()
+}
+
 fn entry(function: &str, site: &OpSite) -> StackEntry {
     StackEntry {
         function: function.to_string(),
         node: site.node,
         kind: site.kind,
         source: site.source.clone(),
+    }
+}
+
+/// The fault of an error at `site`.
+fn site_fault(message: String, site: &OpSite) -> Fault {
+    let e = site_error(message, site);
+    match &site.inlined {
+        Some(chain) => Box::new(FaultKind::Inlined(chain.clone(), e)),
+        None => e.into(),
     }
 }
 
@@ -381,6 +690,61 @@ fn pop(stack: &mut Vec<IValue>) -> Result<IValue, RuntimeError> {
         .ok_or_else(|| RuntimeError::new("interpreter stack underflow"))
 }
 
+/// An error of the register instruction at `pc`, at its node.
+#[cold]
+#[inline(never)]
+fn instr_fault(code: &Code, pc: usize, message: String) -> Fault {
+    match code.instr_site(pc) {
+        Some(site) => site_fault(message, site),
+        None => RuntimeError::new(message).into(),
+    }
+}
+
+/// The general form of a binary scalar operator, off the fast path.
+#[cold]
+#[inline(never)]
+fn bin_slow(op: BinOp, x: &IValue, y: &IValue) -> Result<IValue, String> {
+    op.apply(x, y)
+}
+
+#[cold]
+#[inline(never)]
+fn un_slow(op: UnOp, x: &IValue) -> Result<IValue, String> {
+    op.apply(x)
+}
+
+/// Stores `v` into a register, in place when it is a plain value.
+#[inline(always)]
+fn store(slot: &mut IValue, v: IValue) {
+    match plain(&v) {
+        Some(s) => s.store(slot),
+        None => *slot = v,
+    }
+}
+
+/// An int, float or bool as a [`Scalar`] (copied without a reference count or destructor).
+#[inline(always)]
+fn plain(v: &IValue) -> Option<Scalar> {
+    match v {
+        IValue::Int(i) => Some(Scalar::Int(*i)),
+        IValue::Double(d) => Some(Scalar::Float(*d)),
+        IValue::Bool(b) => Some(Scalar::Bool(*b)),
+        _ => None,
+    }
+}
+
+/// The outcome of a branch's test, which gives a bool.
+#[inline(always)]
+fn branch(v: Result<IValue, String>) -> Result<bool, String> {
+    match v? {
+        IValue::Bool(b) => Ok(b),
+        other => Err(format!(
+            "expected a bool condition, got {}",
+            other.kind_name()
+        )),
+    }
+}
+
 fn truthy(v: &IValue) -> Result<bool, RuntimeError> {
     match v {
         IValue::Bool(b) => Ok(*b),
@@ -388,6 +752,17 @@ fn truthy(v: &IValue) -> Result<bool, RuntimeError> {
             "expected a bool condition, got {}",
             other.kind_name()
         ))),
+    }
+}
+
+/// Adds one to a trip counter and returns it.
+fn step(v: &mut IValue) -> Result<i64, RuntimeError> {
+    match v {
+        IValue::Int(i) => {
+            *i = i.wrapping_add(1);
+            Ok(*i)
+        }
+        other => int(other),
     }
 }
 

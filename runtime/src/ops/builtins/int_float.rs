@@ -15,23 +15,9 @@ use crate::ops::registry::Registry;
 use crate::ops::{pop, Operation, Stack};
 
 pub fn register(r: &mut Registry) {
-    r.add("aten::add", |_, _| {
-        Ok(binary(arith(
-            i64::wrapping_add,
-            |a, b| a + b,
-            |a, b| (a.0 + b.0, a.1 + b.1),
-        )))
-    });
-    r.add("aten::sub", |_, _| {
-        Ok(binary(arith(
-            i64::wrapping_sub,
-            |a, b| a - b,
-            |a, b| (a.0 - b.0, a.1 - b.1),
-        )))
-    });
-    r.add("aten::mul", |_, _| {
-        Ok(binary(arith(i64::wrapping_mul, |a, b| a * b, complex_mul)))
-    });
+    r.add("aten::add", |_, _| Ok(binary(add)));
+    r.add("aten::sub", |_, _| Ok(binary(sub)));
+    r.add("aten::mul", |_, _| Ok(binary(mul)));
     r.add("aten::floordiv", |_, _| Ok(binary(floordiv)));
     r.add("aten::remainder", |_, _| Ok(binary(remainder)));
     r.add("aten::__mod__", |_, _| Ok(binary(remainder)));
@@ -196,6 +182,26 @@ fn complex_div(a: Complex, b: Complex) -> Complex {
     ((a.0 * b.0 + a.1 * b.1) / d, (a.1 * b.0 - a.0 * b.1) / d)
 }
 
+pub(super) fn add(a: &IValue, b: &IValue) -> Result<IValue, String> {
+    arith(
+        i64::wrapping_add,
+        |a, b| a + b,
+        |a, b| (a.0 + b.0, a.1 + b.1),
+    )(a, b)
+}
+
+pub(super) fn sub(a: &IValue, b: &IValue) -> Result<IValue, String> {
+    arith(
+        i64::wrapping_sub,
+        |a, b| a - b,
+        |a, b| (a.0 - b.0, a.1 - b.1),
+    )(a, b)
+}
+
+pub(super) fn mul(a: &IValue, b: &IValue) -> Result<IValue, String> {
+    arith(i64::wrapping_mul, |a, b| a * b, complex_mul)(a, b)
+}
+
 fn arith(
     int: fn(i64, i64) -> i64,
     float: fn(f64, f64) -> f64,
@@ -253,7 +259,7 @@ fn as_f64(n: Num) -> f64 {
     }
 }
 
-fn floordiv(a: &IValue, b: &IValue) -> Result<IValue, String> {
+pub(super) fn floordiv(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
         (Some(Num::Int(_)), Some(Num::Int(0))) => Err("division by 0".into()),
         (Some(Num::Int(x)), Some(Num::Int(y))) => Ok(IValue::Int(
@@ -266,11 +272,11 @@ fn floordiv(a: &IValue, b: &IValue) -> Result<IValue, String> {
 
 /// Float floor division as TorchScript's `aten::floordiv.float`: the floor of the IEEE
 /// quotient (so `1.0 // 0.1` is 10.0, where Python says 9.0, and `x // 0.0` is inf or NaN).
-fn float_floordiv(x: f64, y: f64) -> f64 {
+pub(super) fn float_floordiv(x: f64, y: f64) -> f64 {
     (x / y).floor()
 }
 
-fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
+pub(super) fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
         (Some(Num::Int(_)), Some(Num::Int(0))) => {
             Err("ZeroDivisionError: integer division or modulo by zero".into())
@@ -283,22 +289,23 @@ fn remainder(a: &IValue, b: &IValue) -> Result<IValue, String> {
                 r
             }))
         }
-        (Some(x), Some(y)) => {
-            let (x, y) = (as_f64(x), as_f64(y));
-            // By zero, fmod gives NaN, as TorchScript returns.
-            let mut r = x % y;
-            if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
-                r += y;
-            } else if r == 0.0 {
-                r = 0.0f64.copysign(y);
-            }
-            Ok(IValue::Double(r))
-        }
+        (Some(x), Some(y)) => Ok(IValue::Double(float_remainder(as_f64(x), as_f64(y)))),
         _ => Err(unsupported("%", a, b)),
     }
 }
 
-fn true_div(a: &IValue, b: &IValue) -> Result<IValue, String> {
+/// Float `%`: the sign of the divisor; by zero, fmod gives NaN, as TorchScript returns.
+pub(super) fn float_remainder(x: f64, y: f64) -> f64 {
+    let mut r = x % y;
+    if r != 0.0 && ((r < 0.0) != (y < 0.0)) {
+        r += y;
+    } else if r == 0.0 {
+        r = 0.0f64.copysign(y);
+    }
+    r
+}
+
+pub(super) fn true_div(a: &IValue, b: &IValue) -> Result<IValue, String> {
     match (num(a), num(b)) {
         (Some(x), Some(y)) => Ok(IValue::Double(as_f64(x) / as_f64(y))),
         _ => match complex_pair(a, b) {
@@ -308,7 +315,7 @@ fn true_div(a: &IValue, b: &IValue) -> Result<IValue, String> {
     }
 }
 
-fn neg(a: &IValue) -> Result<IValue, String> {
+pub(super) fn neg(a: &IValue) -> Result<IValue, String> {
     match num(a) {
         Some(Num::Int(i)) => Ok(IValue::Int(i.wrapping_neg())),
         Some(Num::Float(f)) => Ok(IValue::Double(-f)),
@@ -319,7 +326,7 @@ fn neg(a: &IValue) -> Result<IValue, String> {
     }
 }
 
-fn compare(
+pub(super) fn compare(
     test: fn(std::cmp::Ordering) -> bool,
 ) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
     move |a, b| {
@@ -334,7 +341,9 @@ fn compare(
     }
 }
 
-fn equal(negate: bool) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
+pub(super) fn equal(
+    negate: bool,
+) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
     move |a, b| {
         let eq = match (num(a), num(b)) {
             (Some(Num::Int(x)), Some(Num::Int(y))) => x == y,
@@ -345,7 +354,7 @@ fn equal(negate: bool) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + 
     }
 }
 
-fn not(a: &IValue) -> Result<IValue, String> {
+pub(super) fn not(a: &IValue) -> Result<IValue, String> {
     match a {
         IValue::Bool(b) => Ok(IValue::Bool(!b)),
         other => Err(format!(
@@ -355,7 +364,7 @@ fn not(a: &IValue) -> Result<IValue, String> {
     }
 }
 
-fn bool_op(
+pub(super) fn bool_op(
     b: fn(bool, bool) -> bool,
     i: fn(i64, i64) -> i64,
 ) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
@@ -368,7 +377,9 @@ fn bool_op(
 
 /// `a << b` and `a >> b` on int64 as the machine does them: the shift count is taken modulo
 /// 64 (so `1 << 64` is 1), results wrap.
-fn shift(left: bool) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
+pub(super) fn shift(
+    left: bool,
+) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
     move |a, b| {
         let (x, y) = (int(a)?, int(b)? as u32);
         Ok(IValue::Int(if left {
@@ -423,7 +434,9 @@ fn abs(a: &IValue) -> Result<IValue, String> {
 
 /// `min(a, b)` / `max(a, b)` on numbers as PyTorch's `prim::min` (`a < b ? a : b`) and
 /// `prim::max` (`a > b ? a : b`): ints stay ints, a float operand makes the result a float.
-fn min_max(keep: Ordering) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
+pub(super) fn min_max(
+    keep: Ordering,
+) -> impl Fn(&IValue, &IValue) -> Result<IValue, String> + Send + Sync {
     move |a, b| match (num(a), num(b)) {
         (Some(Num::Int(x)), Some(Num::Int(y))) => {
             Ok(IValue::Int(if x.cmp(&y) == keep { x } else { y }))
@@ -508,7 +521,7 @@ pub fn float_to_int(d: f64) -> i64 {
     }
 }
 
-fn to_int(a: &IValue) -> Result<IValue, String> {
+pub(super) fn to_int(a: &IValue) -> Result<IValue, String> {
     Ok(IValue::Int(match a {
         IValue::Int(i) => *i,
         IValue::Bool(b) => *b as i64,
@@ -518,14 +531,14 @@ fn to_int(a: &IValue) -> Result<IValue, String> {
     }))
 }
 
-fn to_float(a: &IValue) -> Result<IValue, String> {
+pub(super) fn to_float(a: &IValue) -> Result<IValue, String> {
     Ok(IValue::Double(match a {
         IValue::Str(s) => parse_float(s)?,
         other => float(other)?,
     }))
 }
 
-fn to_bool(a: &IValue) -> Result<IValue, String> {
+pub(super) fn to_bool(a: &IValue) -> Result<IValue, String> {
     Ok(IValue::Bool(match a {
         IValue::Bool(b) => *b,
         IValue::Int(i) => *i != 0,
@@ -694,11 +707,17 @@ fn range_length(s: &mut Stack) -> Result<(), String> {
 
 /// `aten::__derive_index(index, start, step)`: the value of a range's `index`th element.
 fn derive_index(s: &mut Stack) -> Result<(), String> {
-    let step = int(&pop(s)?)?;
-    let start = int(&pop(s)?)?;
-    let index = int(&pop(s)?)?;
-    s.push(IValue::Int(start.wrapping_add(index.wrapping_mul(step))));
+    let step = pop(s)?;
+    let start = pop(s)?;
+    let index = pop(s)?;
+    s.push(range_element(&index, &start, &step)?);
     Ok(())
+}
+
+/// The `index`th element of `range(start, _, step)` (ints wrap).
+pub fn range_element(index: &IValue, start: &IValue, step: &IValue) -> Result<IValue, String> {
+    let (index, start, step) = (int(index)?, int(start)?, int(step)?);
+    Ok(IValue::Int(start.wrapping_add(index.wrapping_mul(step))))
 }
 
 /// Integer division rounding toward zero (C's `/`).

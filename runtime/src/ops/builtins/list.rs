@@ -79,7 +79,8 @@ pub fn register(r: &mut Registry) {
     builtin!(r, "prim::max", |o, _, _| list_min_max(o, Ordering::Greater));
 }
 
-fn len(v: &IValue) -> Result<IValue, String> {
+/// `len(l)` of a list or tuple.
+pub fn len(v: &IValue) -> Result<IValue, String> {
     Ok(IValue::Int(match v {
         IValue::Tuple(t) => t.len(),
         other => list(other)?.len(),
@@ -90,7 +91,8 @@ fn out_of_range() -> String {
     "list index out of range".into()
 }
 
-fn get(l: &IValue, i: &IValue) -> Result<IValue, String> {
+/// `l[i]` (`aten::__getitem__.t`).
+pub fn get(l: &IValue, i: &IValue) -> Result<IValue, String> {
     let items = read(list(l)?);
     let k = normalize_index(int(i)?, items.len()).ok_or_else(out_of_range)?;
     Ok(items[k].clone())

@@ -13,6 +13,7 @@ pub mod int_float;
 pub mod list;
 pub mod math;
 pub mod misc;
+pub mod scalar;
 pub mod std_sort;
 pub mod str;
 pub mod tensor_print;

@@ -1,0 +1,2 @@
+def add_one(x: int) -> int:
+    return x + 1
