@@ -1,11 +1,14 @@
 //! Neural-network operators: convolution, pooling, normalization and embedding.
 
 pub mod conv;
+pub mod conv3d;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
 pub mod embedding;
 pub mod norm;
 pub mod pool;
+pub mod pool3d;
+pub mod upsample;
 pub mod work;
 
 use ember_dialects::{Graph, Node};
@@ -23,11 +26,15 @@ use crate::ivalue::IValue;
 pub fn register(r: &mut Registry) {
     r.add("aten::conv1d", |g, n| conv_op(g, n, "conv1d", 3));
     r.add("aten::conv2d", |g, n| conv_op(g, n, "conv2d", 4));
+    r.add("aten::conv3d", |g, n| conv_op(g, n, "conv3d", 5));
     r.add("aten::conv_transpose1d", |g, n| {
         conv_transpose_op(g, n, "conv_transpose1d", 3)
     });
     r.add("aten::conv_transpose2d", |g, n| {
         conv_transpose_op(g, n, "conv_transpose2d", 4)
+    });
+    r.add("aten::conv_transpose3d", |g, n| {
+        conv_transpose_op(g, n, "conv_transpose3d", 5)
     });
     r.add("aten::_convolution", convolution_op);
     r.add("aten::convolution", convolution_op);
@@ -73,6 +80,8 @@ pub fn register(r: &mut Registry) {
     r.add("aten::group_norm", group_norm_op);
     r.add("aten::native_group_norm", native_group_norm_op);
     r.add("aten::embedding", embedding_op);
+    pool3d::register(r);
+    upsample::register(r);
 }
 
 fn inputs(g: &Graph, n: Node) -> usize {
