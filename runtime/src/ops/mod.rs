@@ -11,6 +11,7 @@ pub mod create;
 pub mod index;
 pub mod linalg;
 pub mod nn;
+mod opaque;
 pub mod pointwise;
 pub mod prim;
 pub mod reduce;
