@@ -5,7 +5,11 @@ pub mod conv3d;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
 pub mod embedding;
+pub mod fold;
+pub mod glu;
+pub mod grid_sample;
 pub mod norm;
+pub mod pixel_shuffle;
 pub mod pool;
 pub mod pool3d;
 pub mod upsample;
@@ -81,6 +85,10 @@ pub fn register(r: &mut Registry) {
     r.add("aten::native_group_norm", native_group_norm_op);
     r.add("aten::embedding", embedding_op);
     pool3d::register(r);
+    glu::register(r);
+    pixel_shuffle::register(r);
+    fold::register(r);
+    grid_sample::register(r);
     upsample::register(r);
 }
 

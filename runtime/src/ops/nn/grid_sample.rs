@@ -1,0 +1,665 @@
+//! `grid_sampler` (`F.grid_sample`): sampling an image at the normalized coordinates of a
+//! grid, 2-d (bilinear, nearest, bicubic) and 3-d (trilinear, nearest), with zeros, border
+//! and reflection padding and both `align_corners` conventions.
+//!
+//! PyTorch runs two different CPU kernels and so does this file: 2-d follows its vectorized
+//! kernel (`GridSamplerKernel.cpp`: weights from the distances to the east and south
+//! neighbours, every corner multiplied in, NaN coordinates clamped to 0 by border and
+//! reflection padding), 3-d its scalar kernel (`GridSampler.cpp`: weights from the opposite
+//! corners, only in-bounds corners added, `std::min`/`std::max` clamping). Arithmetic is in
+//! the input's dtype, rounding after every operation for float16/bfloat16 as PyTorch's
+//! reduced-precision vectors and scalars do.
+
+use ember_dialects::{Graph, Node};
+use rayon::prelude::*;
+
+use super::work::slice;
+use crate::bail;
+use crate::ivalue::IValue;
+use crate::ops::args::{boolean, err, int, op_n, sizes_str, tensor};
+use crate::ops::registry::Registry;
+use crate::ops::Operation;
+use crate::tensor::{DType, Element, Tensor, TensorResult};
+use half::{bf16, f16};
+
+/// Grid points per parallel task, at least.
+const TASK_POINTS: usize = 256;
+
+pub fn register(r: &mut Registry) {
+    r.add("aten::grid_sampler", |g, n| build(g, n, 0));
+    r.add("aten::grid_sampler_2d", |g, n| build(g, n, 4));
+    r.add("aten::grid_sampler_3d", |g, n| build(g, n, 5));
+    r.add("aten::_grid_sampler_2d_cpu_fallback", |g, n| build(g, n, 4));
+}
+
+/// `grid_sampler*(input, grid, interpolation_mode, padding_mode, align_corners)`; `rank`
+/// is the input rank the op requires (0: either, as `grid_sampler` dispatches).
+fn build(g: &Graph, n: Node, rank: usize) -> Result<Operation, String> {
+    let count = g.node_inputs(n).len();
+    Ok(op_n(count, move |a| {
+        let x = tensor(&a[0])?;
+        let grid = tensor(&a[1])?;
+        let r = grid_sampler(&x, &grid, int(&a[2])?, int(&a[3])?, boolean(&a[4])?, rank)
+            .map_err(err)?;
+        if count == 6 {
+            let out = tensor(&a[5])?;
+            crate::ops::args::write_out(&out, &r)?;
+            return Ok(IValue::Tensor(out));
+        }
+        Ok(IValue::Tensor(r))
+    }))
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Interp {
+    Bilinear,
+    Nearest,
+    Bicubic,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum Padding {
+    Zeros,
+    Border,
+    Reflection,
+}
+
+/// PyTorch's `check_grid_sampler_common` and the 2-d/3-d rank checks.
+fn check(x: &Tensor, grid: &Tensor, rank: usize) -> TensorResult<usize> {
+    let (xs, gs) = (x.sizes(), grid.sizes());
+    let show = || (sizes_str(&xs), sizes_str(&gs));
+    if xs.is_empty() || gs.is_empty() || xs[0] != gs[0] {
+        let (a, b) = show();
+        bail!("grid_sampler(): expected grid and input to have same batch size, but got input with sizes {a} and grid with sizes {b}");
+    }
+    if gs[gs.len() - 1] != xs.len() as i64 - 2 {
+        bail!(
+            "grid_sampler(): expected grid to have size {} in last dimension, but got grid with sizes {}",
+            xs.len() as i64 - 2,
+            sizes_str(&gs)
+        );
+    }
+    for (i, &s) in xs.iter().enumerate().skip(2) {
+        if s <= 0 {
+            bail!(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes {} with dimension {i} being empty",
+                sizes_str(&xs)
+            );
+        }
+    }
+    let rank = if rank == 0 {
+        if xs.len() == 4 {
+            4
+        } else {
+            5
+        }
+    } else {
+        rank
+    };
+    if xs.len() != rank || gs.len() != rank {
+        let (a, b) = show();
+        bail!("grid_sampler(): expected {rank}D input and grid with same number of dimensions, but got input with sizes {a} and grid with sizes {b}");
+    }
+    Ok(rank)
+}
+
+pub fn grid_sampler(
+    x: &Tensor,
+    grid: &Tensor,
+    mode: i64,
+    padding: i64,
+    align_corners: bool,
+    rank: usize,
+) -> TensorResult<Tensor> {
+    let rank = check(x, grid, rank)?;
+    let interp = match mode {
+        0 => Interp::Bilinear,
+        1 => Interp::Nearest,
+        2 => Interp::Bicubic,
+        other => bail!(
+            "grid_sampler(): expected interpolation_mode 0 (bilinear), 1 (nearest) or 2 (bicubic), but got {other}"
+        ),
+    };
+    let pad = match padding {
+        0 => Padding::Zeros,
+        1 => Padding::Border,
+        2 => Padding::Reflection,
+        other => bail!(
+            "grid_sampler(): expected padding_mode 0 (zeros), 1 (border) or 2 (reflection), but got {other}"
+        ),
+    };
+    if rank == 5 && interp == Interp::Bicubic {
+        bail!("grid_sampler(): bicubic interpolation only supports 4D input");
+    }
+    let kernel = if rank == 4 {
+        "grid_sampler_2d_cpu_kernel_impl"
+    } else {
+        "grid_sampler3d_cpu"
+    };
+    let d = x.dtype();
+    if !matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::BF16) {
+        bail!(
+            "\"{kernel}\" not implemented for '{}'",
+            d.scalar_type_name()
+        );
+    }
+    if grid.dtype() != d {
+        bail!(
+            "expected scalar type {} but found {}",
+            d.scalar_type_name(),
+            grid.dtype().scalar_type_name()
+        );
+    }
+    let (x, grid) = (x.contiguous()?, grid.contiguous()?);
+    let s = Sampler {
+        interp,
+        pad,
+        align_corners,
+    };
+    match d {
+        DType::F64 => run::<f64, f64>(&x, &grid, s, rank),
+        DType::F16 => run::<f16, Rounded<f16>>(&x, &grid, s, rank),
+        DType::BF16 => run::<bf16, Rounded<bf16>>(&x, &grid, s, rank),
+        _ => run::<f32, f32>(&x, &grid, s, rank),
+    }
+}
+
+#[derive(Copy, Clone)]
+struct Sampler {
+    interp: Interp,
+    pad: Padding,
+    align_corners: bool,
+}
+
+/// Arithmetic in the dtype PyTorch computes in.
+trait Num:
+    Copy
+    + Send
+    + Sync
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
+    fn of(v: f64) -> Self;
+    fn f64(self) -> f64;
+    fn map(self, f: impl Fn(f64) -> f64) -> Self {
+        Self::of(f(self.f64()))
+    }
+    fn is_nan(self) -> bool {
+        self.f64().is_nan()
+    }
+    /// `a * b + c` as PyTorch's vectorized kernels compute it: fused (one rounding) in
+    /// float32/float64, where the compiler contracts it, separately rounded for
+    /// float16/bfloat16 vectors, whose every operation rounds.
+    fn fma(self, b: Self, c: Self) -> Self;
+}
+
+impl Num for f32 {
+    fn of(v: f64) -> f32 {
+        v as f32
+    }
+    fn f64(self) -> f64 {
+        self as f64
+    }
+    fn fma(self, b: f32, c: f32) -> f32 {
+        // The product of two floats is exact in double; the sum rounds once there.
+        (self as f64 * b as f64 + c as f64) as f32
+    }
+}
+
+impl Num for f64 {
+    fn of(v: f64) -> f64 {
+        v
+    }
+    fn f64(self) -> f64 {
+        self
+    }
+    fn fma(self, b: f64, c: f64) -> f64 {
+        self.mul_add(b, c)
+    }
+}
+
+/// A float32 value rounded to `T` after every operation (float16/bfloat16 arithmetic).
+#[derive(Copy, Clone)]
+struct Rounded<T>(f32, std::marker::PhantomData<T>);
+
+impl<T> PartialEq for Rounded<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+
+impl<T> PartialOrd for Rounded<T> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&o.0)
+    }
+}
+
+impl<T: Element> Rounded<T> {
+    fn new(v: f32) -> Self {
+        Rounded(
+            T::from_f64(v as f64).to_f64() as f32,
+            std::marker::PhantomData,
+        )
+    }
+}
+
+macro_rules! rounded_op {
+    ($tr:ident, $f:ident, $op:tt) => {
+        impl<T: Element> std::ops::$tr for Rounded<T> {
+            type Output = Self;
+            fn $f(self, o: Self) -> Self {
+                Rounded::new(self.0 $op o.0)
+            }
+        }
+    };
+}
+rounded_op!(Add, add, +);
+rounded_op!(Sub, sub, -);
+rounded_op!(Mul, mul, *);
+rounded_op!(Div, div, /);
+
+impl<T: Element> Num for Rounded<T> {
+    fn of(v: f64) -> Self {
+        Rounded::new(v as f32)
+    }
+    fn f64(self) -> f64 {
+        self.0 as f64
+    }
+    fn fma(self, b: Self, c: Self) -> Self {
+        self * b + c
+    }
+}
+
+/// `static_cast<int64_t>` of a float as x86 does it: NaN and out-of-range values become
+/// `i64::MIN`, which every bounds check rejects.
+fn to_index<C: Num>(v: C) -> i64 {
+    let f = v.f64();
+    if f.is_nan() || f >= 9.2e18 || f <= -9.2e18 {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// The coordinate rules of one axis of `size` pixels.
+#[derive(Copy, Clone)]
+struct Axis {
+    size: i64,
+}
+
+impl Axis {
+    /// The vectorized kernel's unnormalization.
+    fn unnormalize_vec<C: Num>(self, g: C, ac: bool) -> C {
+        let one = C::of(1.0);
+        if ac {
+            (g + one) * (C::of((self.size - 1) as f64) / C::of(2.0))
+        } else {
+            (g + one).fma(C::of(self.size as f64) / C::of(2.0), C::of(-0.5))
+        }
+    }
+
+    /// The vectorized kernel's clip: NaN becomes 0.
+    fn clip_vec<C: Num>(self, v: C) -> C {
+        let max = C::of((self.size - 1) as f64);
+        let zero = C::of(0.0);
+        if v.is_nan() || v < zero {
+            zero
+        } else if v > max {
+            max
+        } else {
+            v
+        }
+    }
+
+    /// The vectorized kernel's reflection into the image (by twice the span).
+    fn reflect_vec<C: Num>(self, v: C, ac: bool) -> C {
+        let (low, twice_span) = if ac {
+            if self.size <= 1 {
+                return C::of(0.0);
+            }
+            (C::of(0.0), C::of((self.size - 1) as f64) * C::of(2.0))
+        } else {
+            (C::of(-0.5), C::of(self.size as f64) * C::of(2.0))
+        };
+        let abs_in = (v - low).map(f64::abs);
+        let flips = (abs_in / twice_span).map(f64::trunc);
+        let extra = (C::of(0.0) - flips).fma(twice_span, abs_in);
+        let other = twice_span - extra;
+        let m = if extra.is_nan() || other.is_nan() {
+            C::of(f64::NAN)
+        } else if other < extra {
+            other
+        } else {
+            extra
+        };
+        m + low
+    }
+
+    /// The vectorized kernel's padding rule applied to an unnormalized coordinate.
+    fn pad_vec<C: Num>(self, v: C, pad: Padding, ac: bool) -> C {
+        match pad {
+            Padding::Zeros => v,
+            Padding::Border => self.clip_vec(v),
+            Padding::Reflection => self.clip_vec(self.reflect_vec(v, ac)),
+        }
+    }
+
+    /// The scalar kernel's `grid_sampler_compute_source_index`.
+    fn source_scalar<C: Num>(self, g: C, pad: Padding, ac: bool) -> C {
+        let (one, two) = (C::of(1.0), C::of(2.0));
+        let v = if ac {
+            ((g + one) / two) * C::of((self.size - 1) as f64)
+        } else {
+            ((g + one) * C::of(self.size as f64) - one) / two
+        };
+        let clip = |v: C| {
+            // std::min(size - 1, std::max(v, 0)): NaN survives max, then min yields size - 1.
+            let zero = C::of(0.0);
+            let m = if v < zero { zero } else { v };
+            let limit = C::of((self.size - 1) as f64);
+            if limit < m || m.is_nan() {
+                limit
+            } else {
+                m
+            }
+        };
+        match pad {
+            Padding::Zeros => v,
+            Padding::Border => clip(v),
+            Padding::Reflection => {
+                let r = if ac {
+                    reflect_scalar(v, 0, 2 * (self.size - 1))
+                } else {
+                    reflect_scalar(v, -1, 2 * self.size - 1)
+                };
+                clip(r)
+            }
+        }
+    }
+}
+
+/// The scalar kernel's `reflect_coordinates` (bounds given doubled).
+fn reflect_scalar<C: Num>(v: C, twice_low: i64, twice_high: i64) -> C {
+    if twice_low == twice_high {
+        return C::of(0.0);
+    }
+    let min = C::of(twice_low as f64) / C::of(2.0);
+    let span = C::of((twice_high - twice_low) as f64) / C::of(2.0);
+    let v = (v - min).map(f64::abs);
+    let extra = C::of(v.f64() % span.f64());
+    let flips = (v / span).f64().floor();
+    // `static_cast<int>` of the flip count; NaN and huge counts read as even.
+    let even = !flips.is_finite() || (flips as i64) % 2 == 0;
+    if even {
+        extra + min
+    } else {
+        span - extra + min
+    }
+}
+
+/// The cubic convolution weights of the taps at -1, 0, 1, 2 for fraction `t` (a = -0.75),
+/// as the vectorized kernel computes them.
+fn cubic_coefficients<C: Num>(t: C) -> [C; 4] {
+    let a = C::of(-0.75);
+    let (one, two, three) = (C::of(1.0), C::of(2.0), C::of(3.0));
+    let (five, eight, four) = (C::of(5.0), C::of(8.0), C::of(4.0));
+    let (five_a, eight_a, four_a) = (five * a, eight * a, four * a);
+    let outer = |x: C| {
+        a.fma(x, C::of(0.0) - five_a)
+            .fma(x, eight_a)
+            .fma(x, C::of(0.0) - four_a)
+    };
+    let inner = |x: C| ((a + two).fma(x, C::of(0.0) - (a + three)) * x).fma(x, one);
+    [outer(t + one), inner(t), inner(one - t), outer(two - t)]
+}
+
+fn run<T: Element, C: Num>(
+    x: &Tensor,
+    grid: &Tensor,
+    s: Sampler,
+    rank: usize,
+) -> TensorResult<Tensor> {
+    let xs = x.sizes();
+    let gs = grid.sizes();
+    let (n, c) = (xs[0] as usize, xs[1] as usize);
+    let spatial: Vec<i64> = xs[2..].to_vec();
+    let points_per_batch: usize = gs[1..rank - 1].iter().product::<i64>() as usize;
+    let mut out_sizes = vec![xs[0], xs[1]];
+    out_sizes.extend_from_slice(&gs[1..rank - 1]);
+    let out = Tensor::zeros(&out_sizes, T::DTYPE)?;
+    if out.numel() == 0 {
+        return Ok(out);
+    }
+    // SAFETY: `x` and `grid` are contiguous of T.
+    let (xv, gv) = unsafe { (slice::<T>(x), slice::<T>(grid)) };
+    let in_plane: usize = spatial.iter().product::<i64>() as usize;
+    let out_addr = out.data_ptr() as usize;
+    let dims = rank - 2;
+    let total = n * points_per_batch;
+    let task = |range: std::ops::Range<usize>| {
+        let mut vals = vec![C::of(0.0); c];
+        for p in range {
+            let (b, q) = (p / points_per_batch, p % points_per_batch);
+            let coords = &gv[p * dims..(p + 1) * dims];
+            let image = &xv[b * c * in_plane..(b + 1) * c * in_plane];
+            if dims == 2 {
+                sample_2d::<T, C>(image, c, in_plane, &spatial, coords, s, &mut vals);
+            } else {
+                sample_3d::<T, C>(image, c, in_plane, &spatial, coords, s, &mut vals);
+            }
+            for (ch, v) in vals.iter().enumerate() {
+                let at = (b * c + ch) * points_per_batch + q;
+                // SAFETY: `at` indexes the fresh contiguous output; each grid point (and so
+                // each `at`) belongs to exactly one task.
+                unsafe { *(out_addr as *mut T).add(at) = T::from_f64(v.f64()) };
+            }
+        }
+    };
+    if total * c >= 1 << 14 {
+        let chunks: Vec<_> = (0..total)
+            .step_by(TASK_POINTS)
+            .map(|s| s..(s + TASK_POINTS).min(total))
+            .collect();
+        chunks.into_par_iter().for_each(task);
+    } else {
+        task(0..total);
+    }
+    Ok(out)
+}
+
+/// One grid point of the 2-d kernel for every channel.
+fn sample_2d<T: Element, C: Num>(
+    image: &[T],
+    channels: usize,
+    plane: usize,
+    spatial: &[i64],
+    coords: &[T],
+    s: Sampler,
+    vals: &mut [C],
+) {
+    let (h, w) = (spatial[0], spatial[1]);
+    let (ah, aw) = (Axis { size: h }, Axis { size: w });
+    let gx = C::of(coords[0].to_f64());
+    let gy = C::of(coords[1].to_f64());
+    let at = |ch: usize, y: i64, x: i64| -> C {
+        if y >= 0 && y < h && x >= 0 && x < w {
+            C::of(image[ch * plane + (y * w + x) as usize].to_f64())
+        } else {
+            C::of(0.0)
+        }
+    };
+    match s.interp {
+        Interp::Bilinear => {
+            let x = aw.pad_vec(
+                aw.unnormalize_vec(gx, s.align_corners),
+                s.pad,
+                s.align_corners,
+            );
+            let y = ah.pad_vec(
+                ah.unnormalize_vec(gy, s.align_corners),
+                s.pad,
+                s.align_corners,
+            );
+            let (xw, yn) = (x.map(f64::floor), y.map(f64::floor));
+            let one = C::of(1.0);
+            let (dw, dn) = (x - xw, y - yn);
+            let (de, ds) = (one - dw, one - dn);
+            let (nw, ne, sw, se) = (ds * de, ds * dw, dn * de, dn * dw);
+            let (ix, iy) = (to_index(xw), to_index(yn));
+            let (ix1, iy1) = (ix.saturating_add(1), iy.saturating_add(1));
+            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
+                *v = at(ch, iy1, ix1).fma(
+                    se,
+                    at(ch, iy1, ix).fma(sw, at(ch, iy, ix1).fma(ne, at(ch, iy, ix) * nw)),
+                );
+            }
+        }
+        Interp::Nearest => {
+            let x = aw.pad_vec(
+                aw.unnormalize_vec(gx, s.align_corners),
+                s.pad,
+                s.align_corners,
+            );
+            let y = ah.pad_vec(
+                ah.unnormalize_vec(gy, s.align_corners),
+                s.pad,
+                s.align_corners,
+            );
+            let (ix, iy) = (
+                to_index(x.map(f64::round_ties_even)),
+                to_index(y.map(f64::round_ties_even)),
+            );
+            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
+                *v = at(ch, iy, ix);
+            }
+        }
+        Interp::Bicubic => {
+            let x = aw.unnormalize_vec(gx, s.align_corners);
+            let y = ah.unnormalize_vec(gy, s.align_corners);
+            let (fx, fy) = (x.map(f64::floor), y.map(f64::floor));
+            let (cx, cy) = (cubic_coefficients(x - fx), cubic_coefficients(y - fy));
+            // The taps' indices after padding; out-of-image taps read 0.
+            let tap = |a: Axis, base: C, k: i64| -> i64 {
+                let v = a.pad_vec(base + C::of(k as f64), s.pad, s.align_corners);
+                if v > C::of(-1.0) && v < C::of(a.size as f64) {
+                    to_index(v)
+                } else {
+                    i64::MIN
+                }
+            };
+            let xs: [i64; 4] = std::array::from_fn(|k| tap(aw, fx, k as i64 - 1));
+            let ys: [i64; 4] = std::array::from_fn(|k| tap(ah, fy, k as i64 - 1));
+            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
+                let dot = |c: &[C; 4], v: [C; 4]| {
+                    c[3].fma(v[3], c[2].fma(v[2], c[1].fma(v[1], c[0] * v[0])))
+                };
+                let row = |j: usize| dot(&cx, std::array::from_fn(|k| at(ch, ys[j], xs[k])));
+                *v = dot(&cy, std::array::from_fn(row));
+            }
+        }
+    }
+}
+
+/// One grid point of the 3-d (scalar) kernel for every channel.
+fn sample_3d<T: Element, C: Num>(
+    image: &[T],
+    channels: usize,
+    plane: usize,
+    spatial: &[i64],
+    coords: &[T],
+    s: Sampler,
+    vals: &mut [C],
+) {
+    let (d, h, w) = (spatial[0], spatial[1], spatial[2]);
+    let (ad, ah, aw) = (Axis { size: d }, Axis { size: h }, Axis { size: w });
+    let x = aw.source_scalar(C::of(coords[0].to_f64()), s.pad, s.align_corners);
+    let y = ah.source_scalar(C::of(coords[1].to_f64()), s.pad, s.align_corners);
+    let z = ad.source_scalar(C::of(coords[2].to_f64()), s.pad, s.align_corners);
+    let inside = |t: i64, y: i64, x: i64| t >= 0 && t < d && y >= 0 && y < h && x >= 0 && x < w;
+    let value = |ch: usize, t: i64, y: i64, x: i64| {
+        C::of(image[ch * plane + ((t * h + y) * w + x) as usize].to_f64())
+    };
+    match s.interp {
+        Interp::Nearest => {
+            let (ix, iy, iz) = (
+                to_index(x.map(f64::round_ties_even)),
+                to_index(y.map(f64::round_ties_even)),
+                to_index(z.map(f64::round_ties_even)),
+            );
+            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
+                *v = if inside(iz, iy, ix) {
+                    value(ch, iz, iy, ix)
+                } else {
+                    C::of(0.0)
+                };
+            }
+        }
+        _ => {
+            let (x0, y0, z0) = (
+                to_index(x.map(f64::floor)),
+                to_index(y.map(f64::floor)),
+                to_index(z.map(f64::floor)),
+            );
+            let (x1, y1, z1) = (
+                x0.saturating_add(1),
+                y0.saturating_add(1),
+                z0.saturating_add(1),
+            );
+            let f = |i: i64| C::of(i as f64);
+            // Each corner's weight is the volume to the opposite corner.
+            let corners = [
+                (z0, y0, x0, (f(x1) - x) * (f(y1) - y) * (f(z1) - z)),
+                (z0, y0, x1, (x - f(x0)) * (f(y1) - y) * (f(z1) - z)),
+                (z0, y1, x0, (f(x1) - x) * (y - f(y0)) * (f(z1) - z)),
+                (z0, y1, x1, (x - f(x0)) * (y - f(y0)) * (f(z1) - z)),
+                (z1, y0, x0, (f(x1) - x) * (f(y1) - y) * (z - f(z0))),
+                (z1, y0, x1, (x - f(x0)) * (f(y1) - y) * (z - f(z0))),
+                (z1, y1, x0, (f(x1) - x) * (y - f(y0)) * (z - f(z0))),
+                (z1, y1, x1, (x - f(x0)) * (y - f(y0)) * (z - f(z0))),
+            ];
+            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
+                let mut acc = C::of(0.0);
+                for &(t, yy, xx, wgt) in &corners {
+                    if inside(t, yy, xx) {
+                        acc = acc + value(ch, t, yy, xx) * wgt;
+                    }
+                }
+                *v = acc;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PyTorch returns uninitialized memory for these (no check in its CPU kernels); Ember
+    /// refuses them.
+    #[test]
+    fn modes_pytorch_leaves_unchecked_are_refused() {
+        let x = Tensor::zeros(&[1, 1, 2, 2], DType::F32).unwrap();
+        let g = Tensor::zeros(&[1, 1, 1, 2], DType::F32).unwrap();
+        let x3 = Tensor::zeros(&[1, 1, 2, 2, 2], DType::F32).unwrap();
+        let g3 = Tensor::zeros(&[1, 1, 1, 1, 3], DType::F32).unwrap();
+        let message = |r: TensorResult<Tensor>| r.err().map(|e| e.message).unwrap_or_default();
+        assert!(message(grid_sampler(&x, &g, 3, 0, false, 0)).contains("interpolation_mode"));
+        assert!(message(grid_sampler(&x, &g, 0, -1, false, 0)).contains("padding_mode"));
+        assert_eq!(
+            message(grid_sampler(&x3, &g3, 2, 0, false, 0)),
+            "grid_sampler(): bicubic interpolation only supports 4D input"
+        );
+        assert!(grid_sampler(&x3, &g3, 1, 2, true, 0).is_ok());
+    }
+
+    #[test]
+    fn float32_fma_matches_a_fused_multiply_add() {
+        // (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: the unfused product loses the 2^-24.
+        let a = 1.0f32 + 1.0 / 4096.0;
+        assert_eq!(Num::fma(a, a, -1.0f32), a.mul_add(a, -1.0));
+        assert_ne!(a * a - 1.0, a.mul_add(a, -1.0));
+    }
+}
