@@ -13,6 +13,7 @@ mod sort;
 mod stats;
 mod stdsort;
 mod sum_mean;
+mod unique;
 
 use super::registry::Registry;
 
@@ -24,6 +25,7 @@ pub fn register(r: &mut Registry) {
     scan::register(r);
     sort::register(r);
     softmax::register(r);
+    unique::register(r);
 }
 
 #[cfg(test)]
