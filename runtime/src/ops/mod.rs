@@ -14,6 +14,7 @@ pub mod nn;
 mod opaque;
 pub mod pointwise;
 pub mod prim;
+pub mod real;
 pub mod reduce;
 pub mod registry;
 pub mod rnn;

@@ -15,7 +15,10 @@ use crate::ivalue::{Dict, DictKey, IValue};
 pub fn opaque_to_ivalue(text: &str) -> Result<IValue, String> {
     let cannot = || format!("constant '{text}' cannot run");
     let t = text.trim();
-    if let Some(inner) = t.strip_prefix("annotate(").and_then(|s| s.strip_suffix(')')) {
+    if let Some(inner) = t
+        .strip_prefix("annotate(")
+        .and_then(|s| s.strip_suffix(')'))
+    {
         let parts = split_top(inner, ',');
         if parts.len() < 2 {
             return Err(cannot());
@@ -121,11 +124,20 @@ mod tests {
     #[test]
     fn annotated_constants_run() {
         assert_eq!(show("annotate(List[int], [])"), "[]");
-        assert_eq!(show("annotate(List[Optional[int]], [1, None])"), "[1, None]");
+        assert_eq!(
+            show("annotate(List[Optional[int]], [1, None])"),
+            "[1, None]"
+        );
         assert_eq!(show("annotate(Dict[str, int],{})"), "{}");
-        assert_eq!(show("{1: [2], 3: annotate(List[int], [])}"), "{1: [2], 3: []}");
+        assert_eq!(
+            show("{1: [2], 3: annotate(List[int], [])}"),
+            "{1: [2], 3: []}"
+        );
         assert_eq!(show(r#"{"a, b": 1.5}"#), r#"{"a, b": 1.5}"#);
-        assert_eq!(show("(annotate(List[int], []), 1)"), "error: constant '(annotate(List[int], []), 1)' cannot run");
+        assert_eq!(
+            show("(annotate(List[int], []), 1)"),
+            "error: constant '(annotate(List[int], []), 1)' cannot run"
+        );
         assert!(show("annotate(List[int], [1, 2")
             .starts_with("error: constant 'annotate(List[int], [1, 2' cannot run"));
         assert!(show("annotate(NoSuchType[, [])").starts_with("error:"));

@@ -5,53 +5,7 @@
 //! `A` is the type PyTorch computes them in: float for float32/float16/bfloat16 inputs,
 //! double for float64 (and double for the uint8 fixed-point weights).
 
-/// The float types the tables and kernels compute in.
-pub trait Real:
-    Copy
-    + Send
-    + Sync
-    + PartialOrd
-    + std::ops::Add<Output = Self>
-    + std::ops::Sub<Output = Self>
-    + std::ops::Mul<Output = Self>
-    + std::ops::Div<Output = Self>
-    + std::ops::AddAssign
-    + 'static
-{
-    const ZERO: Self;
-    const ONE: Self;
-    fn of(v: f64) -> Self;
-    fn f64(self) -> f64;
-    fn abs(self) -> Self;
-}
-
-impl Real for f32 {
-    const ZERO: f32 = 0.0;
-    const ONE: f32 = 1.0;
-    fn of(v: f64) -> f32 {
-        v as f32
-    }
-    fn f64(self) -> f64 {
-        self as f64
-    }
-    fn abs(self) -> f32 {
-        f32::abs(self)
-    }
-}
-
-impl Real for f64 {
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
-    fn of(v: f64) -> f64 {
-        v
-    }
-    fn f64(self) -> f64 {
-        self
-    }
-    fn abs(self) -> f64 {
-        f64::abs(self)
-    }
-}
+pub use crate::ops::real::Real;
 
 /// `static_cast<int64_t>(floorf(v))`: C's `floorf` takes a float, so a double argument is
 /// rounded to float first.
