@@ -19,6 +19,8 @@ pub mod reduce;
 pub mod registry;
 pub mod rnn;
 pub mod shape;
+#[cfg(feature = "torchvision")]
+pub mod torchvision;
 
 use std::sync::Arc;
 

@@ -14,10 +14,10 @@ use ember_dialects::{Graph, Node};
 use rayon::prelude::*;
 
 use super::work::slice;
-use crate::ops::real::{Real, Rounded};
 use crate::bail;
 use crate::ivalue::IValue;
 use crate::ops::args::{boolean, err, int, op_n, sizes_str, tensor};
+use crate::ops::real::{Real, Rounded};
 use crate::ops::registry::Registry;
 use crate::ops::Operation;
 use crate::tensor::{DType, Element, Tensor, TensorResult};
