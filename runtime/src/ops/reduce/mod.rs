@@ -5,6 +5,7 @@
 mod args;
 mod logical;
 mod minmax;
+mod norms;
 mod output;
 mod plan;
 mod scan;
@@ -26,6 +27,7 @@ pub fn register(r: &mut Registry) {
     sort::register(r);
     softmax::register(r);
     unique::register(r);
+    norms::register(r);
 }
 
 #[cfg(test)]
