@@ -8,6 +8,7 @@ pub mod embedding;
 pub mod fold;
 pub mod glu;
 pub mod grid_sample;
+pub mod loss;
 pub mod norm;
 pub mod pixel_shuffle;
 pub mod pool;
@@ -89,6 +90,7 @@ pub fn register(r: &mut Registry) {
     pixel_shuffle::register(r);
     fold::register(r);
     grid_sample::register(r);
+    loss::register(r);
     upsample::register(r);
 }
 
