@@ -23,9 +23,6 @@ use crate::ops::Operation;
 use crate::tensor::{DType, Element, Tensor, TensorResult};
 use half::{bf16, f16};
 
-/// Grid points per parallel task, at least.
-const TASK_POINTS: usize = 256;
-
 pub fn register(r: &mut Registry) {
     r.add("aten::grid_sampler", |g, n| build(g, n, 0));
     r.add("aten::grid_sampler_2d", |g, n| build(g, n, 4));
@@ -315,6 +312,56 @@ fn cubic_coefficients<C: Real>(t: C) -> [C; 4] {
     [outer(t + one), inner(t), inner(one - t), outer(two - t)]
 }
 
+/// Where one grid point reads the input, shared by every channel: plane offsets (`None`
+/// outside the image) and weights.
+#[derive(Copy, Clone)]
+enum Taps<C> {
+    Nearest(Option<usize>),
+    /// 2-d: every corner multiplied in (an outside corner reads 0).
+    Bilinear([Option<usize>; 4], [C; 4]),
+    /// Rows then columns of 4x4 taps with their cubic weights.
+    Bicubic([Option<usize>; 4], [Option<usize>; 4], [C; 4], [C; 4]),
+    /// 3-d: only the corners inside the volume are added.
+    Trilinear([(Option<usize>, C); 8]),
+}
+
+impl<C: Real> Taps<C> {
+    /// The sampled value of one channel's plane.
+    fn value<T: Element>(&self, plane: &[T]) -> C {
+        let at = |i: Option<usize>| i.map_or(C::ZERO, |i| C::of(plane[i].to_f64()));
+        match *self {
+            Taps::Nearest(i) => at(i),
+            Taps::Bilinear(i, w) => at(i[3]).fma(
+                w[3],
+                at(i[2]).fma(w[2], at(i[1]).fma(w[1], at(i[0]) * w[0])),
+            ),
+            Taps::Bicubic(rows, cols, cy, cx) => {
+                let dot = |c: &[C; 4], v: [C; 4]| {
+                    c[3].fma(v[3], c[2].fma(v[2], c[1].fma(v[1], c[0] * v[0])))
+                };
+                let tap = |r: Option<usize>, c: Option<usize>| match (r, c) {
+                    (Some(r), Some(c)) => at(Some(r + c)),
+                    _ => C::ZERO,
+                };
+                let row = |j: usize| dot(&cx, std::array::from_fn(|k| tap(rows[j], cols[k])));
+                dot(&cy, std::array::from_fn(row))
+            }
+            Taps::Trilinear(corners) => {
+                let mut acc = C::ZERO;
+                for (i, w) in corners {
+                    if let Some(i) = i {
+                        acc = acc + C::of(plane[i].to_f64()) * w;
+                    }
+                }
+                acc
+            }
+        }
+    }
+}
+
+/// Grid points per parallel task, at least.
+const TASK_POINTS: usize = 256;
+
 fn run<T: Element, C: Real>(
     x: &Tensor,
     grid: &Tensor,
@@ -325,7 +372,7 @@ fn run<T: Element, C: Real>(
     let gs = grid.sizes();
     let (n, c) = (xs[0] as usize, xs[1] as usize);
     let spatial: Vec<i64> = xs[2..].to_vec();
-    let points_per_batch: usize = gs[1..rank - 1].iter().product::<i64>() as usize;
+    let points: usize = gs[1..rank - 1].iter().product::<i64>() as usize;
     let mut out_sizes = vec![xs[0], xs[1]];
     out_sizes.extend_from_slice(&gs[1..rank - 1]);
     let out = Tensor::zeros(&out_sizes, T::DTYPE)?;
@@ -337,59 +384,56 @@ fn run<T: Element, C: Real>(
     let in_plane: usize = spatial.iter().product::<i64>() as usize;
     let out_addr = out.data_ptr() as usize;
     let dims = rank - 2;
-    let total = n * points_per_batch;
-    let task = |range: std::ops::Range<usize>| {
-        let mut vals = vec![C::of(0.0); c];
-        for p in range {
-            let (b, q) = (p / points_per_batch, p % points_per_batch);
-            let coords = &gv[p * dims..(p + 1) * dims];
-            let image = &xv[b * c * in_plane..(b + 1) * c * in_plane];
-            if dims == 2 {
-                sample_2d::<T, C>(image, c, in_plane, &spatial, coords, s, &mut vals);
-            } else {
-                sample_3d::<T, C>(image, c, in_plane, &spatial, coords, s, &mut vals);
-            }
-            for (ch, v) in vals.iter().enumerate() {
-                let at = (b * c + ch) * points_per_batch + q;
-                // SAFETY: `at` indexes the fresh contiguous output; each grid point (and so
-                // each `at`) belongs to exactly one task.
-                unsafe { *(out_addr as *mut T).add(at) = T::from_f64(v.f64()) };
+    // A task: the points `[q0, q1)` of batch `b`, every channel.
+    let task = |(b, q0, q1): (usize, usize, usize)| {
+        let taps: Vec<Taps<C>> = (q0..q1)
+            .map(|q| {
+                let coords = &gv[(b * points + q) * dims..(b * points + q + 1) * dims];
+                if dims == 2 {
+                    taps_2d(&spatial, coords, s)
+                } else {
+                    taps_3d(&spatial, coords, s)
+                }
+            })
+            .collect();
+        for ch in 0..c {
+            let plane = &xv[(b * c + ch) * in_plane..(b * c + ch + 1) * in_plane];
+            let base = (b * c + ch) * points;
+            for (k, t) in taps.iter().enumerate() {
+                // SAFETY: `base + q0 + k` indexes the fresh contiguous output; each (batch,
+                // point) belongs to exactly one task.
+                unsafe {
+                    *(out_addr as *mut T).add(base + q0 + k) = T::from_f64(t.value(plane).f64())
+                };
             }
         }
     };
-    if total * c >= 1 << 14 {
-        let chunks: Vec<_> = (0..total)
-            .step_by(TASK_POINTS)
-            .map(|s| s..(s + TASK_POINTS).min(total))
-            .collect();
-        chunks.into_par_iter().for_each(task);
+    let jobs: Vec<(usize, usize, usize)> = (0..n)
+        .flat_map(|b| {
+            (0..points)
+                .step_by(TASK_POINTS)
+                .map(move |q| (b, q, (q + TASK_POINTS).min(points)))
+        })
+        .collect();
+    if n * points * c >= 1 << 14 {
+        jobs.into_par_iter().for_each(task);
     } else {
-        task(0..total);
+        jobs.into_iter().for_each(task);
     }
     Ok(out)
 }
 
-/// One grid point of the 2-d kernel for every channel.
-fn sample_2d<T: Element, C: Real>(
-    image: &[T],
-    channels: usize,
-    plane: usize,
-    spatial: &[i64],
-    coords: &[T],
-    s: Sampler,
-    vals: &mut [C],
-) {
+/// The offset of `(y, x)` in an `h x w` plane, `None` outside it.
+fn offset_2d(y: i64, x: i64, h: i64, w: i64) -> Option<usize> {
+    (y >= 0 && y < h && x >= 0 && x < w).then(|| (y * w + x) as usize)
+}
+
+/// The taps of one grid point of the 2-d kernel.
+fn taps_2d<T: Element, C: Real>(spatial: &[i64], coords: &[T], s: Sampler) -> Taps<C> {
     let (h, w) = (spatial[0], spatial[1]);
     let (ah, aw) = (Axis { size: h }, Axis { size: w });
     let gx = C::of(coords[0].to_f64());
     let gy = C::of(coords[1].to_f64());
-    let at = |ch: usize, y: i64, x: i64| -> C {
-        if y >= 0 && y < h && x >= 0 && x < w {
-            C::of(image[ch * plane + (y * w + x) as usize].to_f64())
-        } else {
-            C::of(0.0)
-        }
-    };
     match s.interp {
         Interp::Bilinear => {
             let x = aw.pad_vec(
@@ -403,18 +447,20 @@ fn sample_2d<T: Element, C: Real>(
                 s.align_corners,
             );
             let (xw, yn) = (x.map(f64::floor), y.map(f64::floor));
-            let one = C::of(1.0);
+            let one = C::ONE;
             let (dw, dn) = (x - xw, y - yn);
             let (de, ds) = (one - dw, one - dn);
-            let (nw, ne, sw, se) = (ds * de, ds * dw, dn * de, dn * dw);
             let (ix, iy) = (to_index(xw), to_index(yn));
             let (ix1, iy1) = (ix.saturating_add(1), iy.saturating_add(1));
-            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
-                *v = at(ch, iy1, ix1).fma(
-                    se,
-                    at(ch, iy1, ix).fma(sw, at(ch, iy, ix1).fma(ne, at(ch, iy, ix) * nw)),
-                );
-            }
+            Taps::Bilinear(
+                [
+                    offset_2d(iy, ix, h, w),
+                    offset_2d(iy, ix1, h, w),
+                    offset_2d(iy1, ix, h, w),
+                    offset_2d(iy1, ix1, h, w),
+                ],
+                [ds * de, ds * dw, dn * de, dn * dw],
+            )
         }
         Interp::Nearest => {
             let x = aw.pad_vec(
@@ -427,75 +473,51 @@ fn sample_2d<T: Element, C: Real>(
                 s.pad,
                 s.align_corners,
             );
-            let (ix, iy) = (
-                to_index(x.map(f64::round_ties_even)),
+            Taps::Nearest(offset_2d(
                 to_index(y.map(f64::round_ties_even)),
-            );
-            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
-                *v = at(ch, iy, ix);
-            }
+                to_index(x.map(f64::round_ties_even)),
+                h,
+                w,
+            ))
         }
         Interp::Bicubic => {
             let x = aw.unnormalize_vec(gx, s.align_corners);
             let y = ah.unnormalize_vec(gy, s.align_corners);
             let (fx, fy) = (x.map(f64::floor), y.map(f64::floor));
-            let (cx, cy) = (cubic_coefficients(x - fx), cubic_coefficients(y - fy));
             // The taps' indices after padding; out-of-image taps read 0.
-            let tap = |a: Axis, base: C, k: i64| -> i64 {
+            let tap = |a: Axis, base: C, k: i64| -> Option<i64> {
                 let v = a.pad_vec(base + C::of(k as f64), s.pad, s.align_corners);
-                if v > C::of(-1.0) && v < C::of(a.size as f64) {
-                    to_index(v)
-                } else {
-                    i64::MIN
-                }
+                (v > C::of(-1.0) && v < C::of(a.size as f64)).then(|| to_index(v))
             };
-            let xs: [i64; 4] = std::array::from_fn(|k| tap(aw, fx, k as i64 - 1));
-            let ys: [i64; 4] = std::array::from_fn(|k| tap(ah, fy, k as i64 - 1));
-            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
-                let dot = |c: &[C; 4], v: [C; 4]| {
-                    c[3].fma(v[3], c[2].fma(v[2], c[1].fma(v[1], c[0] * v[0])))
-                };
-                let row = |j: usize| dot(&cx, std::array::from_fn(|k| at(ch, ys[j], xs[k])));
-                *v = dot(&cy, std::array::from_fn(row));
-            }
+            let rows = std::array::from_fn(|k| tap(ah, fy, k as i64 - 1).map(|r| (r * w) as usize));
+            let cols = std::array::from_fn(|k| tap(aw, fx, k as i64 - 1).map(|c| c as usize));
+            Taps::Bicubic(
+                rows,
+                cols,
+                cubic_coefficients(y - fy),
+                cubic_coefficients(x - fx),
+            )
         }
     }
 }
 
-/// One grid point of the 3-d (scalar) kernel for every channel.
-fn sample_3d<T: Element, C: Real>(
-    image: &[T],
-    channels: usize,
-    plane: usize,
-    spatial: &[i64],
-    coords: &[T],
-    s: Sampler,
-    vals: &mut [C],
-) {
+/// The taps of one grid point of the 3-d (scalar) kernel.
+fn taps_3d<T: Element, C: Real>(spatial: &[i64], coords: &[T], s: Sampler) -> Taps<C> {
     let (d, h, w) = (spatial[0], spatial[1], spatial[2]);
     let (ad, ah, aw) = (Axis { size: d }, Axis { size: h }, Axis { size: w });
     let x = aw.source_scalar(C::of(coords[0].to_f64()), s.pad, s.align_corners);
     let y = ah.source_scalar(C::of(coords[1].to_f64()), s.pad, s.align_corners);
     let z = ad.source_scalar(C::of(coords[2].to_f64()), s.pad, s.align_corners);
-    let inside = |t: i64, y: i64, x: i64| t >= 0 && t < d && y >= 0 && y < h && x >= 0 && x < w;
-    let value = |ch: usize, t: i64, y: i64, x: i64| {
-        C::of(image[ch * plane + ((t * h + y) * w + x) as usize].to_f64())
+    let at = |t: i64, yy: i64, xx: i64| {
+        (t >= 0 && t < d && yy >= 0 && yy < h && xx >= 0 && xx < w)
+            .then(|| ((t * h + yy) * w + xx) as usize)
     };
     match s.interp {
-        Interp::Nearest => {
-            let (ix, iy, iz) = (
-                to_index(x.map(f64::round_ties_even)),
-                to_index(y.map(f64::round_ties_even)),
-                to_index(z.map(f64::round_ties_even)),
-            );
-            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
-                *v = if inside(iz, iy, ix) {
-                    value(ch, iz, iy, ix)
-                } else {
-                    C::of(0.0)
-                };
-            }
-        }
+        Interp::Nearest => Taps::Nearest(at(
+            to_index(z.map(f64::round_ties_even)),
+            to_index(y.map(f64::round_ties_even)),
+            to_index(x.map(f64::round_ties_even)),
+        )),
         _ => {
             let (x0, y0, z0) = (
                 to_index(x.map(f64::floor)),
@@ -509,25 +531,16 @@ fn sample_3d<T: Element, C: Real>(
             );
             let f = |i: i64| C::of(i as f64);
             // Each corner's weight is the volume to the opposite corner.
-            let corners = [
-                (z0, y0, x0, (f(x1) - x) * (f(y1) - y) * (f(z1) - z)),
-                (z0, y0, x1, (x - f(x0)) * (f(y1) - y) * (f(z1) - z)),
-                (z0, y1, x0, (f(x1) - x) * (y - f(y0)) * (f(z1) - z)),
-                (z0, y1, x1, (x - f(x0)) * (y - f(y0)) * (f(z1) - z)),
-                (z1, y0, x0, (f(x1) - x) * (f(y1) - y) * (z - f(z0))),
-                (z1, y0, x1, (x - f(x0)) * (f(y1) - y) * (z - f(z0))),
-                (z1, y1, x0, (f(x1) - x) * (y - f(y0)) * (z - f(z0))),
-                (z1, y1, x1, (x - f(x0)) * (y - f(y0)) * (z - f(z0))),
-            ];
-            for (ch, v) in vals.iter_mut().enumerate().take(channels) {
-                let mut acc = C::of(0.0);
-                for &(t, yy, xx, wgt) in &corners {
-                    if inside(t, yy, xx) {
-                        acc = acc + value(ch, t, yy, xx) * wgt;
-                    }
-                }
-                *v = acc;
-            }
+            Taps::Trilinear([
+                (at(z0, y0, x0), (f(x1) - x) * (f(y1) - y) * (f(z1) - z)),
+                (at(z0, y0, x1), (x - f(x0)) * (f(y1) - y) * (f(z1) - z)),
+                (at(z0, y1, x0), (f(x1) - x) * (y - f(y0)) * (f(z1) - z)),
+                (at(z0, y1, x1), (x - f(x0)) * (y - f(y0)) * (f(z1) - z)),
+                (at(z1, y0, x0), (f(x1) - x) * (f(y1) - y) * (z - f(z0))),
+                (at(z1, y0, x1), (x - f(x0)) * (f(y1) - y) * (z - f(z0))),
+                (at(z1, y1, x0), (f(x1) - x) * (y - f(y0)) * (z - f(z0))),
+                (at(z1, y1, x1), (x - f(x0)) * (y - f(y0)) * (z - f(z0))),
+            ])
         }
     }
 }

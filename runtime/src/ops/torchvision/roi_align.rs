@@ -109,6 +109,9 @@ fn align<T: Element, C: Real>(
     let batches = (0..k as usize)
         .map(|r| batch_index(&rv, r, n))
         .collect::<TensorResult<Vec<_>>>()?;
+    if h * w > u32::MAX as i64 {
+        bail!("roi_align: feature maps of more than 2^32 elements per channel are not supported");
+    }
     let scale = C::of(p.spatial_scale);
     let offset = C::of(if aligned { 0.5 } else { 0.0 });
     let plane = (h * w) as usize;
@@ -137,15 +140,20 @@ fn align<T: Element, C: Real>(
             let bin_w = roi_w / C::of(pw as f64);
             let (gh, gw) = (grid(sampling, roi_h, ph), grid(sampling, roi_w, pw));
             let count = C::of((gh * gw).max(1) as f64);
-            // The taps are shared by every channel.
-            let mut taps = Vec::with_capacity((gh.max(0) * gw.max(0)) as usize * bins);
+            // The taps are shared by every channel; a sample outside the map reads element
+            // 0 with zero weights, as torchvision's pre-computation stores it.
+            let mut pos: Vec<[u32; 4]> = Vec::new();
+            let mut wts: Vec<[C; 4]> = Vec::new();
             for by in 0..ph {
                 for bx in 0..pw {
                     for iy in 0..gh {
                         let y = position(start_h, by, bin_h, iy, gh);
                         for ix in 0..gw {
                             let x = position(start_w, bx, bin_w, ix, gw);
-                            taps.push(bilinear(y, x, h, w));
+                            let (p, w) = bilinear(y, x, h, w).unwrap_or(([0; 4], [C::ZERO; 4]));
+                            // Offsets inside an h x w plane: they fit u32 (checked below).
+                            pos.push(p.map(|o| o as u32));
+                            wts.push(w);
                         }
                     }
                 }
@@ -154,9 +162,11 @@ fn align<T: Element, C: Real>(
             for (ch, bins_out) in dst.chunks_mut(bins).enumerate() {
                 let src = &xv[(batches[r] * c as usize + ch) * plane..][..plane];
                 for (b, v) in bins_out.iter_mut().enumerate() {
+                    let range = b * per_bin..(b + 1) * per_bin;
                     let mut acc = C::ZERO;
-                    for t in &taps[b * per_bin..(b + 1) * per_bin] {
-                        acc += sample(src, t);
+                    for (p, w) in pos[range.clone()].iter().zip(&wts[range]) {
+                        let v = |k: usize| src[p[k] as usize];
+                        acc += w[0] * v(0) + w[1] * v(1) + w[2] * v(2) + w[3] * v(3);
                     }
                     *v = acc / count;
                 }
