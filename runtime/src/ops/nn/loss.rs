@@ -38,8 +38,10 @@ const NONE: i64 = 0;
 const MEAN: i64 = 1;
 const SUM: i64 = 2;
 
-/// Both operands broadcast together, as float64, with the promoted dtype.
-fn pair(a: &Tensor, b: &Tensor) -> TensorResult<(Vec<i64>, Vec<f64>, Vec<f64>, DType)> {
+/// Two operands broadcast together: the shape, both as float64, the promoted dtype.
+type Pair = (Vec<i64>, Vec<f64>, Vec<f64>, DType);
+
+fn pair(a: &Tensor, b: &Tensor) -> TensorResult<Pair> {
     let shape = broadcast_shapes(&a.sizes(), &b.sizes())?.to_vec();
     let read = |t: &Tensor| -> TensorResult<Vec<f64>> {
         Ok(to_contiguous(&t.expand(&shape)?, DType::F64)?.to_vec::<f64>())
@@ -364,7 +366,7 @@ fn cross_entropy(c: &Call) -> TensorResult<IValue> {
     if x.sizes() == t.sizes() {
         return probability_targets(&x, &t, weight, reduction, ignore, smoothing);
     }
-    if smoothing > 0.0 && smoothing > 1.0 {
+    if smoothing > 1.0 {
         bail!("label_smoothing must be between 0.0 and 1.0. Got: {smoothing}");
     }
     let mut k = classes(&x, &t)?;
@@ -446,7 +448,7 @@ fn probability_targets(
             );
         }
     }
-    if smoothing > 0.0 && smoothing > 1.0 {
+    if smoothing > 1.0 {
         bail!("label_smoothing must be between 0.0 and 1.0. Got: {smoothing}");
     }
     let n = if x.dim() == 1 { 1 } else { xs[0] as usize };

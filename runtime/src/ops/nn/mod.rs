@@ -8,6 +8,7 @@ pub mod embedding;
 pub mod fold;
 pub mod glu;
 pub mod grid_sample;
+mod grid_simd;
 pub mod loss;
 pub mod norm;
 pub mod pixel_shuffle;

@@ -266,11 +266,8 @@ fn singular_values(x: &Tensor) -> TensorResult<Tensor> {
     let (m, n) = (sizes[nd - 2] as usize, sizes[nd - 1] as usize);
     let k = m.min(n);
     let data = x.contiguous()?.to_vec::<f64>();
-    let count = if m * n == 0 {
-        sizes[..nd - 2].iter().product::<i64>() as usize
-    } else {
-        data.len() / (m * n)
-    };
+    // The matrix count (also when the matrices are empty).
+    let count = sizes[..nd - 2].iter().product::<i64>() as usize;
     let mut out = Vec::with_capacity(count * k);
     for b in 0..count {
         let a = &data[b * m * n..(b + 1) * m * n];
@@ -319,10 +316,11 @@ fn jacobi_singular_values(a: &[f64], m: usize, n: usize) -> Vec<f64> {
                 let t = if zeta == 0.0 { 1.0 } else { t };
                 let cs = 1.0 / (1.0 + t * t).sqrt();
                 let sn = cs * t;
-                for i in 0..r {
-                    let (u, v) = (cols[p][i], cols[q][i]);
-                    cols[p][i] = cs * u - sn * v;
-                    cols[q][i] = sn * u + cs * v;
+                let (head, tail) = cols.split_at_mut(q);
+                for (u, v) in head[p].iter_mut().zip(tail[0].iter_mut()) {
+                    let (a, b) = (*u, *v);
+                    *u = cs * a - sn * b;
+                    *v = sn * a + cs * b;
                 }
             }
         }

@@ -322,7 +322,7 @@ pub(super) fn vector_norm(
     let mask = reduce_mask(dims.as_deref(), x.dim()).map_err(err)?;
     let plan = Plan::new(&x, &mask, keepdim).map_err(err)?;
     let cast = Some(dtype);
-    let vals: Vec<f64> = if ord == f64::INFINITY || ord == f64::NEG_INFINITY {
+    let vals: Vec<f64> = if ord.is_infinite() {
         let is_max = ord > 0.0;
         fold(
             &x,

@@ -90,10 +90,11 @@ pub fn diff(
     let out = crate::dispatch_dtype!(dtype, T => {
         let mut v: Vec<T> = rows.to_vec::<T>();
         let mut cur = len as usize;
+        // `steps` is at most `len`, so every step has rows of at least one element.
         for _ in 0..steps {
-            let next = cur.saturating_sub(1);
-            let mut w = Vec::with_capacity(v.len() / cur.max(1) * next);
-            for row in v.chunks(cur.max(1)).take(if cur == 0 { 0 } else { v.len() / cur }) {
+            let next = cur - 1;
+            let mut w = Vec::with_capacity(v.len() / cur * next);
+            for row in v.chunks_exact(cur) {
                 for k in 0..next {
                     w.push(difference::<T>(row[k + 1], row[k]));
                 }

@@ -182,9 +182,9 @@ fn bilinear<C: Real>(plane: &[C], h: i64, w: i64, y: C, x: C) -> C {
         }
     };
     let v1 = at(y0, x0, y0 >= 0 && x0 >= 0);
-    let v2 = at(y0, x1, y0 >= 0 && x1 <= w - 1);
-    let v3 = at(y1, x0, y1 <= h - 1 && x0 >= 0);
-    let v4 = at(y1, x1, y1 <= h - 1 && x1 <= w - 1);
+    let v2 = at(y0, x1, y0 >= 0 && x1 < w);
+    let v3 = at(y1, x0, y1 < h && x0 >= 0);
+    let v4 = at(y1, x1, y1 < h && x1 < w);
     hy * hx * v1 + hy * lx * v2 + ly * hx * v3 + ly * lx * v4
 }
 
@@ -253,7 +253,7 @@ fn run<T: Element, C: Real>(
     let bv: Vec<C> = values::<T, C>(&bias.contiguous()?);
     let mut ov_out: Vec<C> = values::<T, C>(&out);
     for (k, v) in ov_out.iter_mut().enumerate() {
-        *v = *v + bv[(k / len) % out_channels as usize];
+        *v += bv[(k / len) % out_channels as usize];
     }
     tensor_of::<T, C>(&ov_out, &out.sizes())
 }

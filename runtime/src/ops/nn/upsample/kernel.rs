@@ -230,24 +230,19 @@ pub fn resample_u8(
         );
         return;
     }
-    for_rows(
-        out,
-        inner,
-        || Vec::<i32>::new(),
-        |row_index, row, acc| {
-            let (o, j) = (row_index / olen, row_index % olen);
-            acc.clear();
-            acc.resize(inner, half);
-            let w = &r.weight[j * r.stride..j * r.stride + r.size[j]];
-            for (k, &wk) in w.iter().enumerate() {
-                let at = (o * len + r.start[j] + k) * inner;
-                for (a, &t) in acc.iter_mut().zip(&x[at..at + inner]) {
-                    *a += t as i32 * wk as i32;
-                }
+    for_rows(out, inner, Vec::<i32>::new, |row_index, row, acc| {
+        let (o, j) = (row_index / olen, row_index % olen);
+        acc.clear();
+        acc.resize(inner, half);
+        let w = &r.weight[j * r.stride..j * r.stride + r.size[j]];
+        for (k, &wk) in w.iter().enumerate() {
+            let at = (o * len + r.start[j] + k) * inner;
+            for (a, &t) in acc.iter_mut().zip(&x[at..at + inner]) {
+                *a += t as i32 * wk as i32;
             }
-            for (v, &a) in row.iter_mut().zip(acc.iter()) {
-                *v = finish(a);
-            }
-        },
-    );
+        }
+        for (v, &a) in row.iter_mut().zip(acc.iter()) {
+            *v = finish(a);
+        }
+    });
 }

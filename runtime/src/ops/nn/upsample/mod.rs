@@ -256,7 +256,7 @@ fn opt_float_list(v: &IValue) -> Result<Option<Vec<f64>>, String> {
 /// int64.
 fn checked_i64(v: f64) -> TensorResult<i64> {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0; // 2^63
-    if v.is_nan() || v < -LIMIT || v > LIMIT {
+    if v.is_nan() || !(-LIMIT..=LIMIT).contains(&v) {
         bail!("value cannot be converted to type int64_t without overflow");
     }
     Ok(v as i64)
