@@ -134,7 +134,18 @@ fn every_pass_runs_on_every_real_graph() {
         "inline-loop-condition",
         "canonicalize-modified-loops",
     ];
+    // Passes that fold frozen weights into other weights: the corpus prints its weights as
+    // `<Tensor>` (no values), so they have nothing to fold here (test/pt and the lit tests have
+    // weights).
+    const WEIGHT_FOLDING_PASSES: &[&str] = &[
+        "fold-conv-arith",
+        "fold-conv-batch-norm",
+        "fold-linear-batch-norm",
+    ];
     for (pass, n) in PASSES.iter().zip(changed) {
+        if WEIGHT_FOLDING_PASSES.contains(&pass.name) {
+            continue;
+        }
         if FRONTEND_PASSES.contains(&pass.name) {
             assert_eq!(n, 0, "{} changed a graph already in SSA form", pass.name);
             continue;

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ember_compiler::import::{load_module, LoadOptions};
+use ember_compiler::model::{Model, ModelKind, OpenOptions};
+use ember_compiler::passes::{lookup, PassContext, PASSES};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{flatten, Arrays};
 use ember_runtime::tensor::Tensor;
@@ -22,18 +24,45 @@ fn repo() -> PathBuf {
 
 /// Loads `pt` and runs forward on `npz`'s inputs; `Err` says what went wrong.
 fn check(pt: &Path, npz: &Path) -> Result<(), String> {
+    check_with(pt, npz, &[])
+}
+
+/// [`check`] after running `passes` (names of passes) over every graph of the model, with
+/// the verifier after each.
+fn check_with(pt: &Path, npz: &Path, passes: &[&str]) -> Result<(), String> {
     let bytes = std::fs::read(pt).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let module = load_module(&bytes, &LoadOptions::default()).map_err(|e| format!("load: {e}"))?;
-    let load_ms = start.elapsed().as_secs_f64() * 1e3;
-    eprintln!("  {}: loaded in {load_ms:.1} ms", pt.display());
+    let mut model = Model::from_bytes(
+        &pt.display().to_string(),
+        ModelKind::Archive,
+        &bytes,
+        &OpenOptions::default(),
+    )
+    .map_err(|e| format!("load: {e}"))?;
+    if passes.is_empty() {
+        let load_ms = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("  {}: loaded in {load_ms:.1} ms", pt.display());
+    }
+    model.transform_graphs(&mut |name, g| {
+        for &p in passes {
+            let pass = lookup(p).ok_or_else(|| format!("no pass {p}"))?;
+            (pass.run)(g, &mut PassContext::unlimited(pass.name))?;
+            ember_dialects::verify::verify(g)
+                .map_err(|e| format!("{name} after {p}: {}", e[0].message))?;
+        }
+        Ok(())
+    })?;
     let arrays = Arrays::load(npz)?;
     let mut inputs = Vec::new();
     while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
         inputs.push(IValue::Tensor(t.clone()));
     }
-    let outputs = module
-        .forward(inputs)
+    let entry = model.entry(None)?;
+    let code = entry
+        .function
+        .code(Some(&model.unit))
+        .map_err(|e| format!("load: {e}"))?;
+    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
         .map_err(|e| format!("forward: {}", e.message))?;
     let mut got = Vec::new();
     outputs.iter().for_each(|v| flatten(v, &mut got));
@@ -103,8 +132,9 @@ fn archives_in(dir: &Path) -> Vec<PathBuf> {
     names
 }
 
-#[test]
-fn corpus_models_run_to_pytorch_outputs() {
+/// Every archive of the corpus, with its recorded inputs and outputs, and the large models
+/// when they were written.
+fn corpus_cases() -> Vec<(String, PathBuf, PathBuf)> {
     let dir = repo().join("test/pt");
     let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
     let names = archives_in(&dir);
@@ -121,6 +151,12 @@ fn corpus_models_run_to_pytorch_outputs() {
             cases.push((name.to_string(), pt.with_extension("npz"), pt));
         }
     }
+    cases
+}
+
+#[test]
+fn corpus_models_run_to_pytorch_outputs() {
+    let cases = corpus_cases();
     let expected = expected_failures();
     let mut problems = Vec::new();
     let mut passed = 0;
@@ -139,6 +175,44 @@ fn corpus_models_run_to_pytorch_outputs() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The passes change no model's outputs: every pass alone over every graph, then the
+/// optimization pipeline ember-run uses, each followed by the verifier.
+#[test]
+fn passes_keep_corpus_outputs() {
+    let expected = expected_failures();
+    let mut pipelines: Vec<Vec<&str>> = PASSES
+        .iter()
+        .filter(|p| !PRE_SSA.contains(&p.name))
+        .map(|p| vec![p.name])
+        .collect();
+    pipelines.push(ember_compiler::passes::OPTIMIZATION_PIPELINE.to_vec());
+    let mut problems = Vec::new();
+    let mut runs = 0;
+    for (name, npz, pt) in corpus_cases() {
+        if expected.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        // The large models (slow in a debug build) run the whole pipeline only.
+        let large = ["resnet18", "mobilenet_v3_small"].contains(&name.as_str());
+        for passes in pipelines.iter().filter(|p| !large || p.len() > 1) {
+            runs += 1;
+            if let Err(e) = check_with(&pt, &npz, passes) {
+                problems.push(format!("{name} with {passes:?}: {e}"));
+            }
+        }
+    }
+    eprintln!("{runs} runs of corpus models with passes");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Passes of the source frontend that only apply before SSA form.
+const PRE_SSA: &[&str] = &[
+    "convert-to-ssa",
+    "exit-transform",
+    "inline-loop-condition",
+    "canonicalize-modified-loops",
+];
 
 #[test]
 fn loader_refuses_file_ops() {
@@ -201,4 +275,125 @@ fn loaded_modules_are_freed() {
     }
     assert!(names.len() > 10, "test/pt holds the corpus");
     assert!(leaked.is_empty(), "still alive after drop: {leaked:?}");
+}
+
+/// Nodes of a graph at every depth.
+fn node_count(g: &ember_dialects::Graph) -> usize {
+    g.nodes().len()
+}
+
+/// The archives of `dir`'s FROZEN.tsv with PyTorch's frozen node count (written by
+/// tools/gen/gen_frozen_reference.py); those PyTorch could not freeze are left out.
+fn frozen_reference(dir: &Path) -> Vec<(String, usize)> {
+    let text = std::fs::read_to_string(dir.join("FROZEN.tsv")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut parts = l.split('\t');
+            let name = parts.next()?.to_string();
+            let nodes = parts.next()?.parse().ok()?;
+            Some((name, nodes))
+        })
+        .collect()
+}
+
+/// Every archive PyTorch freezes, frozen by Ember: the frozen graph runs to PyTorch's outputs,
+/// and has no more nodes than `torch.jit.freeze` leaves (BEYOND_FREEZE lists where, and why,
+/// Ember keeps more).
+#[test]
+fn frozen_models_match_pytorch() {
+    let large = std::env::var_os("EMBER_PT_LARGE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/pt-large"));
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for dir in [repo().join("test/pt"), large] {
+        for (name, theirs) in frozen_reference(&dir) {
+            let pt = dir.join(format!("{name}.pt"));
+            let bytes = std::fs::read(&pt).unwrap();
+            let model =
+                Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            // Compared in PyTorch's ops (before the fused kernels' ops); run as it runs.
+            let config = ember_compiler::passes::PassConfig::default();
+            let (graph, _) =
+                match ember_compiler::freeze::freeze_graph_to(&model, "forward", &config, false) {
+                    Ok(frozen) => frozen,
+                    Err(e) => {
+                        problems.push(format!("{name}: freezing failed: {e}"));
+                        continue;
+                    }
+                };
+            let ours = node_count(&graph);
+            let allowed = BEYOND_FREEZE
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map_or(0, |(_, extra, _)| *extra);
+            eprintln!("  {name}: Ember {ours} nodes, PyTorch {theirs}");
+            if ours > theirs + allowed {
+                problems.push(format!(
+                    "{name}: {ours} nodes, PyTorch's frozen graph has {theirs}\n{graph}"
+                ));
+            }
+            checked += 1;
+            if let Err(e) = check_with(&pt, &pt.with_extension("npz"), &[])
+                .and_then(|_| run_frozen(&model, graph, &pt.with_extension("npz")))
+            {
+                problems.push(format!("{name}: frozen run: {e}"));
+            }
+        }
+    }
+    assert!(checked >= 15, "only {checked} frozen references");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Where Ember's frozen graph keeps more nodes than PyTorch's, on purpose: (archive, extra
+/// nodes, why).
+const BEYOND_FREEZE: &[(&str, usize, &str)] = &[
+    ("conv_bn_relu_scripted", 8, INPUT_CHECK),
+    ("freeze_residual", 8, INPUT_CHECK),
+    (
+        "freeze_linear_bn",
+        9,
+        "the batch norm after the linear layer stays (with its 6 constants): it normalizes the \
+         linear layer's features only for a 2-d input, and the input's rank is unknown when \
+         freezing (torch.jit.freeze folds it anyway: its frozen module gives other outputs for a \
+         3-d input)",
+    ),
+];
+
+/// Why Ember's frozen graph keeps batch norm's input check.
+const INPUT_CHECK: &str = "batch norm's input-rank check (aten::dim, ne, If, format, \
+    RaiseException and 3 constants): torch.jit.freeze drops it (its frozen module then accepts \
+    a 3-d input the module refuses); Ember keeps one check of the model's input";
+
+/// Runs `graph` (the frozen forward of `model`) on the recorded inputs.
+fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result<(), String> {
+    let arrays = Arrays::load(npz)?;
+    let mut inputs = Vec::new();
+    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
+        inputs.push(IValue::Tensor(t.clone()));
+    }
+    let entry = model.entry(None)?;
+    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph);
+    let code = f.code(Some(&model.unit)).map_err(|e| e.message)?;
+    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
+        .map_err(|e| e.message)?;
+    let mut got = Vec::new();
+    outputs.iter().for_each(|v| flatten(v, &mut got));
+    let mut want = Vec::new();
+    while let Some(t) = arrays.get(&format!("output_{}", want.len())) {
+        want.push(t.clone());
+    }
+    if got.len() != want.len() {
+        return Err(format!(
+            "{} outputs, PyTorch gave {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        compare(i, g, w)?;
+    }
+    Ok(())
 }

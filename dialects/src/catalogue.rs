@@ -16,6 +16,9 @@ use crate::types::Type;
 /// The text of the catalogue, embedded at build time.
 pub const SCHEMAS_TXT: &str = include_str!("../data/schemas.txt");
 
+/// Ember's own operators (`ember::`), hand-written; parsed after [`SCHEMAS_TXT`].
+pub const EMBER_SCHEMAS_TXT: &str = include_str!("../data/ember_schemas.txt");
+
 /// Schemas by node kind.
 #[derive(Debug, Default)]
 pub struct Catalogue {
@@ -114,7 +117,17 @@ fn split_overload(full_name: &str) -> (&str, &str) {
 /// The catalogue of real PyTorch's schemas, parsed on first use.
 pub fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
-    CATALOGUE.get_or_init(|| Catalogue::parse(SCHEMAS_TXT))
+    CATALOGUE.get_or_init(|| {
+        let mut cat = Catalogue::parse(SCHEMAS_TXT);
+        let ember = Catalogue::parse(EMBER_SCHEMAS_TXT);
+        cat.errors.extend(ember.errors);
+        for kind in ember.kinds {
+            for schema in ember.by_kind[&kind].iter().cloned() {
+                cat.add(schema);
+            }
+        }
+        cat
+    })
 }
 
 /// The overload of `n`'s kind that accepts its inputs (PyTorch's `Node::maybeSchema`: the

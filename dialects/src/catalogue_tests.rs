@@ -12,15 +12,18 @@ fn every_catalogue_line_parses_and_prints_back_identically() {
         &cat.errors()[..cat.errors().len().min(5)]
     );
     let mut count = 0;
-    for (i, line) in SCHEMAS_TXT.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
+    for text in [SCHEMAS_TXT, EMBER_SCHEMAS_TXT] {
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let schema = parse_schema(line).unwrap_or_else(|d| panic!("line {}: {d}", i + 1));
+            assert_eq!(schema.to_string(), line, "line {}", i + 1);
+            count += 1;
         }
-        let schema = parse_schema(line).unwrap_or_else(|d| panic!("line {}: {d}", i + 1));
-        assert_eq!(schema.to_string(), line, "line {}", i + 1);
-        count += 1;
     }
     assert_eq!(count, cat.len());
+    assert_eq!(cat.schemas(Symbol::new("ember::conv2d_fused")).len(), 1);
     assert!(cat.len() > 4000, "only {} schemas", cat.len());
 }
 

@@ -81,7 +81,39 @@ fn benchmarks() {
             flops / t / 1e9
         );
     }
+    for (c, hw, k, stride) in DWCONVS {
+        let x = filled(&[1, c, hw, hw]);
+        let w = filled(&[c, 1, k, k]);
+        let pad = k / 2;
+        let p = ConvParams::new(vec![stride], vec![pad], vec![1], c);
+        let t = best(50, || {
+            convolution(&x, &w, None, &p).unwrap();
+        });
+        let out = (hw + 2 * pad - k) / stride + 1;
+        let flops = 2.0 * (c * out * out * k * k) as f64;
+        println!(
+            "depthwise 1x{c}x{hw}x{hw} {k}x{k} stride {stride}: {:.3} ms, {:.1} GFLOP/s",
+            t * 1e3,
+            flops / t / 1e9
+        );
+    }
 }
+
+/// Depthwise convolutions of MobileNetV3-small and EfficientNet-B0: (channels, spatial
+/// size, kernel, stride), padding kernel / 2.
+const DWCONVS: [(i64, i64, i64, i64); 11] = [
+    (16, 112, 3, 2),
+    (72, 56, 3, 2),
+    (88, 28, 3, 1),
+    (96, 28, 5, 2),
+    (240, 14, 5, 1),
+    (576, 7, 5, 1),
+    (32, 112, 3, 1),
+    (144, 56, 3, 1),
+    (240, 28, 5, 1),
+    (480, 14, 3, 1),
+    (1152, 7, 5, 1),
+];
 
 /// (in channels, spatial size, out channels, kernel, stride, padding).
 const CONVS: [(i64, i64, i64, i64, i64, i64); 11] = [

@@ -82,3 +82,30 @@ fn differential_suite_matches_pytorch() {
         failures.join("\n")
     );
 }
+
+/// The whole suite again with the kernels capped at AVX2 and at baseline x86-64
+/// (`EMBER_CPU_FEATURES`, read once per process, so each level runs in a child process of
+/// this test binary): an AVX-512 machine checks the forms AVX2-only and older machines run.
+#[test]
+fn differential_suite_matches_pytorch_on_every_instruction_set() {
+    if std::env::var_os("EMBER_CPU_FEATURES").is_some() {
+        return; // a child run: the suite itself runs in the test above
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    for level in ["avx2", "baseline"] {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "differential_suite_matches_pytorch",
+                "--exact",
+                "--nocapture",
+            ])
+            .env("EMBER_CPU_FEATURES", level)
+            .output()
+            .expect("the test binary runs");
+        assert!(
+            out.status.success(),
+            "EMBER_CPU_FEATURES={level}:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}

@@ -33,6 +33,22 @@ CONVS = [
     (512, 7, 512, 3, 1, 1),
 ]
 
+# Depthwise convolutions of MobileNetV3-small and EfficientNet-B0, as in bench_linalg.rs:
+# (channels, spatial size, kernel, stride).
+DWCONVS = [
+    (16, 112, 3, 2),
+    (72, 56, 3, 2),
+    (88, 28, 3, 1),
+    (96, 28, 5, 2),
+    (240, 14, 5, 1),
+    (576, 7, 5, 1),
+    (32, 112, 3, 1),
+    (144, 56, 3, 1),
+    (240, 28, 5, 1),
+    (480, 14, 3, 1),
+    (1152, 7, 5, 1),
+]
+
 
 def best(reps, f):
     f()
@@ -56,4 +72,13 @@ with torch.no_grad():
         flops = 2 * oc * out * out * c * k * k
         print(
             f"conv2d 1x{c}x{hw}x{hw} * {oc}x{c}x{k}x{k} stride {stride} pad {pad}: {t * 1e3:.3f} ms, {flops / t / 1e9:.1f} GFLOP/s"
+        )
+    for c, hw, k, stride in DWCONVS:
+        x, w = torch.randn(1, c, hw, hw), torch.randn(c, 1, k, k)
+        pad = k // 2
+        t = best(50, lambda: F.conv2d(x, w, None, stride, pad, 1, c))
+        out = (hw + 2 * pad - k) // stride + 1
+        flops = 2 * c * out * out * k * k
+        print(
+            f"depthwise 1x{c}x{hw}x{hw} {k}x{k} stride {stride}: {t * 1e3:.3f} ms, {flops / t / 1e9:.1f} GFLOP/s"
         )

@@ -3,11 +3,10 @@
 //! constant pooling.
 //!
 //! Floats compare by bit pattern, so `0.0` and `-0.0` stay apart (they print and divide
-//! differently). Tensor, graph and opaque attributes never compare equal: Ember cannot tell
-//! whether two of them are the same object, and merging distinct mutable objects changes the
-//! program.
+//! differently). Tensor constants compare by their elements (constants are never written);
+//! graph and opaque attributes never compare equal.
 
-use ember_dialects::attr::{AttrValue, ConstValue};
+use ember_dialects::attr::{AttrValue, ConstValue, TensorLiteral};
 use ember_dialects::{Graph, Node, Symbol, Value};
 
 /// The part of a node that is hashed; nodes with different keys never compare equal.
@@ -68,7 +67,43 @@ pub fn attr_value_equal(a: &AttrValue, b: &AttrValue) -> bool {
         (A::Strs(x), A::Strs(y)) => x == y,
         (A::Types(x), A::Types(y)) => x == y,
         (A::IValue(x), A::IValue(y)) => const_value_equal(x, y),
+        (A::Tensor(x), A::Tensor(y)) => tensor_literals_equal(x, y),
         _ => false,
+    }
+}
+
+/// Whether two tensor constants hold the same elements bit for bit (PyTorch's constant
+/// pooling merges equal tensors too; constants are never written, so one can stand for both).
+/// A literal whose values the graph text does not hold (`<Tensor>`) equals nothing.
+pub fn tensor_literals_equal(a: &TensorLiteral, b: &TensorLiteral) -> bool {
+    if a.dtype != b.dtype || a.sizes != b.sizes {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (&a.handle, &b.handle) {
+        if x == y {
+            return true;
+        }
+    }
+    // Tensors made contiguous by `tensor_constant` compare in place; anything else by its
+    // printed values.
+    let tensor = |t: &TensorLiteral| {
+        t.handle
+            .as_ref()
+            .and_then(|h| h.0.downcast_ref::<ember_runtime::tensor::Tensor>())
+            .filter(|x| x.is_contiguous())
+            .cloned()
+    };
+    match (tensor(a), tensor(b)) {
+        (Some(x), Some(y)) => {
+            let n = x.numel().saturating_mul(x.dtype().size());
+            n == y.numel().saturating_mul(y.dtype().size())
+                // SAFETY: contiguous tensors hold `n` element bytes from data_ptr.
+                && unsafe {
+                    std::slice::from_raw_parts(x.data_ptr() as *const u8, n)
+                        == std::slice::from_raw_parts(y.data_ptr() as *const u8, n)
+                }
+        }
+        _ => matches!((&a.data, &b.data), (Some(x), Some(y)) if x == y),
     }
 }
 

@@ -27,6 +27,12 @@ pub fn eval(kind: Symbol, inputs: &[ConstValue], outputs: &[Type]) -> Option<Vec
             vec![items[normalize_index(*i, items.len())?].clone()]
         }
         ("prim::unchecked_cast", [c]) => vec![c.clone()],
+        // `torch.device("cpu")`: a device constant (only the spellings the runtime reads).
+        ("aten::device", [ConstValue::Str(s)])
+            if ember_runtime::ops::prim::parse_device(s).is_ok() =>
+        {
+            vec![ConstValue::Device(s.clone())]
+        }
         ("aten::format", [ConstValue::Str(fmt), args @ ..]) => vec![format(fmt, args)?],
         (_, [a]) => vec![unary(kind, a)?],
         (_, [a, b]) => vec![binary(kind, a, b)?],

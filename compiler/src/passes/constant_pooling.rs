@@ -3,9 +3,9 @@
 //!
 //! Every constant, in nested blocks too, is moved to the start of the top block; a constant
 //! equal to one already moved (same value, compared bit for bit for floats, and same type) is
-//! replaced by it. Only constants of immutable types (numbers, strings, None, devices, tuples
-//! of those) are merged: tensor and object constants are mutable, and merging two would make
-//! a write to one show in the other (PyTorch asks alias analysis; Ember keeps them apart).
+//! replaced by it. Constants of mutable types (tensors, lists) merge only when alias analysis
+//! says nothing writes either and not both reach the graph's outputs, as PyTorch asks: else a
+//! write to one would show in the other.
 //!
 //! PyTorch moves each constant in front of the first node, which reverses their order on every
 //! run; Ember keeps them in the order found, so a second run changes nothing.
@@ -14,11 +14,13 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node};
 
 use super::{LogLevel, PassContext};
-use crate::analysis::effects::is_immutable_type;
+use crate::analysis::alias::{is_mutable_type, AliasDb};
 use crate::analysis::node_eq::nodes_equal;
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    let db = AliasDb::new(g);
     let mut pool = Pool {
+        db: &db,
         hoisted: Vec::new(),
         last: None,
     };
@@ -26,14 +28,15 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     Ok(pool.block(g, top, cx))
 }
 
-struct Pool {
+struct Pool<'a> {
+    db: &'a AliasDb,
     /// Constants already at the start of the graph, which others may be merged into.
     hoisted: Vec<Node>,
     /// The last of them: the next one goes after it.
     last: Option<Node>,
 }
 
-impl Pool {
+impl Pool<'_> {
     fn block(&mut self, g: &mut Graph, b: Block, cx: &mut PassContext) -> bool {
         let mut changed = false;
         for n in g.block_nodes(b).collect::<Vec<_>>() {
@@ -91,10 +94,18 @@ impl Pool {
 
     /// A pooled constant equal to `n`, if `n` may be merged at all.
     fn equal_constant(&self, g: &Graph, n: Node) -> Option<Node> {
-        if g.node_outputs(n).len() != 1 || !is_immutable_type(g.ty(g.output(n, 0))) {
+        if g.node_outputs(n).len() != 1 {
             return None;
         }
-        self.hoisted.iter().copied().find(|&m| nodes_equal(g, m, n))
+        let out = g.output(n, 0);
+        let mutable = is_mutable_type(g.ty(out));
+        self.hoisted.iter().copied().find(|&m| {
+            nodes_equal(g, m, n)
+                && (!mutable
+                    || self
+                        .db
+                        .safe_to_change_aliasing_relationship(g, &[out], &[g.output(m, 0)]))
+        })
     }
 }
 
@@ -191,6 +202,7 @@ mod tests {
                 sizes: vec![1],
                 data: Some(vec![0u8, 0, 128, 63].into()),
                 printed: None,
+                handle: None,
             })
         };
         let a = constant(&mut g, Type::tensor(), Some(lit()));

@@ -4,7 +4,7 @@
 //! `EMBER_LOG=dce:>cse:>>canonicalize` turns on logging for passes by name; each `>` raises the
 //! level: none is `dump` (the graph before and after), `>` adds `update` (each rewrite), `>>` adds
 //! `debug`. `EMBER_OPT_LIMIT=cse=3:dce=0` lets a pass make only that many rewrites, to bisect a
-//! bad rewrite.
+//! bad rewrite. `EMBER_TIME_PASSES=1` prints how long each pass took (LLVM's `-time-passes`).
 
 use std::io::Write;
 
@@ -23,6 +23,8 @@ pub enum LogLevel {
 pub struct PassConfig {
     log: HashMap<String, LogLevel>,
     limits: HashMap<String, usize>,
+    /// Print each pass's time on stderr.
+    pub time_passes: bool,
 }
 
 impl PassConfig {
@@ -30,7 +32,9 @@ impl PassConfig {
     pub fn from_env() -> Result<PassConfig, String> {
         let log = std::env::var("EMBER_LOG").unwrap_or_default();
         let limit = std::env::var("EMBER_OPT_LIMIT").unwrap_or_default();
-        PassConfig::parse(&log, &limit)
+        let mut config = PassConfig::parse(&log, &limit)?;
+        config.time_passes = std::env::var("EMBER_TIME_PASSES").is_ok_and(|v| v == "1");
+        Ok(config)
     }
 
     /// Parses the two settings; bad entries are an error naming the entry.

@@ -11,8 +11,16 @@ pub mod constant_propagation;
 pub mod context;
 pub mod cse;
 pub mod dce;
+pub mod fold_conv_arith;
+pub mod fold_conv_batch_norm;
+pub mod fold_linear_batch_norm;
+pub mod forward_object_attributes;
+pub mod fuse_epilogues;
 pub mod inline;
 pub mod lower_tuples;
+pub mod remove_dropout;
+pub mod remove_mutation;
+pub mod remove_repeated_checks;
 #[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
@@ -86,6 +94,31 @@ pub static PASSES: &[PassInfo] = &[
         run: exit_transform::run,
     },
     PassInfo {
+        name: "fold-conv-arith",
+        description: "Fold a per-channel constant added to, subtracted from, multiplying or dividing a frozen convolution into its weight and bias",
+        run: fold_conv_arith::run,
+    },
+    PassInfo {
+        name: "fold-conv-batch-norm",
+        description: "Fold an inference batch_norm into the frozen convolution before it",
+        run: fold_conv_batch_norm::run,
+    },
+    PassInfo {
+        name: "fold-linear-batch-norm",
+        description: "Fold an inference batch_norm into the frozen linear layer before it",
+        run: fold_linear_batch_norm::run,
+    },
+    PassInfo {
+        name: "forward-object-attributes",
+        description: "Forward stores to reads of attributes of objects made in the graph that nothing else sees",
+        run: forward_object_attributes::run,
+    },
+    PassInfo {
+        name: "fuse-epilogues",
+        description: "Fuse a convolution or linear layer with the residual add and activation after it into one Ember op",
+        run: fuse_epilogues::run,
+    },
+    PassInfo {
         name: "inline",
         description: "Inline calls to known functions and subgraph nodes into their parent",
         run: inline::run,
@@ -101,7 +134,55 @@ pub static PASSES: &[PassInfo] = &[
             "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
     },
+    PassInfo {
+        name: "remove-dropout",
+        description: "Remove dropout that does not train (train is the constant False)",
+        run: remove_dropout::run,
+    },
+    PassInfo {
+        name: "remove-repeated-checks",
+        description: "Remove a check that raises on a condition an earlier check already raised on",
+        run: remove_repeated_checks::run,
+    },
+    PassInfo {
+        name: "remove-mutation",
+        description:
+            "Turn in-place ops on values nothing else observes into functional ops; fold appends into list constructions",
+        run: remove_mutation::run,
+    },
 ];
+
+/// The passes ember-run runs over every graph of a model before it runs, in order: calls
+/// inlined, tuples taken apart, constants folded, scalar code simplified, in-place ops made
+/// functional where nothing can tell, then duplicates merged and dead code removed.
+pub const OPTIMIZATION_PIPELINE: &[&str] = &[
+    "inline",
+    "forward-object-attributes",
+    "lower-tuples",
+    "constant-propagation",
+    "canonicalize",
+    "remove-mutation",
+    "cse",
+    "remove-repeated-checks",
+    "dce",
+    "constant-pooling",
+];
+
+/// Runs pass `name` over `g` with the context `config` gives it (and its time on stderr when
+/// `EMBER_TIME_PASSES=1`).
+pub fn run_pass(config: &PassConfig, name: &str, g: &mut Graph) -> Result<bool, String> {
+    let pass = lookup(name).ok_or_else(|| format!("no pass named '{name}'"))?;
+    let started = std::time::Instant::now();
+    let changed = (pass.run)(g, &mut config.context_for(pass.name))?;
+    if config.time_passes {
+        eprintln!(
+            "[time] {}: {:.3} ms",
+            pass.name,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    Ok(changed)
+}
 
 /// The pass named `name`, if there is one.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {

@@ -7,6 +7,7 @@
 pub mod args;
 pub mod attention;
 pub mod builtins;
+pub mod cpu;
 pub mod create;
 pub mod index;
 pub mod linalg;
@@ -19,6 +20,7 @@ pub mod reduce;
 pub mod registry;
 pub mod rnn;
 pub mod shape;
+pub(crate) mod simd;
 #[cfg(feature = "torchvision")]
 pub mod torchvision;
 
@@ -36,13 +38,10 @@ pub type OpResult = Result<(), String>;
 /// A callable operator.
 pub type Operation = Arc<dyn Fn(&mut Stack) -> OpResult + Send + Sync>;
 
-/// Whether the CPU runs AVX-512F: the kernels with AVX-512 loops take them (the crate is
-/// built for baseline x86-64).
+/// Whether this thread's kernels take their AVX-512 loops (the CPU has them and neither
+/// `EMBER_CPU_FEATURES` nor a test caps them: see [`cpu`]).
 pub fn has_avx512() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return std::is_x86_feature_detected!("avx512f");
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    cpu::isa() == cpu::Isa::Avx512
 }
 
 /// Pops the last `n` values off `stack`, in order.

@@ -43,6 +43,14 @@ fn command() -> Command {
             "print the graph to stderr after every pass",
         ))
         .arg(flag(
+            "freeze",
+            "freeze a .pt module's forward as torch.jit.freeze does (submodule calls inlined, parameters and attributes folded into constants, inference rewrites) and print it",
+        ))
+        .arg(flag(
+            "print-alias-db",
+            "after the output, print what alias analysis finds: each value's memory locations and what each node writes",
+        ))
+        .arg(flag(
             "no-verify",
             "do not run the verifier after parsing and after every pass",
         ))
@@ -127,6 +135,11 @@ fn main() -> ExitCode {
 fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     let input = m.get_one::<String>("input").unwrap().clone();
     let is_archive = input.ends_with(".pt");
+    if m.get_flag("freeze") && !is_archive {
+        return Err(format!(
+            "{input}: --freeze freezes a module: give a .pt archive"
+        ));
+    }
     let mut archive = Vec::new();
     let text = if input == "-" {
         let mut s = String::new();
@@ -157,6 +170,8 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         verify_each: !m.get_flag("no-verify"),
         emit: Emit::parse(m.get_one::<String>("emit").unwrap()).unwrap(),
         config: PassConfig::from_env()?,
+        print_alias_db: m.get_flag("print-alias-db"),
+        freeze: m.get_flag("freeze"),
     };
     let result = if is_archive {
         run_archive(&options, &archive)

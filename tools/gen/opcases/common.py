@@ -245,7 +245,12 @@ def _error_line(lines):
     for line in reversed(lines):
         line = line.strip()
         if line.startswith("RuntimeError:") or line.startswith("builtins."):
-            return line.split(":", 1)[1].strip()
+            message = line.split(":", 1)[1].strip()
+            # An operator implemented in Python re-raises with its own class name in front.
+            for prefix in ("RuntimeError:", "NotImplementedError:", "ValueError:"):
+                while message.startswith(prefix):
+                    message = message[len(prefix):].strip()
+            return message
     return lines[-1].strip() if lines else "error"
 
 

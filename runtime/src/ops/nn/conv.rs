@@ -7,12 +7,19 @@
 //! convolutions with one input channel per group (depthwise) run a direct loop, which beats
 //! a GEMM with a reduction of only kh*kw. Transposed convolution is the adjoint: a GEMM into
 //! columns, then col2im adds them into the output.
+//!
+//! float32 forward convolutions on AVX2 and AVX-512 machines take the direct kernel
+//! (conv_direct.rs) or the vectorized depthwise kernel (depthwise.rs), which apply the fused
+//! epilogue of `ember::conv2d_fused` (residual, activation) to each tile while it is in cache;
+//! the other paths apply it in one pass after.
 
 use rayon::prelude::*;
 
+use super::epilogue::{apply_to, Epilogue};
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
+use crate::ops::cpu;
 use crate::ops::linalg::gemm::{bgemm, gemm_serial};
 use crate::tensor::{DType, Tensor, TensorResult};
 
@@ -99,6 +106,29 @@ pub fn conv_functional(
     params: &ConvParams,
     batched_rank: usize,
 ) -> TensorResult<Tensor> {
+    conv_functional_fused(
+        name,
+        input,
+        weight,
+        bias,
+        params,
+        batched_rank,
+        &Epilogue::NONE,
+    )
+}
+
+/// [`conv_functional`] followed by a fused epilogue (float32 only). The epilogue's residual,
+/// if any, is the address of a contiguous float32 tensor with the output's element count,
+/// which the caller keeps alive for the call.
+pub(crate) fn conv_functional_fused(
+    name: &str,
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    params: &ConvParams,
+    batched_rank: usize,
+    epi: &Epilogue,
+) -> TensorResult<Tensor> {
     let nd = input.dim();
     if nd != batched_rank && nd != batched_rank - 1 {
         bail!(
@@ -109,9 +139,9 @@ pub fn conv_functional(
         );
     }
     if nd == batched_rank {
-        return convolution(input, weight, bias, params);
+        return convolution_fused(input, weight, bias, params, epi);
     }
-    convolution(&input.unsqueeze(0)?, weight, bias, params)?.squeeze(Some(0))
+    convolution_fused(&input.unsqueeze(0)?, weight, bias, params, epi)?.squeeze(Some(0))
 }
 
 /// `aten::convolution` / `aten::_convolution`: the checks of PyTorch's
@@ -121,6 +151,17 @@ pub fn convolution(
     weight: &Tensor,
     bias: Option<&Tensor>,
     p: &ConvParams,
+) -> TensorResult<Tensor> {
+    convolution_fused(input, weight, bias, p, &Epilogue::NONE)
+}
+
+/// [`convolution`] followed by a fused epilogue (see [`conv_functional_fused`]).
+pub(crate) fn convolution_fused(
+    input: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    p: &ConvParams,
+    epi: &Epilogue,
 ) -> TensorResult<Tensor> {
     let wd = weight.dim();
     let dims = wd.max(3) - 2;
@@ -313,6 +354,12 @@ pub fn convolution(
         )
     };
     let dtype = input.dtype();
+    if !epi.is_identity() && dtype != DType::F32 {
+        bail!(
+            "a fused convolution epilogue needs float32, not {}",
+            dtype.scalar_type_name()
+        );
+    }
     let wt = work_dtype(dtype);
     let x = to_contiguous(&x, wt)?;
     let w = to_contiguous(&w, wt)?;
@@ -350,12 +397,14 @@ pub fn convolution(
                 g.h, g.w, g.ho, g.wo
             );
         }
-        crate::dispatch_work!(wt, T => transposed_conv::<T>(&x, &w, b.as_ref(), g))?
+        let out = crate::dispatch_work!(wt, T => transposed_conv::<T>(&x, &w, b.as_ref(), g))?;
+        apply_to(&out, epi);
+        out
     } else {
         let mut g = geo;
         g.ho = (g.h + 2 * g.ph + extra2[0] - g.dh * (g.kh - 1) - 1) / g.sh + 1;
         g.wo = (g.w + 2 * g.pw + extra2[1] - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-        crate::dispatch_work!(wt, T => forward_conv::<T>(&x, &w, b.as_ref(), g))?
+        crate::dispatch_work!(wt, T => forward_conv::<T>(&x, &w, b.as_ref(), g, epi))?
     };
     let out = if dims == 1 {
         out.squeeze(Some(2))?
@@ -438,13 +487,31 @@ fn forward_conv<T: Work>(
     w: &Tensor,
     bias: Option<&Tensor>,
     g: Geometry,
+    epi: &Epilogue,
 ) -> TensorResult<Tensor> {
-    #[cfg(target_arch = "x86_64")]
-    if T::DTYPE == DType::F32 && g.c / g.groups > 1 && g.n * g.o * g.ho * g.wo > 0 {
-        if let Some(out) = forward_direct(x, w, bias, g)? {
+    let level = cpu::isa();
+    if T::DTYPE == DType::F32 && g.n * g.o * g.ho * g.wo > 0 {
+        let direct = if g.c / g.groups == 1 {
+            forward_depthwise(x, w, bias, g, level, epi)?
+        } else {
+            forward_direct(x, w, bias, g, level, epi)?
+        };
+        if let Some(out) = direct {
             return Ok(out);
         }
     }
+    let out = forward_gemm::<T>(x, w, bias, g)?;
+    apply_to(&out, epi);
+    Ok(out)
+}
+
+/// The forward convolution through im2col (or none, for 1x1 kernels) and GEMM.
+fn forward_gemm<T: Work>(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: Geometry,
+) -> TensorResult<Tensor> {
     let out = output_with_bias::<T>(g.n, g.o, g.ho, g.wo, bias)?;
     if out.numel() == 0 {
         return Ok(out);
@@ -494,28 +561,97 @@ fn forward_conv<T: Work>(
     Ok(out)
 }
 
-/// The float32 convolution through the direct AVX-512 kernel (`conv_direct`), or `None`
-/// where this machine or shape takes the im2col path.
-#[cfg(target_arch = "x86_64")]
+/// The float32 convolution through the direct kernel (`conv_direct`), or `None` where this
+/// instruction set or shape takes the im2col path.
 fn forward_direct(
     x: &Tensor,
     w: &Tensor,
     bias: Option<&Tensor>,
     g: Geometry,
+    level: cpu::Isa,
+    epi: &Epilogue,
 ) -> TensorResult<Option<Tensor>> {
-    use super::conv_direct::{available, forward, layout_len, Shape};
-    let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
-    if pointwise || !available() || portable::forced() {
-        return Ok(None);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use super::conv_direct::{available, forward, layout_len, Shape};
+        let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
+        if pointwise || !available(level) {
+            return Ok(None);
+        }
+        let u = |v: i64| v as usize;
+        let shape = Shape {
+            n: u(g.n),
+            groups: u(g.groups),
+            c: u(g.c / g.groups),
+            h: u(g.h),
+            w: u(g.w),
+            o: u(g.o / g.groups),
+            kh: u(g.kh),
+            kw: u(g.kw),
+            sh: u(g.sh),
+            sw: u(g.sw),
+            ph: u(g.ph),
+            pw: u(g.pw),
+            dh: u(g.dh),
+            dw: u(g.dw),
+            ho: u(g.ho),
+            wo: u(g.wo),
+        };
+        let Some(len) = layout_len(&shape) else {
+            return Ok(None);
+        };
+        let out = output_for_overwrite(g)?;
+        let layout = scratch(&[len as i64], DType::F32)?;
+        // SAFETY: contiguous float32 tensors of the shape's sizes (converted by the caller);
+        // `out` and `layout` are our own buffers; `layout` has `layout_len` floats;
+        // `available(level)` holds and `level` comes from `cpu::isa`.
+        unsafe {
+            let b = bias.map(|b| slice::<f32>(b));
+            forward(
+                &shape,
+                slice::<f32>(x),
+                slice::<f32>(w),
+                b,
+                slice_mut::<f32>(&out),
+                slice_mut::<f32>(&layout),
+                level,
+                epi,
+            );
+        }
+        Ok(Some(out))
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (x, w, bias, g, level, epi);
+        Ok(None)
+    }
+}
+
+/// A float32 output `[n, o, ho, wo]` that the kernel writes completely.
+fn output_for_overwrite(g: Geometry) -> TensorResult<Tensor> {
+    let sizes = [g.n, g.o, g.ho, g.wo];
+    crate::ops::pointwise::for_overwrite(&sizes, DType::F32).ok_or_else(|| {
+        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
+    })
+}
+
+/// The float32 depthwise convolution (one input channel per group) through the vectorized
+/// kernel (`depthwise`).
+fn forward_depthwise(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: Geometry,
+    level: cpu::Isa,
+    epi: &Epilogue,
+) -> TensorResult<Option<Tensor>> {
     let u = |v: i64| v as usize;
-    let shape = Shape {
+    let shape = super::depthwise::Shape {
         n: u(g.n),
-        groups: u(g.groups),
-        c: u(g.c / g.groups),
+        c: u(g.c),
+        m: u(g.o / g.groups),
         h: u(g.h),
         w: u(g.w),
-        o: u(g.o / g.groups),
         kh: u(g.kh),
         kw: u(g.kw),
         sh: u(g.sh),
@@ -527,49 +663,30 @@ fn forward_direct(
         ho: u(g.ho),
         wo: u(g.wo),
     };
-    let Some(len) = layout_len(&shape) else {
-        return Ok(None);
-    };
-    let out = Tensor::zeros(&[g.n, g.o, g.ho, g.wo], DType::F32)?;
-    let layout = scratch(&[len as i64], DType::F32)?;
+    let out = output_for_overwrite(g)?;
     // SAFETY: contiguous float32 tensors of the shape's sizes (converted by the caller); `out`
-    // and `layout` are our own buffers; `layout` has `layout_len` floats; `available()` holds.
+    // is our own buffer; `level` comes from `cpu::isa`.
     unsafe {
-        let b = bias.map(|b| slice::<f32>(b));
-        forward(
+        super::depthwise::forward(
             &shape,
             slice::<f32>(x),
             slice::<f32>(w),
-            b,
+            bias.map(|b| slice::<f32>(b)),
             slice_mut::<f32>(&out),
-            slice_mut::<f32>(&layout),
+            level,
+            epi,
         );
     }
     Ok(Some(out))
 }
 
-/// Tests run the portable (im2col) path on machines that have AVX-512 too, to check it
-/// against the direct kernel: what a machine without AVX-512 (such as CI's) runs.
-#[cfg(target_arch = "x86_64")]
+/// Tests run the portable (im2col) path on machines with AVX2 or AVX-512 too, to check it
+/// against the vector kernels: what a machine without them runs.
+#[cfg(test)]
 pub(crate) mod portable {
-    use std::cell::Cell;
-
-    thread_local! {
-        static FORCED: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// Whether this thread's convolutions skip the direct kernel.
-    pub(crate) fn forced() -> bool {
-        cfg!(test) && FORCED.with(Cell::get)
-    }
-
-    /// Runs `f` with this thread's float32 convolutions on the portable path.
-    #[cfg(test)]
+    /// Runs `f` with this thread's kernels on their portable (baseline x86-64) paths.
     pub(crate) fn with<R>(f: impl FnOnce() -> R) -> R {
-        let before = FORCED.with(|c| c.replace(true));
-        let out = f();
-        FORCED.with(|c| c.set(before));
-        out
+        crate::ops::cpu::with_isa(crate::ops::cpu::Isa::Baseline, f)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Direct float32 2-d convolution on AVX-512, without im2col.
+//! Direct float32 2-d convolution on AVX-512 and AVX2, without im2col.
 //!
 //! The input of one sample is copied once into a zero-padded "plane" layout in which every
 //! kernel tap `(c, ki, kj)` is a plain shift: output pixel `(oh, ow)` sits at flat position
@@ -7,24 +7,28 @@
 //! width, one run of zero columns serves as the right padding of a row and the left padding of
 //! the next (`wq = w + max(pad_left, pad_right)`), so few lanes fall on padding.
 //!
-//! A micro-kernel keeps an `MR x 16*NZ` tile (output channels x flat positions) in registers
-//! and, for each tap, multiplies one broadcast weight per row by `NZ` vectors loaded straight
-//! from the layout, so neither the patches nor the weights are ever copied. Lanes on padding
-//! columns are dropped at the store by compressing each vector to its valid pixels.
+//! A micro-kernel keeps an `MR x LANES*NZ` tile (output channels x flat positions) in
+//! registers and, for each tap, multiplies one broadcast weight per row by `NZ` vectors loaded
+//! straight from the layout, so neither the patches nor the weights are ever copied: 8 x 48 on
+//! AVX-512 (24 of 32 registers), 4 x 24 on AVX2 (12 of 16). Lanes on padding columns are
+//! dropped at the store, each run of valid lanes written with a masked store. A block with
+//! fewer output channels than MR repeats its last row's weights (the extra rows are not
+//! stored), and the last panel computes whole vectors over the layout's zeroed slack.
 //!
-//! Each output element is one sum over the taps in order, then the bias: the result does not
-//! depend on how the work is split over threads.
-
-use std::arch::x86_64::*;
+//! Each output element is one sum over the taps in order, then the bias, then the fused
+//! epilogue (residual, activation) while the tile is in cache: the result does not depend on
+//! how the work is split over threads.
 
 use rayon::prelude::*;
 
-/// Output channels per micro-kernel tile (broadcast weights).
-const MR: usize = 8;
-/// Vectors of 16 flat positions per micro-kernel tile.
+use super::epilogue::Epilogue;
+use crate::ops::cpu::Isa;
+use crate::ops::simd::{Avx2, Avx512, F32x};
+
+/// Vectors per micro-kernel tile on both instruction sets.
 const NZ: usize = 3;
-const LANES: usize = 16;
-const PANEL: usize = NZ * LANES;
+/// The widest panel (AVX-512's 3 x 16 positions): the layout's slack covers it.
+const MAX_PANEL: usize = NZ * 16;
 /// Layout floats one group of panels should touch, so it stays in a core's L2 cache while
 /// every output-channel block of the group runs over it.
 const GROUP_ELEMS: usize = 1 << 16;
@@ -58,9 +62,9 @@ pub fn layout_len(s: &Shape) -> Option<usize> {
     Layout::new(s)?.sample.checked_mul(s.n)
 }
 
-/// Whether this machine runs the direct kernel.
-pub fn available() -> bool {
-    crate::ops::has_avx512()
+/// Whether the direct kernel has a form for this instruction-set level.
+pub fn available(level: Isa) -> bool {
+    level >= Isa::Avx2
 }
 
 /// Where the padded input lives in the layout and which offsets the taps read.
@@ -112,8 +116,10 @@ impl Layout {
         }
         let chan = plane.checked_mul(used)?;
         let cin = s.c.checked_mul(s.groups)?;
-        // Vectors past the last output row read up to one panel beyond the planes.
-        let sample = cin.checked_mul(chan)?.checked_add(wq + 2 * PANEL)?;
+        // Whole vectors past the last output row read up to a panel and a kernel row beyond
+        // the planes.
+        let reach = (s.kw - 1) * s.dw / s.sw + wq + 2 * MAX_PANEL;
+        let sample = cin.checked_mul(chan)?.checked_add(reach)?;
         let mut offs = Vec::with_capacity(s.c * s.kh * s.kw);
         for c in 0..s.c {
             for ki in 0..s.kh {
@@ -181,50 +187,61 @@ impl Layout {
 }
 
 /// One panel of `NZ` vectors at flat position `q0`: per vector, the lanes that are output
-/// pixels and the output index of the first of them.
+/// pixels and the output index of the first of them; the panel's outputs are the run
+/// `[out0, out0 + count)` of a channel's plane.
 #[derive(Copy, Clone)]
 struct Panel {
     q0: usize,
-    vectors: usize,
-    masks: [u16; NZ],
+    masks: [u32; NZ],
     first: [usize; NZ],
+    out0: usize,
+    count: usize,
 }
 
-fn panels(s: &Shape, wq: usize) -> Vec<Panel> {
+fn panels(s: &Shape, wq: usize, lanes: usize) -> Vec<Panel> {
     let total = s.ho * wq;
-    let mut out = Vec::with_capacity(total.div_ceil(PANEL));
+    let panel = NZ * lanes;
+    let mut out = Vec::with_capacity(total.div_ceil(panel));
     let mut q0 = 0;
     while q0 < total {
-        let vectors = (total - q0).div_ceil(LANES).min(NZ);
         let mut p = Panel {
             q0,
-            vectors,
             masks: [0; NZ],
             first: [0; NZ],
+            out0: usize::MAX,
+            count: 0,
         };
-        for v in 0..vectors {
+        for v in 0..NZ {
             let mut first = None;
-            for lane in 0..LANES {
-                let q = q0 + v * LANES + lane;
+            for lane in 0..lanes {
+                let q = q0 + v * lanes + lane;
                 if q < total && q % wq < s.wo {
                     p.masks[v] |= 1 << lane;
                     first.get_or_insert((q / wq) * s.wo + q % wq);
                 }
             }
             p.first[v] = first.unwrap_or(0);
+            p.count += p.masks[v].count_ones() as usize;
+            if let Some(f) = first {
+                p.out0 = p.out0.min(f);
+            }
         }
-        out.push(p);
-        q0 += PANEL;
+        if p.count > 0 {
+            out.push(p);
+        }
+        q0 += panel;
     }
     out
 }
 
-/// `out[n, groups * o, ho, wo] = conv(x[n, groups * c, h, w], w[groups * o, c, kh, kw]) + bias`.
-/// Every output element is written.
+/// `out[n, groups * o, ho, wo] = epi(conv(x[n, groups * c, h, w], w[groups * o, c, kh, kw])
+/// + bias)` on the instruction set `level`. Every output element is written.
 ///
 /// # Safety
-/// `available()` must hold, `layout_len(s)` must be `Some` and `layout_buf` at least that
-/// long; the other slices must have the sizes the shape gives.
+/// `available(level)` must hold and `level` be at most the CPU's; `layout_len(s)` must be
+/// `Some` and `layout_buf` at least that long; the other slices must have the sizes the shape
+/// gives, and the epilogue's residual the output's.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn forward(
     s: &Shape,
     x: &[f32],
@@ -232,7 +249,13 @@ pub unsafe fn forward(
     bias: Option<&[f32]>,
     out: &mut [f32],
     layout_buf: &mut [f32],
+    level: Isa,
+    epi: &Epilogue,
 ) {
+    let (tile_fn, lanes, mr): (TileFn, usize, usize) = match level {
+        Isa::Avx512 => (tile_avx512, Avx512::LANES, 8),
+        _ => (tile_avx2, Avx2::LANES, 4),
+    };
     let lay = Layout::new(s).expect("layout_len checked by the caller");
     let cin = s.c * s.groups;
     let in_plane = s.h * s.w;
@@ -261,11 +284,14 @@ pub unsafe fn forward(
         chunks.into_iter().enumerate().for_each(fill);
     }
 
-    let panels = panels(s, lay.wq);
+    let panels = panels(s, lay.wq, lanes);
+    if panels.is_empty() {
+        return;
+    }
     let k = s.c * s.kh * s.kw;
     let plane_out = s.ho * s.wo;
     // Panels per cache group: the share of the layout one group reads stays near GROUP_ELEMS.
-    let per_panel = (s.c * lay.chan * PANEL) / (s.ho * lay.wq).max(1);
+    let per_panel = (s.c * lay.chan * NZ * lanes) / (s.ho * lay.wq).max(1);
     let group = (GROUP_ELEMS / per_panel.max(1)).clamp(1, panels.len());
     // Tasks: (sample, group of channels, block of output channels, range of panels).
     let threads = if parallel {
@@ -273,10 +299,10 @@ pub unsafe fn forward(
     } else {
         1
     };
-    let oblocks = s.o.div_ceil(MR);
+    let oblocks = s.o.div_ceil(mr);
     let ochunks = threads.min(oblocks).max(1);
     let pchunks = (threads / ochunks).clamp(1, panels.len());
-    let per_o = oblocks.div_ceil(ochunks) * MR;
+    let per_o = oblocks.div_ceil(ochunks) * mr;
     let per_p = panels.len().div_ceil(pchunks);
     let tasks = s.n * s.groups * ochunks * pchunks;
     let (lay_addr, out_addr) = (layout.as_ptr() as usize, out.as_mut_ptr() as usize);
@@ -290,24 +316,23 @@ pub unsafe fn forward(
         let base = (lay_addr as *const f32).add(smp * lay.sample + grp * s.c * lay.chan);
         for gp in (p0..p1).step_by(group) {
             let mine = &panels[gp..(gp + group).min(p1)];
-            for ob in (o0..o1).step_by(MR) {
-                let rows = (o1 - ob).min(MR);
+            for ob in (o0..o1).step_by(mr) {
+                let rows = (o1 - ob).min(mr);
                 let oc_abs = grp * s.o + ob;
-                let wrow = w.as_ptr().add(oc_abs * k);
-                let dst = (out_addr as *mut f32).add((smp * s.groups * s.o + oc_abs) * plane_out);
-                let b = bias.map(|b| &b[oc_abs..oc_abs + rows]);
+                let at = (smp * s.groups * s.o + oc_abs) * plane_out;
+                let t = Tile {
+                    rows,
+                    k,
+                    offs: &lay.offs,
+                    w: w.as_ptr().add(oc_abs * k),
+                    dst: (out_addr as *mut f32).add(at),
+                    at,
+                    ld: plane_out,
+                    bias: bias.map(|b| &b[oc_abs..oc_abs + rows]),
+                    epi,
+                };
                 for p in mine {
-                    tile(
-                        rows,
-                        p,
-                        k,
-                        &lay.offs,
-                        base.add(p.q0),
-                        wrow,
-                        dst,
-                        plane_out,
-                        b,
-                    );
+                    tile_fn(&t, p, base.add(p.q0));
                 }
             }
         }
@@ -319,86 +344,96 @@ pub unsafe fn forward(
     }
 }
 
-/// One tile: `rows` output channels (weights `w`, row stride `k`) by one panel.
-#[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx512f")]
-unsafe fn tile(
+/// One block of output channels against the panels: what a tile needs besides its panel.
+struct Tile<'a> {
+    /// Output channels in the block (at most MR).
     rows: usize,
-    p: &Panel,
+    /// Taps per output channel (the weights' row length).
     k: usize,
-    offs: &[u32],
-    b: *const f32,
+    offs: &'a [u32],
+    /// The block's first weight row.
     w: *const f32,
+    /// The block's first output plane, at flat position `at` of the output.
     dst: *mut f32,
+    at: usize,
+    /// Floats between output planes.
     ld: usize,
-    bias: Option<&[f32]>,
-) {
-    let mut acc = [[_mm512_setzero_ps(); NZ]; MR];
-    macro_rules! run {
-        ($mr:literal) => {
-            match p.vectors {
-                3 => micro::<$mr, 3>(k, offs, b, w, &mut acc),
-                2 => micro::<$mr, 2>(k, offs, b, w, &mut acc),
-                _ => micro::<$mr, 1>(k, offs, b, w, &mut acc),
-            }
-        };
+    bias: Option<&'a [f32]>,
+    epi: &'a Epilogue,
+}
+
+type TileFn = unsafe fn(&Tile, &Panel, *const f32);
+
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+unsafe fn tile_avx512(t: &Tile, p: &Panel, b: *const f32) {
+    tile::<Avx512, 8>(t, p, b)
+}
+
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_avx2(t: &Tile, p: &Panel, b: *const f32) {
+    tile::<Avx2, 4>(t, p, b)
+}
+
+/// One tile: the block's output channels by one panel whose layout starts at `b`.
+#[inline(always)]
+unsafe fn tile<S: F32x, const MR: usize>(t: &Tile, p: &Panel, b: *const f32) {
+    let mut rows = [t.w; MR];
+    for (r, row) in rows.iter_mut().enumerate() {
+        *row = t.w.add(r.min(t.rows - 1) * t.k);
     }
-    match rows {
-        8 => run!(8),
-        7 => run!(7),
-        6 => run!(6),
-        5 => run!(5),
-        4 => run!(4),
-        3 => run!(3),
-        2 => run!(2),
-        _ => run!(1),
-    }
-    for (r, row) in acc.iter().enumerate().take(rows) {
-        let add = _mm512_set1_ps(bias.map_or(0.0, |b| b[r]));
-        let vectors = row.iter().zip(&p.masks).zip(&p.first).take(p.vectors);
-        for ((&vector, &mask), &first) in vectors {
+    let acc = micro::<S, MR>(t.k, t.offs, b, &rows);
+    for (r, row) in acc.iter().enumerate().take(t.rows) {
+        let add = S::splat(t.bias.map_or(0.0, |b| b[r]));
+        let dst = t.dst.add(r * t.ld);
+        for ((&vector, &mask), &first) in row.iter().zip(&p.masks).zip(&p.first) {
             if mask == 0 {
                 continue;
             }
-            let sum = _mm512_add_ps(vector, add);
-            let packed = _mm512_maskz_compress_ps(mask, sum);
-            let keep = (1u32 << mask.count_ones()) - 1;
-            _mm512_mask_storeu_ps(dst.add(r * ld + first), keep as u16, packed);
+            let sum = S::add(vector, add);
+            if mask == (1u32 << S::LANES) - 1 {
+                S::store(dst.add(first), sum);
+                continue;
+            }
+            // Each run of valid lanes to its outputs: lane l of a run starting at lane l0
+            // (the j0-th valid lane) goes to output first + j0 + (l - l0).
+            let (mut m, mut j) = (mask, 0usize);
+            while m != 0 {
+                let l0 = m.trailing_zeros() as usize;
+                let len = (!(m >> l0)).trailing_zeros() as usize;
+                let run = ((1u32 << len) - 1) << l0;
+                S::store_mask(dst.add(first + j).wrapping_sub(l0), sum, run);
+                j += len;
+                m &= !run;
+            }
+        }
+        if !t.epi.is_identity() {
+            t.epi
+                .apply(dst.add(p.out0), t.at + r * t.ld + p.out0, p.count);
         }
     }
 }
 
-/// `acc[r][v] = sum_k w[r * ldw + k] * layout[offs[k] + 16 v ..]` for `R` rows, `V` vectors.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn micro<const R: usize, const V: usize>(
+/// `sum_k w_r[k] * layout[offs[k] + LANES v ..]` for the `MR` weight rows `w`, `NZ` vectors.
+#[inline(always)]
+unsafe fn micro<S: F32x, const MR: usize>(
     k: usize,
     offs: &[u32],
     b: *const f32,
-    w: *const f32,
-    acc: &mut [[__m512; NZ]; MR],
-) {
-    let mut a = [[_mm512_setzero_ps(); V]; R];
-    let mut rows = [w; R];
-    for (r, p) in rows.iter_mut().enumerate() {
-        *p = w.add(r * k);
-    }
+    w: &[*const f32; MR],
+) -> [[S::V; NZ]; MR] {
+    let mut a = [[S::zero(); NZ]; MR];
     for (t, &off) in offs.iter().enumerate().take(k) {
         let src = b.add(off as usize);
-        let mut vec = [_mm512_setzero_ps(); V];
+        let mut vec = [S::zero(); NZ];
         for (v, x) in vec.iter_mut().enumerate() {
-            *x = _mm512_loadu_ps(src.add(v * LANES));
+            *x = S::load(src.add(v * S::LANES));
         }
-        for r in 0..R {
-            let wr = _mm512_set1_ps(*rows[r].add(t));
-            for v in 0..V {
-                a[r][v] = _mm512_fmadd_ps(wr, vec[v], a[r][v]);
+        for r in 0..MR {
+            let wr = S::splat(*w[r].add(t));
+            for v in 0..NZ {
+                a[r][v] = S::fma(wr, vec[v], a[r][v]);
             }
         }
     }
-    for r in 0..R {
-        for v in 0..V {
-            acc[r][v] = a[r][v];
-        }
-    }
+    a
 }

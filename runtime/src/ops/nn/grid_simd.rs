@@ -34,6 +34,8 @@ impl Lanes {
     }
 }
 
+use crate::ops::cpu::Isa;
+
 /// Which vector form this CPU runs, if any.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Form {
@@ -41,17 +43,13 @@ pub enum Form {
     Avx2,
 }
 
+/// The form this thread's kernels run (`ops::cpu::isa`, which `EMBER_CPU_FEATURES` caps).
 pub fn form() -> Option<Form> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::ops::has_avx512() {
-            return Some(Form::Avx512);
-        }
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            return Some(Form::Avx2);
-        }
+    match crate::ops::cpu::isa() {
+        Isa::Avx512 => Some(Form::Avx512),
+        Isa::Avx2 => Some(Form::Avx2),
+        Isa::Baseline => None,
     }
-    None
 }
 
 /// `out[p] = value of point p` for one channel's `plane`; `bilinear` false reads the first
@@ -185,16 +183,9 @@ mod tests {
                 l.set(p, k, offset, (next() % 1000) as f32 / 997.0);
             }
         }
-        let mut forms = Vec::new();
-        #[cfg(target_arch = "x86_64")]
-        {
-            if crate::ops::has_avx512() {
-                forms.push(Form::Avx512);
-            }
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-                forms.push(Form::Avx2);
-            }
-        }
+        let forms = crate::ops::cpu::available_levels()
+            .into_iter()
+            .filter_map(|l| crate::ops::cpu::with_isa(l, form));
         for form in forms {
             for bilinear in [true, false] {
                 let mut out = vec![f32::NAN; 37];

@@ -4,8 +4,11 @@ pub mod conv;
 pub mod conv3d;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
+mod depthwise;
 pub mod embedding;
+pub mod epilogue;
 pub mod fold;
+mod fused;
 pub mod glu;
 pub mod grid_sample;
 mod grid_simd;
@@ -30,6 +33,7 @@ use super::Operation;
 use crate::ivalue::IValue;
 
 pub fn register(r: &mut Registry) {
+    fused::register(r);
     r.add("aten::conv1d", |g, n| conv_op(g, n, "conv1d", 3));
     r.add("aten::conv2d", |g, n| conv_op(g, n, "conv2d", 4));
     r.add("aten::conv3d", |g, n| conv_op(g, n, "conv3d", 5));

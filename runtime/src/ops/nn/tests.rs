@@ -217,6 +217,26 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
             [72, 64, 3, 3],
             geo([1, 1], [1, 1], [1, 1], 1),
         ),
+        // Depthwise: MobileNet's 3x3 and 5x5 layers, strides, a channel multiplier,
+        // dilation, uneven padding, rows narrower and wider than a vector, several samples.
+        (
+            [1, 16, 56, 56],
+            [16, 1, 3, 3],
+            geo([2, 2], [1, 1], [1, 1], 16),
+        ),
+        (
+            [1, 24, 28, 28],
+            [24, 1, 5, 5],
+            geo([1, 1], [2, 2], [1, 1], 24),
+        ),
+        (
+            [2, 6, 13, 17],
+            [12, 1, 3, 3],
+            geo([1, 2], [1, 0], [1, 1], 6),
+        ),
+        ([1, 4, 11, 9], [4, 1, 3, 2], geo([2, 1], [2, 1], [2, 3], 4)),
+        ([1, 3, 5, 3], [9, 1, 4, 4], geo([3, 3], [3, 3], [1, 1], 3)),
+        ([1, 8, 7, 7], [8, 1, 7, 7], geo([1, 1], [3, 3], [1, 1], 8)),
     ]
 }
 
@@ -242,24 +262,80 @@ fn check_float32_cases() {
     }
 }
 
-/// Runs `f` with float32 convolutions on the path machines without AVX-512 take.
+/// Runs `f` with float32 convolutions on the path machines without AVX2 take.
 fn on_portable_path<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    return super::conv::portable::with(f);
-    #[cfg(not(target_arch = "x86_64"))]
-    f()
+    super::conv::portable::with(f)
 }
 
-/// This machine's float32 path (the direct kernel where AVX-512 is detected).
+/// This machine's float32 path (the direct and depthwise kernels at the widest vectors the
+/// CPU has).
 #[test]
 fn float32_convolutions_match_the_definition() {
     check_float32_cases();
 }
 
-/// The im2col path, which machines without AVX-512 run.
+/// The AVX2 forms of the direct and depthwise kernels, which AVX2-only machines run (on
+/// machines with AVX-512 too).
+#[test]
+fn avx2_float32_convolutions_match_the_definition() {
+    use crate::ops::cpu::{hardware, with_isa, Isa};
+    if hardware() < Isa::Avx2 {
+        println!("skipped: this CPU has no AVX2");
+        return;
+    }
+    with_isa(Isa::Avx2, check_float32_cases);
+}
+
+/// The im2col path, which machines without AVX2 run.
 #[test]
 fn portable_float32_convolutions_match_the_definition() {
     on_portable_path(check_float32_cases);
+}
+
+/// `ember::conv2d_fused`'s epilogue (residual, then each activation) on the direct,
+/// depthwise and im2col paths at every instruction-set level, against the unfused
+/// composition in f64.
+#[test]
+fn fused_epilogues_match_the_composition() {
+    use super::conv::conv_functional_fused;
+    use super::epilogue::{Activation, Epilogue, ACTIVATIONS};
+    let cases = [
+        ([2, 8, 12, 10], [6, 8, 3, 3], [1, 1], [1, 1], 1),
+        ([1, 6, 15, 15], [6, 1, 3, 3], [2, 2], [1, 1], 6),
+        ([1, 8, 9, 9], [10, 8, 1, 1], [1, 1], [0, 0], 1),
+        ([1, 8, 9, 9], [10, 4, 1, 1], [1, 1], [0, 0], 2),
+    ];
+    for (xs, ws, stride, pad, groups) in cases {
+        let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
+        let p = ConvParams::new(stride.to_vec(), pad.to_vec(), vec![1], groups);
+        let plain = convolution(&x, &w, Some(&bias), &p).unwrap();
+        let residual = seq32(&plain.sizes());
+        let y = plain.to_vec::<f64>();
+        let r = residual.to_vec::<f64>();
+        for name in ACTIVATIONS {
+            let act = Activation::parse(name, Some(-0.5), Some(1.5)).unwrap();
+            let want: Vec<f64> = y
+                .iter()
+                .zip(&r)
+                .map(|(a, b)| act.eval((a + b) as f32) as f64)
+                .collect();
+            let epi = Epilogue {
+                residual: Some(residual.data_ptr() as usize),
+                act,
+            };
+            for level in crate::ops::cpu::available_levels() {
+                let got = crate::ops::cpu::with_isa(level, || {
+                    conv_functional_fused("conv2d", &x, &w, Some(&bias), &p, 4, &epi).unwrap()
+                });
+                for (i, (g, v)) in got.to_vec::<f64>().iter().zip(&want).enumerate() {
+                    assert!(
+                        (g - v).abs() <= 1e-5 * v.abs().max(1.0),
+                        "{xs:?} {ws:?} {name} {level:?} element {i}: {g} vs {v}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Both float32 paths agree to float32 rounding on non-contiguous inputs, float16 and
@@ -286,7 +362,13 @@ fn float32_paths_agree_on_views_and_half_precision() {
         outs
     };
     let (direct, portable) = (run(), on_portable_path(run));
-    for (i, (a, b)) in direct.iter().zip(&portable).enumerate() {
+    let avx2 = crate::ops::cpu::with_isa(crate::ops::cpu::Isa::Avx2, run);
+    let pairs = direct
+        .iter()
+        .chain(&avx2)
+        .zip(portable.iter().chain(&portable));
+    for (i, (a, b)) in pairs.enumerate() {
+        let i = i % direct.len();
         assert_eq!(a.sizes(), b.sizes(), "output {i}");
         let tol = if i < 2 { 1e-4 } else { 2e-2 };
         for (u, v) in a.to_vec::<f64>().iter().zip(b.to_vec::<f64>()) {

@@ -11,8 +11,10 @@ mod binary;
 mod compare;
 mod fast;
 mod logical;
+mod strided;
 mod ternary;
 mod unary;
+pub(crate) mod vmath;
 
 use std::sync::Arc;
 

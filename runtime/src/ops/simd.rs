@@ -1,0 +1,126 @@
+//! float32 vectors for the hand-written micro-kernels (convolution, GEMM): one trait, two
+//! widths (AVX2's 8 lanes, AVX-512's 16), so a kernel is written once and compiled for each.
+//!
+//! The methods are `#[inline(always)]` wrappers of the intrinsics: they inline into a caller
+//! compiled with the matching `#[target_feature]` (see [`super::cpu::dispatch`]), and only
+//! there may they be called.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+/// A float32 vector type and its operations.
+///
+/// # Safety
+/// Every method needs the CPU features of its implementation and valid pointers.
+pub(crate) trait F32x: Copy {
+    type V: Copy;
+    const LANES: usize;
+    unsafe fn zero() -> Self::V;
+    unsafe fn splat(x: f32) -> Self::V;
+    unsafe fn load(p: *const f32) -> Self::V;
+    unsafe fn store(p: *mut f32, v: Self::V);
+    /// `a * b + c`, one rounding.
+    unsafe fn fma(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    /// The first `n <= LANES` lanes from `p` (the rest zero; nothing else is read).
+    unsafe fn load_first(p: *const f32, n: usize) -> Self::V;
+    /// Stores the lanes of `mask` (bit i: lane i) to `p + i`; nothing else is written.
+    unsafe fn store_mask(p: *mut f32, v: Self::V, mask: u32);
+}
+
+/// AVX2 with FMA: 8 lanes.
+#[cfg(target_arch = "x86_64")]
+#[derive(Copy, Clone)]
+pub(crate) struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// The lane mask of `mask`'s bits as AVX2's maskstore/maskload want it.
+    #[inline(always)]
+    unsafe fn lanes(mask: u32) -> __m256i {
+        let bits = _mm256_set1_epi32(mask as i32);
+        let sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        _mm256_cmpeq_epi32(_mm256_and_si256(bits, sel), sel)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl F32x for Avx2 {
+    type V = __m256;
+    const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn zero() -> __m256 {
+        _mm256_setzero_ps()
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> __m256 {
+        _mm256_set1_ps(x)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> __m256 {
+        _mm256_loadu_ps(p)
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: __m256) {
+        _mm256_storeu_ps(p, v)
+    }
+    #[inline(always)]
+    unsafe fn fma(a: __m256, b: __m256, c: __m256) -> __m256 {
+        _mm256_fmadd_ps(a, b, c)
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m256, b: __m256) -> __m256 {
+        _mm256_add_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> __m256 {
+        _mm256_maskload_ps(p, Self::lanes(((1u64 << n) - 1) as u32))
+    }
+    #[inline(always)]
+    unsafe fn store_mask(p: *mut f32, v: __m256, mask: u32) {
+        _mm256_maskstore_ps(p, Self::lanes(mask), v)
+    }
+}
+
+/// AVX-512F: 16 lanes.
+#[cfg(target_arch = "x86_64")]
+#[derive(Copy, Clone)]
+pub(crate) struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl F32x for Avx512 {
+    type V = __m512;
+    const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn zero() -> __m512 {
+        _mm512_setzero_ps()
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> __m512 {
+        _mm512_set1_ps(x)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> __m512 {
+        _mm512_loadu_ps(p)
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: __m512) {
+        _mm512_storeu_ps(p, v)
+    }
+    #[inline(always)]
+    unsafe fn fma(a: __m512, b: __m512, c: __m512) -> __m512 {
+        _mm512_fmadd_ps(a, b, c)
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m512, b: __m512) -> __m512 {
+        _mm512_add_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const f32, n: usize) -> __m512 {
+        _mm512_maskz_loadu_ps(((1u32 << n) - 1) as u16, p)
+    }
+    #[inline(always)]
+    unsafe fn store_mask(p: *mut f32, v: __m512, mask: u32) {
+        _mm512_mask_storeu_ps(p, mask as u16, v)
+    }
+}
