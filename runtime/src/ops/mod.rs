@@ -12,13 +12,17 @@ pub mod create;
 pub mod index;
 pub mod linalg;
 pub mod nn;
+mod opaque;
 pub mod pointwise;
 pub mod prim;
+pub mod real;
 pub mod reduce;
 pub mod registry;
 pub mod rnn;
 pub mod shape;
 pub(crate) mod simd;
+#[cfg(feature = "torchvision")]
+pub mod torchvision;
 
 use std::sync::Arc;
 

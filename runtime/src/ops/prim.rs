@@ -94,7 +94,7 @@ pub fn const_to_ivalue(c: &ConstValue) -> Result<IValue, String> {
                 .map(const_to_ivalue)
                 .collect::<Result<_, _>>()?,
         ),
-        ConstValue::Opaque(text) => return Err(format!("constant '{text}' cannot run")),
+        ConstValue::Opaque(text) => super::opaque::opaque_to_ivalue(text)?,
     })
 }
 

@@ -39,6 +39,8 @@ impl Registry {
         super::reduce::register(&mut r);
         super::rnn::register(&mut r);
         super::attention::register(&mut r);
+        #[cfg(feature = "torchvision")]
+        super::torchvision::register(&mut r);
         r
     }
 

@@ -284,6 +284,13 @@ pub(crate) fn convolution_fused(
                         output_padding[0], output_padding[1], stride[0], stride[1], dilation[0], dilation[1]
                     );
                 }
+                if dims == 3 {
+                    let (o, s, d) = (&output_padding, &stride, &dilation);
+                    bail!(
+                        "output padding must be smaller than either stride or dilation, but got output_padding_depth: {} output_padding_height: {} output_padding_width: {} stride_depth: {} stride_height: {} stride_width: {} dilation_depth: {} dilation_height: {} dilation_width: {}",
+                        o[0], o[1], o[2], s[0], s[1], s[2], d[0], d[1], d[2]
+                    );
+                }
                 bail!(
                     "output padding must be smaller than either stride or dilation, but got output_padding: {} stride: {} dilation: {}",
                     output_padding[d], stride[d], dilation[d]
@@ -310,8 +317,20 @@ pub(crate) fn convolution_fused(
     if input.dtype() == DType::Bool {
         bail!("\"slow_conv2d_cpu\" not implemented for 'Bool'");
     }
-    if dims > 2 {
-        bail!("Ember computes 1-d and 2-d convolutions; this weight has {dims} spatial dims");
+    if dims == 3 {
+        let p3 = super::conv3d::Params3d {
+            stride: &stride,
+            padding: &padding,
+            extra: &extra,
+            dilation: &dilation,
+            output_padding: &output_padding,
+            groups,
+            transposed: p.transposed,
+        };
+        return super::conv3d::convolution3d(input, weight, bias, &p3);
+    }
+    if dims > 3 {
+        bail!("Ember computes 1-d, 2-d and 3-d convolutions; this weight has {dims} spatial dims");
     }
     // 1-d convolutions run as 2-d ones of height 1.
     let (x, w, pad2, extra2, st2, dil2, op2) = if dims == 1 {

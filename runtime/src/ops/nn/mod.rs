@@ -1,15 +1,24 @@
 //! Neural-network operators: convolution, pooling, normalization and embedding.
 
 pub mod conv;
+pub mod conv3d;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
 mod depthwise;
 pub mod embedding;
 pub mod epilogue;
+pub mod fold;
 mod fused;
+pub mod glu;
+pub mod grid_sample;
+mod grid_simd;
+pub mod loss;
 pub mod norm;
+pub mod pixel_shuffle;
 pub mod pool;
 mod pool_fast;
+pub mod pool3d;
+pub mod upsample;
 pub mod work;
 
 use ember_dialects::{Graph, Node};
@@ -28,11 +37,15 @@ pub fn register(r: &mut Registry) {
     fused::register(r);
     r.add("aten::conv1d", |g, n| conv_op(g, n, "conv1d", 3));
     r.add("aten::conv2d", |g, n| conv_op(g, n, "conv2d", 4));
+    r.add("aten::conv3d", |g, n| conv_op(g, n, "conv3d", 5));
     r.add("aten::conv_transpose1d", |g, n| {
         conv_transpose_op(g, n, "conv_transpose1d", 3)
     });
     r.add("aten::conv_transpose2d", |g, n| {
         conv_transpose_op(g, n, "conv_transpose2d", 4)
+    });
+    r.add("aten::conv_transpose3d", |g, n| {
+        conv_transpose_op(g, n, "conv_transpose3d", 5)
     });
     r.add("aten::_convolution", convolution_op);
     r.add("aten::convolution", convolution_op);
@@ -78,6 +91,13 @@ pub fn register(r: &mut Registry) {
     r.add("aten::group_norm", group_norm_op);
     r.add("aten::native_group_norm", native_group_norm_op);
     r.add("aten::embedding", embedding_op);
+    pool3d::register(r);
+    glu::register(r);
+    pixel_shuffle::register(r);
+    fold::register(r);
+    grid_sample::register(r);
+    loss::register(r);
+    upsample::register(r);
 }
 
 fn inputs(g: &Graph, n: Node) -> usize {

@@ -24,7 +24,7 @@ pub(super) struct Axis {
 }
 
 /// PyTorch's `pooling_output_shape` with its checks.
-fn output_size(
+pub(super) fn output_size(
     input: i64,
     kernel: i64,
     pad: i64,
@@ -198,7 +198,7 @@ fn out_sizes(sizes: &[i64], oh: i64, ow: i64) -> Vec<i64> {
 }
 
 /// Runs `f(plane_index, input_plane, output_plane)` over every plane, in parallel when big.
-fn for_planes<T: Element, U: Element>(
+pub(super) fn for_planes<T: Element, U: Element>(
     x: &Tensor,
     out: &Tensor,
     in_plane: usize,
@@ -277,7 +277,7 @@ pub fn max_pool2d_with_indices(x: &Tensor, p: &Pool2d) -> TensorResult<(Tensor, 
 }
 
 /// `v > m`, where a NaN beats anything (PyTorch's max pooling propagates NaN).
-fn greater_or_nan<T: Element>(v: T, m: T) -> bool {
+pub(super) fn greater_or_nan<T: Element>(v: T, m: T) -> bool {
     if T::DTYPE.is_floating() {
         let (a, b) = (v.to_f64(), m.to_f64());
         a > b || a.is_nan()
@@ -356,7 +356,7 @@ pub fn avg_pool2d(x: &Tensor, p: &Pool2d, o: &AvgOptions) -> TensorResult<Tensor
 }
 
 /// The window `[start, end)` of output cell `i` of `out` cells over `size` inputs.
-fn adaptive_window(i: i64, out: i64, size: i64) -> (i64, i64) {
+pub(super) fn adaptive_window(i: i64, out: i64, size: i64) -> (i64, i64) {
     let start = (i * size) / out;
     let end = ((i + 1) * size + out - 1) / out;
     (start, end)

@@ -5,6 +5,7 @@
 mod args;
 mod logical;
 mod minmax;
+mod norms;
 mod output;
 mod plan;
 mod scan;
@@ -13,6 +14,7 @@ mod sort;
 mod stats;
 mod stdsort;
 mod sum_mean;
+mod unique;
 
 use super::registry::Registry;
 
@@ -24,6 +26,8 @@ pub fn register(r: &mut Registry) {
     scan::register(r);
     sort::register(r);
     softmax::register(r);
+    unique::register(r);
+    norms::register(r);
 }
 
 #[cfg(test)]

@@ -217,7 +217,44 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
         }
         Some(s) => s.to_f64().unwrap_or(2.0),
     };
-    let is_norm = a.op_name() == "norm";
+    let who = if a.op_name() == "norm" {
+        NormName::Norm
+    } else {
+        NormName::VectorNorm
+    };
+    let dims = a.dims("dim").filter(|d| !d.is_empty());
+    let r = vector_norm(
+        &x,
+        ord,
+        dims.as_deref(),
+        a.bool("keepdim", false),
+        a.dtype("dtype")?,
+        who,
+        outs.first(),
+    )?;
+    finish(r, &outs)
+}
+
+/// Which operator's messages a vector norm gives.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum NormName {
+    Norm,
+    VectorNorm,
+}
+
+/// The vector `ord`-norm of `x` over `dims` (all dims when `None`), in `dtype` (the input's
+/// when `None`); `out`'s dtype is checked before anything is computed.
+pub(super) fn vector_norm(
+    x: &Tensor,
+    ord: f64,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<crate::tensor::DType>,
+    who: NormName,
+    out: Option<&Tensor>,
+) -> Result<Tensor, String> {
+    let x = x.clone();
+    let is_norm = who == NormName::Norm;
     if !x.dtype().is_floating() {
         return Err(if is_norm {
             format!(
@@ -231,7 +268,7 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
             )
         });
     }
-    let dtype = match a.dtype("dtype")? {
+    let dtype = match dtype {
         None => x.dtype(),
         Some(d) if !d.is_floating() => {
             return Err(if is_norm {
@@ -257,10 +294,10 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
             d
         }
     };
-    if let Some(out) = outs.first() {
+    if let Some(out) = out {
         check_out_dtype(out, dtype)?;
     }
-    let dims = a.dims("dim").filter(|d| !d.is_empty());
+    let dims = dims.map(|d| d.to_vec());
     if x.numel() == 0 && (ord < 0.0 || ord == f64::INFINITY) {
         match &dims {
             None => {
@@ -283,9 +320,9 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
         }
     }
     let mask = reduce_mask(dims.as_deref(), x.dim()).map_err(err)?;
-    let plan = Plan::new(&x, &mask, a.bool("keepdim", false)).map_err(err)?;
+    let plan = Plan::new(&x, &mask, keepdim).map_err(err)?;
     let cast = Some(dtype);
-    let vals: Vec<f64> = if ord == f64::INFINITY || ord == f64::NEG_INFINITY {
+    let vals: Vec<f64> = if ord.is_infinite() {
         let is_max = ord > 0.0;
         fold(
             &x,
@@ -348,7 +385,7 @@ fn norm(a: &Args) -> Result<Vec<IValue>, String> {
         );
         s.into_iter().map(|v| v.powf(1.0 / ord)).collect()
     };
-    finish(from_f64(&vals, &plan.out_sizes, dtype).map_err(err)?, &outs)
+    from_f64(&vals, &plan.out_sizes, dtype).map_err(err)
 }
 
 fn logsumexp(a: &Args) -> Result<Vec<IValue>, String> {

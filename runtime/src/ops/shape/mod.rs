@@ -4,6 +4,7 @@
 
 pub mod call;
 pub mod copies;
+pub mod diff;
 pub mod elements;
 pub mod join;
 pub mod pad;
@@ -24,6 +25,7 @@ pub fn register(r: &mut Registry) {
     query::register(r);
     pad::register(r);
     copies::register(r);
+    diff::register(r);
 }
 
 #[cfg(test)]

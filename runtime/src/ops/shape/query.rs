@@ -30,6 +30,9 @@ pub fn register(r: &mut Registry) {
         _ => None,
     });
     kernels!(r, "aten::dim", |_| Some(dim as Kernel));
+    kernels!(r, "aten::broadcast_shapes", |_| Some(
+        broadcast_shapes as Kernel
+    ));
     kernels!(r, "aten::numel", |_| Some(numel as Kernel));
     kernels!(r, "aten::sym_numel", |_| Some(numel as Kernel));
     kernels!(r, "aten::storage_offset", |_| Some(
@@ -320,4 +323,12 @@ fn tolist(_: &Graph, _: Node) -> Result<Operation, String> {
         s.push(nest(&sizes, &mut at, &leaf, &f, &n));
         Ok(())
     }))
+}
+
+/// `broadcast_shapes(int[] a, int[] b) -> int[]`: the shape both broadcast to.
+fn broadcast_shapes(c: &Call) -> TensorResult<IValue> {
+    let shape = crate::tensor::broadcast_shapes(&c.ints("a")?, &c.ints("b")?)?;
+    Ok(IValue::list(
+        shape.iter().map(|&d| IValue::Int(d)).collect(),
+    ))
 }
