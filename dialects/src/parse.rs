@@ -572,8 +572,16 @@ impl<'a> Parser<'a> {
             return Ok(AttrValue::Tensor(t));
         }
         // Not a tensor print (which may start with a space): spaces before a value are
-        // PyTorch's parser's to skip (`[ a = 1 ]`).
+        // PyTorch's parser's to skip (`[ a = 1 ]`). Text that is neither keeps them (an
+        // opaque value prints as written).
+        let before_spaces = self.c.offset();
         self.c.skip_spaces();
+        if self.c.offset() > before_spaces
+            && self.c.peek().is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+            && !self.const_word_ahead()
+        {
+            self.c.set_offset(before_spaces);
+        }
         if self.c.eat("<Graph>") {
             return Ok(AttrValue::Graph(Box::default()));
         }
@@ -689,6 +697,7 @@ impl<'a> Parser<'a> {
         if self.c.eat("[<Tensors>]") {
             return Ok(ConstValue::Opaque("[<Tensors>]".into()));
         }
+        let before_spaces = self.c.offset();
         self.c.skip_spaces();
         match self.c.peek() {
             Some('"') => return Ok(ConstValue::Str(self.quoted()?)),
@@ -758,6 +767,8 @@ impl<'a> Parser<'a> {
         if let Some(v) = self.number()? {
             return Ok(v);
         }
+        // Opaque text keeps its spaces: it prints back as written.
+        self.c.set_offset(before_spaces);
         Ok(ConstValue::Opaque(self.opaque()?))
     }
 

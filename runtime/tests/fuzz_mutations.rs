@@ -1,0 +1,54 @@
+//! The deterministic mutation test of the `npy` fuzz target (fuzz/): the property of
+//! fuzz/checks/npy.rs on thousands of damaged `.npy` files — the committed ones and one per
+//! dtype, rank and memory order Ember writes — in a few seconds, with no nightly toolchain.
+
+use std::path::Path;
+
+use ember_runtime::npy::write_npy;
+use ember_runtime::tensor::{DType, Tensor};
+
+#[path = "../../fuzz/checks/mutate.rs"]
+mod mutate;
+#[path = "../../fuzz/checks/npy.rs"]
+mod npy;
+
+const NPY_TOKENS: &[&str] = &[
+    "\u{93}NUMPY", "\x01\x00", "\x02\x00", "\x03\x00", "{", "}", "'descr': ", "'<f4'", "'<f8'",
+    "'|b1'", "'<i8'", "'>i4'", "'<u2'", "'|O'", "'<c8'", "'fortran_order': ", "True", "False",
+    "'shape': ", "(", ")", "(2, 3)", "(0,)", "(99999999999, 99999999999)", "(-1,)", ",", " ", "\n",
+    "\x00\x00\x00\x00",
+];
+
+fn seeds() -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut out: Vec<Vec<u8>> = ["examples/x.npy", "examples/b.npy", "test/ember-run/Inputs/i.npy"]
+        .iter()
+        .map(|p| std::fs::read(root.join(p)).unwrap())
+        .collect();
+    let dtypes = [
+        DType::Bool,
+        DType::U8,
+        DType::I8,
+        DType::I16,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ];
+    for dtype in dtypes {
+        for sizes in [&[][..], &[3], &[2, 3], &[0, 4]] {
+            let t = Tensor::zeros(sizes, dtype).unwrap();
+            out.push(write_npy(&t).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn mutated_npy_files_keep_the_npy_properties() {
+    let (read, refused) = mutate::run(&seeds(), 150, NPY_TOKENS, 0x6e70_79, npy::check, |&ok| ok)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(read > 100 && refused > 1000, "{read} read, {refused} refused");
+}
