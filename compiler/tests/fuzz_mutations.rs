@@ -8,9 +8,35 @@ mod mutate;
 mod run_arg;
 
 const ARG_TOKENS: &[&str] = &[
-    "[", "]", "(", ")", ",", ", ", " ", "\"", "\\", "\\\"", "'", "-", "+", ".", "e", "e-3", "1",
-    "0", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1e400", "inf",
-    "nan", "true", "false", "none", "x.npy", "é",
+    "[",
+    "]",
+    "(",
+    ")",
+    ",",
+    ", ",
+    " ",
+    "\"",
+    "\\",
+    "\\\"",
+    "'",
+    "-",
+    "+",
+    ".",
+    "e",
+    "e-3",
+    "1",
+    "0",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+    "1e400",
+    "inf",
+    "nan",
+    "true",
+    "false",
+    "none",
+    "x.npy",
+    "é",
 ];
 
 const SEEDS: &[&str] = &[
@@ -38,9 +64,15 @@ const SEEDS: &[&str] = &[
 #[test]
 fn mutated_args_keep_the_run_arg_properties() {
     let seeds: Vec<Vec<u8>> = SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
-    let (parsed, refused) =
-        mutate::run(&seeds, 600, ARG_TOKENS, 0xa4_9a_5, run_arg::check, |&ok| ok)
-            .unwrap_or_else(|e| panic!("{e}"));
+    let (parsed, refused) = mutate::run(
+        &seeds,
+        600,
+        ARG_TOKENS,
+        0x000a_49a5,
+        run_arg::check,
+        |&ok| ok,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert!(
         parsed > 1000 && refused > 1000,
         "{parsed} parsed, {refused} refused"

@@ -577,7 +577,10 @@ impl<'a> Parser<'a> {
         let before_spaces = self.c.offset();
         self.c.skip_spaces();
         if self.c.offset() > before_spaces
-            && self.c.peek().is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+            && self
+                .c
+                .peek()
+                .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
             && !self.const_word_ahead()
         {
             self.c.set_offset(before_spaces);

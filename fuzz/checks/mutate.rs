@@ -84,12 +84,7 @@ pub fn run<T>(
             match outcome {
                 Ok(v) if accepted(&v) => yes += 1,
                 Ok(_) => no += 1,
-                Err(e) => {
-                    return Err(format!(
-                        "{e}\ninput: {:?}",
-                        String::from_utf8_lossy(&input)
-                    ))
-                }
+                Err(e) => return Err(format!("{e}\ninput: {:?}", String::from_utf8_lossy(&input))),
             }
         }
     }

@@ -21,7 +21,8 @@ pub fn check(data: &[u8]) -> Result<bool, String> {
             t.sizes().as_slice()
         ));
     }
-    let rewritten = write_npy(&back).map_err(|e| format!("the tensor read back does not write: {e}"))?;
+    let rewritten =
+        write_npy(&back).map_err(|e| format!("the tensor read back does not write: {e}"))?;
     if rewritten != written {
         return Err("writing what was read back gives other bytes".into());
     }

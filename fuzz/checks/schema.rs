@@ -8,10 +8,13 @@
 use ember_dialects::schema::{parse_function_schema, parse_schema, FunctionSchema};
 use ember_dialects::source::Diagnostic;
 
+/// A schema parser: `parse_schema` or `parse_function_schema`.
+type Parse = fn(&str) -> Result<FunctionSchema, Diagnostic>;
+
 /// `Ok(n)`: how many of the two parsers accepted the input; `Err` says which property failed.
 pub fn check(data: &[u8]) -> Result<usize, String> {
     let text = String::from_utf8_lossy(data);
-    let parsers: [(&str, fn(&str) -> Result<FunctionSchema, Diagnostic>); 2] = [
+    let parsers: [(&str, Parse); 2] = [
         ("parse_schema", parse_schema),
         ("parse_function_schema", parse_function_schema),
     ];
@@ -29,8 +32,9 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         if printed.contains('$') {
             continue;
         }
-        let again = parse(&printed)
-            .map_err(|d| format!("{name}: the printed schema does not read back: {d}\n{printed}"))?;
+        let again = parse(&printed).map_err(|d| {
+            format!("{name}: the printed schema does not read back: {d}\n{printed}")
+        })?;
         if again.to_string() != printed {
             return Err(format!(
                 "{name}: printing is not a fixed point:\n{printed}\n{again}"

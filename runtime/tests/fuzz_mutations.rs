@@ -13,18 +13,47 @@ mod mutate;
 mod npy;
 
 const NPY_TOKENS: &[&str] = &[
-    "\u{93}NUMPY", "\x01\x00", "\x02\x00", "\x03\x00", "{", "}", "'descr': ", "'<f4'", "'<f8'",
-    "'|b1'", "'<i8'", "'>i4'", "'<u2'", "'|O'", "'<c8'", "'fortran_order': ", "True", "False",
-    "'shape': ", "(", ")", "(2, 3)", "(0,)", "(99999999999, 99999999999)", "(-1,)", ",", " ", "\n",
+    "\u{93}NUMPY",
+    "\x01\x00",
+    "\x02\x00",
+    "\x03\x00",
+    "{",
+    "}",
+    "'descr': ",
+    "'<f4'",
+    "'<f8'",
+    "'|b1'",
+    "'<i8'",
+    "'>i4'",
+    "'<u2'",
+    "'|O'",
+    "'<c8'",
+    "'fortran_order': ",
+    "True",
+    "False",
+    "'shape': ",
+    "(",
+    ")",
+    "(2, 3)",
+    "(0,)",
+    "(99999999999, 99999999999)",
+    "(-1,)",
+    ",",
+    " ",
+    "\n",
     "\x00\x00\x00\x00",
 ];
 
 fn seeds() -> Vec<Vec<u8>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut out: Vec<Vec<u8>> = ["examples/x.npy", "examples/b.npy", "test/ember-run/Inputs/i.npy"]
-        .iter()
-        .map(|p| std::fs::read(root.join(p)).unwrap())
-        .collect();
+    let mut out: Vec<Vec<u8>> = [
+        "examples/x.npy",
+        "examples/b.npy",
+        "test/ember-run/Inputs/i.npy",
+    ]
+    .iter()
+    .map(|p| std::fs::read(root.join(p)).unwrap())
+    .collect();
     let dtypes = [
         DType::Bool,
         DType::U8,
@@ -48,7 +77,10 @@ fn seeds() -> Vec<Vec<u8>> {
 
 #[test]
 fn mutated_npy_files_keep_the_npy_properties() {
-    let (read, refused) = mutate::run(&seeds(), 150, NPY_TOKENS, 0x6e70_79, npy::check, |&ok| ok)
+    let (read, refused) = mutate::run(&seeds(), 150, NPY_TOKENS, 0x006e_7079, npy::check, |&ok| ok)
         .unwrap_or_else(|e| panic!("{e}"));
-    assert!(read > 100 && refused > 1000, "{read} read, {refused} refused");
+    assert!(
+        read > 100 && refused > 1000,
+        "{read} read, {refused} refused"
+    );
 }

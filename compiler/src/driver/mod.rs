@@ -1,5 +1,6 @@
 //! The main loops of Ember's tools. The binaries in tools/ only parse their flags and call in.
 
+pub mod missing_ops;
 pub mod opt;
 pub mod run;
 pub mod run_args;

@@ -14,6 +14,7 @@ use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
 use ember_runtime::unit::CompilationUnit;
 
+use super::missing_ops;
 use super::run_args::{parse_arg, to_ivalue, Arg};
 use crate::frontend::ast::{self, ExprKind, StmtKind};
 
@@ -27,6 +28,9 @@ pub struct RunOptions {
     pub bench: Option<usize>,
     /// Load `.pt` code that calls file or process operators.
     pub allow_file_ops: bool,
+    /// Refuse a model that calls an operator Ember lacks, wherever the call is (by default
+    /// such a node raises its error only when it runs, after a warning that lists them).
+    pub strict: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -44,11 +48,23 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         let (graph, unit, defaults) = load(opts)?;
         (graph, unit, None, defaults)
     };
-    let code = match &unit {
-        Some((unit, name)) => Code::build(&graph, Some(unit), name),
-        None => Code::new(&graph),
+    let (unit_ref, name) = match &unit {
+        Some((unit, name)) => (Some(unit), name.as_str()),
+        None => (None, "<graph>"),
+    };
+    let code =
+        Code::build_with_options(&graph, unit_ref, name, None, missing_ops::mode(opts.strict))
+            .map(Arc::new)
+            .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
+    let missing = missing_ops::missing_nodes(&code, unit_ref);
+    if !missing.is_empty() {
+        // Once, before anything runs; the error itself comes if a run reaches one.
+        eprint!(
+            "ember-run: warning: {}; the model runs until it reaches one:\n{}",
+            missing_ops::headline(&opts.model, &missing),
+            missing_ops::report(&missing)
+        );
     }
-    .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
     let inputs = match this {
         // A method: `self` is the loaded module, the ARGs are the rest.
         Some(object) => {
@@ -123,6 +139,7 @@ fn load_source(opts: &RunOptions) -> Result<LoadedSource, String> {
     let text = std::fs::read_to_string(&opts.model)
         .map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
     let unit = Arc::new(crate::frontend::compile_source(&opts.model, &text)?);
+    unit.set_missing_operators(missing_ops::mode(opts.strict));
     let functions = unit.functions();
     let f = match &opts.entry {
         Some(name) => functions
@@ -210,6 +227,7 @@ fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
         std::fs::read(&opts.model).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
     let load = crate::import::LoadOptions {
         allow_file_ops: opts.allow_file_ops,
+        strict: opts.strict,
         ..Default::default()
     };
     let module =
@@ -286,7 +304,12 @@ fn read_args_from(
 /// The message for an error at `node`: the message, the node with its source location, and
 /// the schema it was resolved to.
 fn node_error(graph: &Graph, model: &str, node: Option<Node>, message: &str) -> String {
-    let mut out = format!("{model}: {message}");
+    format!("{model}: {message}{}", node_context(graph, node))
+}
+
+/// What follows an error's message: `\n  in KIND at LOCATION` and `\n  schema: SCHEMA`.
+pub(crate) fn node_context(graph: &Graph, node: Option<Node>) -> String {
+    let mut out = String::new();
     if let Some(n) = node.filter(|&n| (n.as_u32() as usize) < graph.node_capacity()) {
         let _ = write!(out, "\n  in {}", graph.kind(n));
         if let Some(r) = graph.source_range(n) {

@@ -20,7 +20,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::types::Type;
 use ember_dialects::{Graph, Node, Symbol};
 
-use super::code::{BuildError, Code, OpSite};
+use super::code::{BuildError, Code, MissingOperators, OpSite};
 use super::future::Future;
 use super::objects;
 use super::state::run_traced;
@@ -135,12 +135,14 @@ fn callee_error(g: &Graph, call: Node, callee: &str, e: BuildError) -> BuildErro
     error_at(g, call, format!("{} (in '{callee}'{at})", e.message))
 }
 
-/// The callee of `prim::CallFunction` node `call` whose function input is made by `c`.
+/// The callee of `prim::CallFunction` node `call` whose function input is made by `c`; a
+/// subgraph it carries is built with the caller's `missing`.
 pub(super) fn function_callee(
     g: &Graph,
     call: Node,
     c: Node,
     unit: Option<&Arc<CompilationUnit>>,
+    missing: MissingOperators,
 ) -> Result<CallTarget, BuildError> {
     if g.kind(c) != sym::constant() {
         return Err(error_at(
@@ -160,7 +162,8 @@ pub(super) fn function_callee(
         .or_else(|| qualname.clone())
         .unwrap_or_else(|| "<function>".into());
     if let Some(AttrValue::Graph(body)) = g.attr(c, sym::attr_subgraph()) {
-        let code = Code::build(body, unit, &name).map_err(|e| callee_error(g, call, &name, e))?;
+        let code = Code::build_with_options(body, unit, &name, None, missing)
+            .map_err(|e| callee_error(g, call, &name, e))?;
         return Ok(CallTarget::Code(Arc::new(code)));
     }
     if let Some(unit) = unit {

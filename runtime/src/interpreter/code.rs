@@ -78,6 +78,18 @@ pub enum Instr {
 /// [`Code::build_with`].
 pub type OperationHook = dyn Fn(&Graph, Node) -> Option<Result<Operation, String>>;
 
+/// What building does with a node the runtime has no operation for (an operator Ember lacks,
+/// or one it cannot run on these inputs).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MissingOperators {
+    /// The code is refused: the first such node is the build error.
+    #[default]
+    Refuse,
+    /// The node becomes an operation that raises the build error's message when it runs, and
+    /// is listed in [`Code::missing`]: code that never reaches it runs, as in PyTorch.
+    RaiseWhenRun,
+}
+
 /// What an error of operation `n` reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
@@ -104,6 +116,9 @@ pub struct Code {
     /// The unit the code was built with: methods found at run time (interface calls) are
     /// built with it. Weak, since the unit's functions own their code.
     pub unit: Option<Weak<CompilationUnit>>,
+    /// The nodes of this code (not its callees) built to raise their build error when run
+    /// ([`MissingOperators::RaiseWhenRun`]).
+    pub missing: Vec<BuildError>,
 }
 
 /// A node the interpreter cannot run, found while building code.
@@ -159,6 +174,19 @@ impl Code {
         name: &str,
         hook: Option<&OperationHook>,
     ) -> Result<Code, BuildError> {
+        let missing = unit.map_or(MissingOperators::Refuse, |u| u.missing_operators());
+        Code::build_with_options(g, unit, name, hook, missing)
+    }
+
+    /// As [`Code::build_with`], with `missing` deciding what a node without an operation
+    /// becomes (the unit's setting decides for its functions' code, and for `build_with`).
+    pub fn build_with_options(
+        g: &Graph,
+        unit: Option<&Arc<CompilationUnit>>,
+        name: &str,
+        hook: Option<&OperationHook>,
+        missing: MissingOperators,
+    ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
         let liveness = Liveness::compute(g);
         let mut b = Builder {
@@ -176,6 +204,7 @@ impl Code {
                 waits: Vec::new(),
                 name: name.to_string(),
                 unit: unit.map(Arc::downgrade),
+                missing: Vec::new(),
             },
             registers: HashMap::new(),
             next_register: 0,
@@ -183,6 +212,7 @@ impl Code {
             unit,
             callees: HashMap::new(),
             hook,
+            missing,
         };
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
@@ -293,6 +323,7 @@ struct Builder<'g> {
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
     hook: Option<&'g OperationHook>,
+    missing: MissingOperators,
 }
 
 impl Builder<'_> {
@@ -407,14 +438,21 @@ impl Builder<'_> {
             Some(hook) => hook(g, n).transpose().map_err(|m| self.error(n, m))?,
             None => None,
         };
+        let mut raises = false;
         let operation = match hooked {
             Some(operation) => operation,
             None => match calls::special_operation(g, n, self.unit)? {
                 Some(operation) => operation,
-                None => registry().build(g, n).map_err(|m| self.error(n, m))?,
+                None => match registry().build(g, n) {
+                    Ok(operation) => operation,
+                    Err(message) => {
+                        raises = true;
+                        self.raising_operation(n, message)?
+                    }
+                },
             },
         };
-        if kind == sym::constant() && g.node_outputs(n).len() == 1 {
+        if kind == sym::constant() && g.node_outputs(n).len() == 1 && !raises {
             // Constants run once, now; their uses push the value directly.
             let mut stack = Vec::new();
             operation(&mut stack).map_err(|m| self.error(n, m))?;
@@ -436,6 +474,20 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// For a node the registry cannot build: the refusal, or (`RaiseWhenRun`) an operation
+    /// raising the same message, noted in `Code::missing`.
+    fn raising_operation(&mut self, n: Node, message: String) -> Result<Operation, BuildError> {
+        let error = self.error(n, message);
+        if self.missing == MissingOperators::Refuse {
+            return Err(error);
+        }
+        let message = error.message.clone();
+        self.code.missing.push(error);
+        Ok(Arc::new(move |_: &mut crate::ops::Stack| {
+            Err(message.clone())
+        }))
+    }
+
     fn site(&self, n: Node) -> OpSite {
         OpSite {
             node: n,
@@ -454,7 +506,7 @@ impl Builder<'_> {
             if let Some(code) = self.callees.get(&c) {
                 return Ok(calls::CallTarget::Code(code.clone()));
             }
-            let target = calls::function_callee(g, n, c, self.unit)?;
+            let target = calls::function_callee(g, n, c, self.unit, self.missing)?;
             if let calls::CallTarget::Code(code) = &target {
                 self.callees.insert(c, code.clone());
             }

@@ -12,7 +12,7 @@ mod objects;
 mod state;
 
 pub use calls::{build_function_code, CallSite, CallTarget};
-pub use code::{BuildError, Code, Instr, OpSite, OperationHook};
+pub use code::{BuildError, Code, Instr, MissingOperators, OpSite, OperationHook};
 pub use error::{RuntimeError, StackEntry};
 pub use future::Future;
 pub use invoke::{call_function, call_method};

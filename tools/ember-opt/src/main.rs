@@ -43,6 +43,14 @@ fn command() -> Command {
             "print the graph to stderr after every pass",
         ))
         .arg(flag(
+            "check-ops",
+            "list the operators the input calls that Ember cannot run, instead of printing it",
+        ))
+        .arg(flag(
+            "strict",
+            "refuse an input that calls an operator Ember cannot run (node, location, schema)",
+        ))
+        .arg(flag(
             "no-verify",
             "do not run the verifier after parsing and after every pass",
         ))
@@ -157,6 +165,8 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         verify_each: !m.get_flag("no-verify"),
         emit: Emit::parse(m.get_one::<String>("emit").unwrap()).unwrap(),
         config: PassConfig::from_env()?,
+        check_ops: m.get_flag("check-ops"),
+        strict: m.get_flag("strict"),
     };
     let result = if is_archive {
         run_archive(&options, &archive)
