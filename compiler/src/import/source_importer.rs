@@ -195,8 +195,10 @@ impl Resolver for SourceImporter<'_> {
             }
             return None;
         }
-        if let Some(c) = self.unit.class(name) {
-            return Some(Resolved::Class(c));
+        // What the item defined: a NamedTuple or Enum type (an Enum is a class of the unit as
+        // well, holding its members, but names the enum type), a class, a function.
+        if let Some(found) = crate::frontend::unit_resolver::lookup(self.unit, name) {
+            return Some(found);
         }
         if !fresh {
             if let Some(c) = self.forward_declaration(module, last) {
