@@ -4,20 +4,19 @@ venv: ~/.cache/torch-venv/bin/python tools/gen/gen_pt_types.py): a model contain
 nn.LSTM and nn.GRU (their code/ folder defines the NamedTuple
 __torch__.torch.nn.utils.rnn.PackedSequence of their overloaded forwards), a user NamedTuple taken, built and returned, and user Enums (an int
 Enum and a str-mixin Enum as timm's Format) compared with ==, !=, torch.eq and torch.ne and
-used as dict keys through .name and .value. Writes NAME.pt and NAME.npz as
-tools/gen/gen_pt_corpus.py does, ints among the outputs as 0-d tensors (not in SUMMARY.json)."""
+used as dict keys through .name and .value. Writes NAME.pt and NAME.npz with
+tools/gen/gen_pt_corpus.py's save (they are not in SUMMARY.json)."""
 import enum
 import os
 import sys
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-import numpy as np
 import torch
 import torch.nn as nn
 from torch import Tensor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_pt_corpus import OUT, seed  # noqa: E402
+from gen_pt_corpus import save, seed  # noqa: E402
 
 
 class Tagger(nn.Module):
@@ -102,29 +101,6 @@ class Enums(nn.Module):
         by_name = {Color.RED.name: Color.RED.value, self.color.name: self.color.value}
         by_value = {Color.RED.value: Format.NCHW.value, self.color.value: self.fmt.value}
         return x * by_name[self.color.name], bits, len(by_value[self.color.value]), len(by_name)
-
-
-def flatten(v):
-    """Tensors depth-first, ints as 0-d tensors (how the Rust runner compares them)."""
-    if isinstance(v, torch.Tensor):
-        return [v]
-    if isinstance(v, int):
-        return [torch.tensor(v)]
-    if isinstance(v, (tuple, list)):
-        return [t for x in v for t in flatten(x)]
-    raise TypeError(type(v))
-
-
-def save(name, module, inputs):
-    path = os.path.join(OUT, name + ".pt")
-    torch.jit.save(module, path)
-    loaded = torch.jit.load(path)
-    with torch.no_grad():
-        outputs = flatten(loaded(*inputs))
-    arrays = {f"input_{i}": x.numpy() for i, x in enumerate(inputs)}
-    arrays.update({f"output_{i}": y.numpy() for i, y in enumerate(outputs)})
-    np.savez(os.path.join(OUT, name + ".npz"), **arrays)
-    print(f"{name}: {os.path.getsize(path)} bytes", file=sys.stderr)
 
 
 def main():
