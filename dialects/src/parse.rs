@@ -80,6 +80,8 @@ struct Scope {
     /// named value equals a numeric name (they would clash if the name were dropped).
     named: Vec<Value>,
     max_numbered: Option<u64>,
+    /// The value numbers given so far.
+    numbers: hashbrown::HashSet<u64>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -113,6 +115,7 @@ impl<'a> Parser<'a> {
             brace: false,
             named: Vec::new(),
             max_numbered: None,
+            numbers: hashbrown::HashSet::new(),
         };
         self.c.expect("graph(")?;
         let top = g.block();
@@ -278,18 +281,20 @@ impl<'a> Parser<'a> {
     ) -> Result<(), Diagnostic> {
         // A name defined again names the new value from here on, as in PyTorch's parser; the
         // earlier value keeps its uses (a debug name moves to `name.N`, see set_debug_name).
-        let redefined = scope.values.contains_key(name);
-        if redefined && name.bytes().all(|b| b.is_ascii_digit()) {
-            // Its number is taken: it gets a fresh one after the graph, as named values do.
-            scope.named.push(v);
-        } else if name.bytes().all(|b| b.is_ascii_digit()) {
+        if name.bytes().all(|b| b.is_ascii_digit()) {
             let unique: u64 = name
                 .parse()
                 .ok()
                 .filter(|&u: &u64| u < u64::MAX / 2)
                 .ok_or_else(|| Diagnostic::new(self.c.pos_at(pos), "value number out of range"))?;
-            g.set_unique(v, unique);
-            scope.max_numbered = Some(scope.max_numbered.map_or(unique, |m| m.max(unique)));
+            if scope.numbers.insert(unique) {
+                g.set_unique(v, unique);
+                scope.max_numbered = Some(scope.max_numbered.map_or(unique, |m| m.max(unique)));
+            } else {
+                // Its number is taken (`%6` again, or `%06`): it gets a fresh one after the
+                // graph, as named values do.
+                scope.named.push(v);
+            }
         } else {
             g.set_debug_name(v, name);
             scope.named.push(v);

@@ -386,3 +386,19 @@ fn flexible_spacing_prints_canonically() {
     "#]]
     .assert_eq(&print_graph(&g));
 }
+
+/// A number written twice (`%6` and `%06` name one value number): the later value gets a
+/// fresh number, so the printed graph names each value once (found by the graph_text fuzzer).
+#[test]
+fn numbers_written_two_ways_stay_distinct() {
+    let g = parse("graph(%x : Tensor):\n  %6 : int = a::a()\n  %06 : int = b::b()\n  return (%6, %06)\n");
+    let printed = print_graph(&g);
+    expect![[r#"
+        graph(%x : Tensor):
+          %6 : int = a::a()
+          %8 : int = b::b()
+          return (%6, %8)
+    "#]]
+    .assert_eq(&printed);
+    assert_eq!(print_graph(&parse(&printed)), printed);
+}
