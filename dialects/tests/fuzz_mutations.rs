@@ -172,3 +172,25 @@ fn mutated_schemas_keep_the_schema_properties() {
         "{parsed} parsed, {refused} refused"
     );
 }
+
+/// What fuzzing found (tests/data/fuzz_findings/<target>/): each input keeps its property now.
+#[test]
+fn fuzzer_findings_keep_their_properties() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz_findings");
+    let mut checked = 0;
+    for (target, check) in [
+        (
+            "graph_text",
+            (|d: &[u8]| graph_text::check(d).map(|_| ())) as fn(&[u8]) -> Result<(), String>,
+        ),
+        ("schema", |d: &[u8]| schema::check(d).map(|_| ())),
+    ] {
+        for entry in std::fs::read_dir(root.join(target)).unwrap() {
+            let path = entry.unwrap().path();
+            let data = std::fs::read(&path).unwrap();
+            check(&data).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2);
+}

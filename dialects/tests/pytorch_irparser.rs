@@ -391,7 +391,9 @@ fn flexible_spacing_prints_canonically() {
 /// fresh number, so the printed graph names each value once (found by the graph_text fuzzer).
 #[test]
 fn numbers_written_two_ways_stay_distinct() {
-    let g = parse("graph(%x : Tensor):\n  %6 : int = a::a()\n  %06 : int = b::b()\n  return (%6, %06)\n");
+    let g = parse(
+        "graph(%x : Tensor):\n  %6 : int = a::a()\n  %06 : int = b::b()\n  return (%6, %06)\n",
+    );
     let printed = print_graph(&g);
     expect![[r#"
         graph(%x : Tensor):

@@ -84,3 +84,25 @@ fn mutated_npy_files_keep_the_npy_properties() {
         "{read} read, {refused} refused"
     );
 }
+
+/// A header that nests brackets deeply is refused before npyz parses it (its parser takes
+/// time exponential in the nesting: the `npy` fuzzer's timeout, 26 `{`, ran for minutes).
+#[test]
+fn deeply_nested_headers_are_refused() {
+    let header = format!(
+        "{}'descr': '<f4', 'fortran_order': False, 'shape': (3,), {}",
+        "{".repeat(26),
+        "}".repeat(26)
+    );
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&[0u8; 12]);
+    let err = ember_runtime::npy::read_npy(&bytes).unwrap_err();
+    assert!(err.contains("nests brackets more than 4 deep"), "{err}");
+    let fuzzed = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy_nested_header.npy"),
+    )
+    .unwrap();
+    assert!(ember_runtime::npy::read_npy(&fuzzed).is_err());
+}
