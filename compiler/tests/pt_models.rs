@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ember_compiler::import::{load_module, LoadOptions};
+use ember_compiler::model::{Model, ModelKind, OpenOptions};
+use ember_compiler::passes::{lookup, PassContext, PASSES};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{flatten, Arrays};
 use ember_runtime::tensor::Tensor;
@@ -22,18 +24,45 @@ fn repo() -> PathBuf {
 
 /// Loads `pt` and runs forward on `npz`'s inputs; `Err` says what went wrong.
 fn check(pt: &Path, npz: &Path) -> Result<(), String> {
+    check_with(pt, npz, &[])
+}
+
+/// [`check`] after running `passes` (names of passes) over every graph of the model, with
+/// the verifier after each.
+fn check_with(pt: &Path, npz: &Path, passes: &[&str]) -> Result<(), String> {
     let bytes = std::fs::read(pt).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let module = load_module(&bytes, &LoadOptions::default()).map_err(|e| format!("load: {e}"))?;
-    let load_ms = start.elapsed().as_secs_f64() * 1e3;
-    eprintln!("  {}: loaded in {load_ms:.1} ms", pt.display());
+    let mut model = Model::from_bytes(
+        &pt.display().to_string(),
+        ModelKind::Archive,
+        &bytes,
+        &OpenOptions::default(),
+    )
+    .map_err(|e| format!("load: {e}"))?;
+    if passes.is_empty() {
+        let load_ms = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("  {}: loaded in {load_ms:.1} ms", pt.display());
+    }
+    model.transform_graphs(&mut |name, g| {
+        for &p in passes {
+            let pass = lookup(p).ok_or_else(|| format!("no pass {p}"))?;
+            (pass.run)(g, &mut PassContext::unlimited(pass.name))?;
+            ember_dialects::verify::verify(g)
+                .map_err(|e| format!("{name} after {p}: {}", e[0].message))?;
+        }
+        Ok(())
+    })?;
     let arrays = Arrays::load(npz)?;
     let mut inputs = Vec::new();
     while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
         inputs.push(IValue::Tensor(t.clone()));
     }
-    let outputs = module
-        .forward(inputs)
+    let entry = model.entry(None)?;
+    let code = entry
+        .function
+        .code(Some(&model.unit))
+        .map_err(|e| format!("load: {e}"))?;
+    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
         .map_err(|e| format!("forward: {}", e.message))?;
     let mut got = Vec::new();
     outputs.iter().for_each(|v| flatten(v, &mut got));
@@ -103,8 +132,9 @@ fn archives_in(dir: &Path) -> Vec<PathBuf> {
     names
 }
 
-#[test]
-fn corpus_models_run_to_pytorch_outputs() {
+/// Every archive of the corpus, with its recorded inputs and outputs, and the large models
+/// when they were written.
+fn corpus_cases() -> Vec<(String, PathBuf, PathBuf)> {
     let dir = repo().join("test/pt");
     let mut cases: Vec<(String, PathBuf, PathBuf)> = Vec::new();
     let names = archives_in(&dir);
@@ -121,6 +151,12 @@ fn corpus_models_run_to_pytorch_outputs() {
             cases.push((name.to_string(), pt.with_extension("npz"), pt));
         }
     }
+    cases
+}
+
+#[test]
+fn corpus_models_run_to_pytorch_outputs() {
+    let cases = corpus_cases();
     let expected = expected_failures();
     let mut problems = Vec::new();
     let mut passed = 0;
@@ -139,6 +175,44 @@ fn corpus_models_run_to_pytorch_outputs() {
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The passes change no model's outputs: every pass alone over every graph, then the
+/// optimization pipeline ember-run uses, each followed by the verifier.
+#[test]
+fn passes_keep_corpus_outputs() {
+    let expected = expected_failures();
+    let mut pipelines: Vec<Vec<&str>> = PASSES
+        .iter()
+        .filter(|p| !PRE_SSA.contains(&p.name))
+        .map(|p| vec![p.name])
+        .collect();
+    pipelines.push(ember_compiler::passes::OPTIMIZATION_PIPELINE.to_vec());
+    let mut problems = Vec::new();
+    let mut runs = 0;
+    for (name, npz, pt) in corpus_cases() {
+        if expected.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        // The large models (slow in a debug build) run the whole pipeline only.
+        let large = ["resnet18", "mobilenet_v3_small"].contains(&name.as_str());
+        for passes in pipelines.iter().filter(|p| !large || p.len() > 1) {
+            runs += 1;
+            if let Err(e) = check_with(&pt, &npz, passes) {
+                problems.push(format!("{name} with {passes:?}: {e}"));
+            }
+        }
+    }
+    eprintln!("{runs} runs of corpus models with passes");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Passes of the source frontend that only apply before SSA form.
+const PRE_SSA: &[&str] = &[
+    "convert-to-ssa",
+    "exit-transform",
+    "inline-loop-condition",
+    "canonicalize-modified-loops",
+];
 
 #[test]
 fn loader_refuses_file_ops() {

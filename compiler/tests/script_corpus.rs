@@ -607,3 +607,55 @@ fn script_corpus_matches_pytorch() {
         unexpected.join("\n")
     );
 }
+
+/// Every pass alone, then the optimization pipeline ember-run uses, over every function of
+/// every program of the corpus (verified after each): the runs give PyTorch's results still.
+#[test]
+fn passes_keep_script_outputs() {
+    use ember_compiler::model::Model;
+    use ember_compiler::passes::{lookup, PassContext, OPTIMIZATION_PIPELINE, PASSES};
+    const PRE_SSA: &[&str] = &[
+        "convert-to-ssa",
+        "exit-transform",
+        "inline-loop-condition",
+        "canonicalize-modified-loops",
+    ];
+    let mut pipelines: Vec<Vec<&str>> = PASSES
+        .iter()
+        .filter(|p| !PRE_SSA.contains(&p.name))
+        .map(|p| vec![p.name])
+        .collect();
+    pipelines.push(OPTIMIZATION_PIPELINE.to_vec());
+    let expected = expected_failures();
+    let (mut runs, mut problems) = (0, Vec::new());
+    for case in cases() {
+        if expected.contains_key(&case.id) || case.runs().is_empty() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&case.py).expect("readable case");
+        let Some(entry) = entry_name(&source) else {
+            continue;
+        };
+        for passes in &pipelines {
+            let outcome = (|| -> Result<(), String> {
+                let mut model = Model::from_source(&case.display_name(), &source)?;
+                model.transform_graphs(&mut |name, g| {
+                    for &p in passes {
+                        let pass = lookup(p).expect("a pass");
+                        (pass.run)(g, &mut PassContext::unlimited(pass.name))?;
+                        ember_dialects::verify::verify(g)
+                            .map_err(|e| format!("{name} after {p}: {}", e[0].message))?;
+                    }
+                    Ok(())
+                })?;
+                check_unit_runs(&case, &model.unit, &entry)
+            })();
+            runs += 1;
+            if let Err(e) = outcome {
+                problems.push(format!("{} with {passes:?}: {e}", case.id));
+            }
+        }
+    }
+    println!("{runs} runs of script-corpus programs with passes");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -16,6 +16,25 @@ pub struct TensorLiteral {
     /// The exact text PyTorch printed for this tensor, kept so that forms the parser cannot
     /// rebuild into data still print back byte for byte.
     pub printed: Option<String>,
+    /// The runtime's tensor, when the constant was made from one (a frozen module's weight):
+    /// running the graph uses it without a copy. Opaque to the IR.
+    pub handle: Option<Handle>,
+}
+
+/// A runtime object held by a constant, opaque to the IR; equal only to itself.
+#[derive(Clone)]
+pub struct Handle(pub Arc<dyn std::any::Any + Send + Sync>);
+
+impl PartialEq for Handle {
+    fn eq(&self, other: &Handle) -> bool {
+        std::ptr::addr_eq(Arc::as_ptr(&self.0), Arc::as_ptr(&other.0))
+    }
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Handle")
+    }
 }
 
 /// An IValue constant, as `prim::Constant[value=...]` holds for non-scalar values.
@@ -94,6 +113,7 @@ impl TensorLiteral {
             sizes,
             data: None,
             printed: None,
+            handle: None,
         };
         if lit.numel()? != values.len() {
             return None;

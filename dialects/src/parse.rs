@@ -954,6 +954,7 @@ impl<'a> Parser<'a> {
                 sizes: known_sizes.unwrap_or_default(),
                 data: None,
                 printed: Some("<Tensor>".into()),
+                handle: None,
             }));
         }
         if self.c.starts_with("{") && !self.c.rest()[1..].trim_start().starts_with('"') {
@@ -997,6 +998,7 @@ impl<'a> Parser<'a> {
                     sizes,
                     data: None,
                     printed: None,
+                    handle: None,
                 },
             );
             lit.printed = Some(printed);
@@ -1058,6 +1060,7 @@ impl<'a> Parser<'a> {
             sizes: sizes.clone(),
             data: None,
             printed: Some(text.to_string()),
+            handle: None,
         };
         // Only integral prints are exact; fixed and scientific prints keep 4 digits.
         if let Some(values) = data {

@@ -298,6 +298,7 @@ fn built_graph_prints_every_attribute_kind() {
                 sizes: vec![100],
                 data: None,
                 printed: None,
+                handle: None,
             }),
         ),
         ("ts", AttrValue::Tensors(vec![])),

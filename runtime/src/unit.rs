@@ -200,6 +200,14 @@ impl CompilationUnit {
         f
     }
 
+    /// Puts `f` in place of the function of the same name (or adds it last).
+    pub fn replace_function(&self, f: Arc<Function>) {
+        self.functions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(f.qualname.clone(), f);
+    }
+
     pub fn function(&self, qualname: &str) -> Option<Arc<Function>> {
         read(&self.functions).get(qualname).cloned()
     }

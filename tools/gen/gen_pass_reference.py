@@ -13,6 +13,9 @@ kind (nested blocks included, subgraph attributes not) is written out:
     graph arith/fibonacci.ir
     dce aten::add=1 prim::Constant=2 ...
 
+The mutation and aliasing edge cases of test/Transforms/mutation (lit tests whose graphs are
+written by hand) go through dce, cse and remove-mutation the same way, under `mutation/`.
+
 The output is deterministic; commit it.
 """
 
@@ -33,6 +36,30 @@ PASSES = {
     "cse": torch._C._jit_pass_cse,
     "constant-pooling": torch._C._jit_pass_constant_pooling,
 }
+
+MUTATION_CASES = os.path.join(ROOT, "test", "Transforms", "mutation")
+MUTATION_PASSES = {
+    "dce": torch._C._jit_pass_dce,
+    "cse": torch._C._jit_pass_cse,
+    "remove-mutation": torch._C._jit_pass_remove_mutation,
+}
+
+
+def graph_text(path):
+    """The graph of a lit test: the file without its comment lines."""
+    lines = open(path, encoding="utf-8").read().splitlines()
+    return "\n".join(l for l in lines if not l.startswith("#")) + "\n"
+
+
+def record(lines, rel, text, passes):
+    lines.append(f"graph {rel}")
+    for name, run in passes.items():
+        graph = torch._C.parse_ir(text)
+        run(graph)
+        counts = Counter()
+        count_kinds(graph.block(), counts)
+        kinds = " ".join(f"{k}={counts[k]}" for k in sorted(counts))
+        lines.append(f"{name} {kinds}".rstrip())
 
 
 def count_kinds(block, counts):
@@ -58,14 +85,15 @@ def main():
         except Exception:
             continue
         rel = os.path.relpath(path, CORPUS).replace(os.sep, "/")
-        lines.append(f"graph {rel}")
-        for name, run in PASSES.items():
-            graph = torch._C.parse_ir(text)
-            run(graph)
-            counts = Counter()
-            count_kinds(graph.block(), counts)
-            kinds = " ".join(f"{k}={counts[k]}" for k in sorted(counts))
-            lines.append(f"{name} {kinds}".rstrip())
+        record(lines, rel, text, PASSES)
+    for path in sorted(glob.glob(os.path.join(MUTATION_CASES, "*.ir"))):
+        rel = "mutation/" + os.path.basename(path)
+        text = graph_text(path)
+        try:
+            torch._C.parse_ir(text)
+        except Exception:
+            continue  # forks and futures: torch._C.parse_ir has no syntax for them
+        record(lines, rel, text, MUTATION_PASSES)
     with open(args.out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -1,5 +1,5 @@
-//! Facts about graphs that passes share: effects of nodes, node equality, escaping values.
+//! Facts about graphs that passes share: aliasing, writes and side effects ([`alias`]), and
+//! node equality.
 
-pub mod effects;
-pub mod escape;
+pub mod alias;
 pub mod node_eq;

@@ -13,6 +13,7 @@ use ember_runtime::interpreter::Code;
 
 use super::missing_ops;
 use super::split::{expected_errors, split_input, Chunk};
+use crate::model::{schemas_by_name, Model, ModelKind, OpenOptions};
 use crate::passes::{LogLevel, PassConfig, PassInfo};
 
 /// What `--emit` asks for.
@@ -51,6 +52,8 @@ pub struct OptOptions {
     pub verify_each: bool,
     pub emit: Emit,
     pub config: PassConfig,
+    /// After the output, print what alias analysis finds (`--print-alias-db`).
+    pub print_alias_db: bool,
     /// Print which operators the input calls that Ember cannot run, instead of the input.
     pub check_ops: bool,
     /// Refuse an input that calls an operator Ember cannot run, with the node, its source
@@ -135,20 +138,26 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
         errors: String::new(),
         failed: false,
     };
-    let load = crate::import::LoadOptions {
-        strict: options.strict,
-        ..Default::default()
+    let open = OpenOptions {
+        load: crate::import::LoadOptions {
+            strict: options.strict,
+            ..Default::default()
+        },
     };
-    let module = match crate::import::load_module(bytes, &load) {
+    let model = match Model::from_bytes(&options.input_name, ModelKind::Archive, bytes, &open) {
         Ok(m) => m,
         Err(e) => {
+            let e = e
+                .strip_prefix(&format!("{}: ", options.input_name))
+                .unwrap_or(&e)
+                .to_string();
             let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
             result.failed = true;
             return result;
         }
     };
     if options.check_ops || options.strict {
-        match check_unit_ops(options, &module.unit) {
+        match check_unit_ops(options, &model.unit) {
             Ok(report) if options.check_ops => {
                 result.output = report;
                 return result;
@@ -161,12 +170,15 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             }
         }
     }
-    let graphs = module
-        .all_methods()
+    let graphs = model
+        .methods
         .iter()
         .map(|f| {
-            let short = f.qualname.rsplit('.').next().unwrap_or(&f.qualname);
-            (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
+            (
+                f.qualname.clone(),
+                f.graph.clone(),
+                CodeName::method(f.name()),
+            )
         })
         .collect();
     let (output, diags) = emit_graphs(options, graphs, &Schemas::new(), &mut result.errors);
@@ -248,7 +260,7 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
     }
     // A graph file has no function name; its code prints as `def forward(...)`.
     match emit(options.emit, &graph, &CodeName::function("forward"), None) {
-        Ok(text) => (text, Vec::new()),
+        Ok(text) => (with_alias_db(options, &graph, text), Vec::new()),
         Err(message) => (
             String::new(),
             vec![ChunkDiag {
@@ -262,33 +274,15 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
 /// A TorchScript source chunk: every function of the file, then every method of its classes,
 /// each through the passes and emitted in turn.
 fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
-    use std::sync::Arc;
-
-    use crate::frontend::{compile_with_schemas, NoResolver, SourceFile};
-    use ember_runtime::unit::CompilationUnit;
-
-    let file = Arc::new(SourceFile::new(options.input_name.as_str(), text));
-    let unit = CompilationUnit::new();
-    let schemas = match compile_with_schemas(file.clone(), &unit, &NoResolver) {
-        Ok(schemas) => schemas,
-        Err(e) => {
-            let rendered = e.render(&file);
-            let message = rendered
-                .split_once(": error: ")
-                .map_or(rendered.clone(), |(_, m)| m.to_string());
-            return (
-                String::new(),
-                vec![ChunkDiag {
-                    pos: file.pos(e.span.start),
-                    message,
-                }],
-            );
-        }
+    let model = match Model::from_source(&options.input_name, text) {
+        Ok(model) => model,
+        Err(rendered) => return (String::new(), vec![source_diag(&rendered)]),
     };
-    let unit = Arc::new(unit);
     if options.check_ops || options.strict {
-        unit.set_missing_operators(missing_ops::mode(options.strict));
-        match check_unit_ops(options, &unit) {
+        model
+            .unit
+            .set_missing_operators(missing_ops::mode(options.strict));
+        match check_unit_ops(options, &model.unit) {
             Ok(report) if options.check_ops => return (report, Vec::new()),
             Ok(_) => {}
             Err((source, message)) => {
@@ -304,25 +298,38 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
             }
         }
     }
-    let mut graphs: Vec<(String, Graph, CodeName)> = unit
-        .functions()
+    let mut graphs: Vec<(String, Graph, CodeName)> = model
+        .entries
         .iter()
-        .map(|f| {
+        .map(|e| {
             (
-                f.qualname.clone(),
-                f.graph.clone(),
-                CodeName::function(&f.qualname),
+                e.name.clone(),
+                e.graph().clone(),
+                CodeName::function(&e.name),
             )
         })
         .collect();
-    for c in unit.classes() {
-        let methods = c.methods.read().unwrap_or_else(|e| e.into_inner());
-        graphs.extend(methods.values().map(|f| {
-            let short = f.qualname.rsplit('.').next().unwrap_or(&f.qualname);
-            (f.qualname.clone(), f.graph.clone(), CodeName::method(short))
-        }));
+    graphs.extend(model.methods.iter().map(|f| {
+        (
+            f.qualname.clone(),
+            f.graph.clone(),
+            CodeName::method(f.name()),
+        )
+    }));
+    emit_graphs(options, graphs, &schemas_by_name(&model), log)
+}
+
+/// A diagnostic from a rendered frontend error (`name:line:col: error: message` and the
+/// highlighted source).
+fn source_diag(rendered: &str) -> ChunkDiag {
+    let (head, message) = rendered.split_once(": error: ").unwrap_or(("", rendered));
+    let mut parts = head.rsplitn(3, ':');
+    let col = parts.next().and_then(|c| c.parse().ok()).unwrap_or(1);
+    let line = parts.next().and_then(|l| l.parse().ok()).unwrap_or(1);
+    ChunkDiag {
+        pos: Pos { line, col },
+        message: message.to_string(),
     }
-    emit_graphs(options, graphs, &schemas, log)
 }
 
 /// `--check-ops` and `--strict` on one graph: the report of the operators it calls that
@@ -407,6 +414,7 @@ fn emit_graphs(
         let schema = schemas.get(&name).filter(|_| !code_name.is_method);
         match emit(options.emit, &graph, &code_name, schema) {
             Ok(text) => {
+                let text = with_alias_db(options, &graph, text);
                 let _ = write!(out, "# {name}\n{text}");
             }
             Err(message) => {
@@ -496,6 +504,15 @@ impl CodeName {
             is_method: true,
         }
     }
+}
+
+/// `text`, followed by the graph's alias db when `--print-alias-db` asks for it.
+fn with_alias_db(options: &OptOptions, graph: &Graph, mut text: String) -> String {
+    if options.print_alias_db {
+        text.push_str("alias db:\n");
+        text.push_str(&crate::analysis::alias::AliasDb::new(graph).to_text(graph));
+    }
+    text
 }
 
 fn emit(

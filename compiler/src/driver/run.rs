@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ember_dialects::{catalogue, Graph, Node};
@@ -12,11 +11,13 @@ use ember_runtime::interpreter::{on_kernel_pool, run as interpret, Code, Runtime
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
-use ember_runtime::unit::CompilationUnit;
 
 use super::missing_ops;
-use super::run_args::{parse_arg, to_ivalue, Arg};
-use crate::frontend::ast::{self, ExprKind, StmtKind};
+use super::run_args::{parse_arg, to_ivalue};
+use crate::freeze::freeze_graph;
+use crate::import::LoadOptions;
+use crate::model::{Model, ModelKind, OpenOptions};
+use crate::passes::{lookup, PassConfig, OPTIMIZATION_PIPELINE};
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -28,6 +29,12 @@ pub struct RunOptions {
     pub bench: Option<usize>,
     /// Load `.pt` code that calls file or process operators.
     pub allow_file_ops: bool,
+    /// `Some(true)`: freeze the module method even if it writes attributes (they stay
+    /// attributes); `Some(false)`: do not freeze; `None`: freeze `.pt` methods that write no
+    /// attribute.
+    pub freeze: Option<bool>,
+    /// Print the graph that runs (after optimization) to stderr.
+    pub print_optimized_graph: bool,
     /// Refuse a model that calls an operator Ember lacks, wherever the call is (by default
     /// such a node raises its error only when it runs, after a warning that lists them).
     pub strict: bool,
@@ -41,22 +48,22 @@ pub struct RunOutput {
 
 /// Runs the model; `Err` is the one message to print before exiting with code 1.
 pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
-    let (graph, unit, this, defaults) = if opts.model.ends_with(".pt") {
-        let (graph, unit, this, defaults) = load_archive(opts)?;
-        (graph, unit, this, defaults)
-    } else {
-        let (graph, unit, defaults) = load(opts)?;
-        (graph, unit, None, defaults)
-    };
-    let (unit_ref, name) = match &unit {
-        Some((unit, name)) => (Some(unit), name.as_str()),
-        None => (None, "<graph>"),
-    };
-    let code =
-        Code::build_with_options(&graph, unit_ref, name, None, missing_ops::mode(opts.strict))
-            .map(Arc::new)
-            .map_err(|e| node_error(&graph, &opts.model, Some(e.node), &e.message))?;
-    let missing = missing_ops::missing_nodes(&code, unit_ref);
+    let mut model = open(opts)?;
+    let name = model
+        .entry(opts.method.as_deref().or(opts.entry.as_deref()))?
+        .name
+        .clone();
+    let mut stderr = optimize(&mut model, &name, opts)?;
+    let entry = model.entry(Some(&name))?;
+    let graph = entry.graph();
+    if opts.print_optimized_graph {
+        let _ = write!(stderr, "{graph}");
+    }
+    let code = entry
+        .function
+        .code(Some(&model.unit))
+        .map_err(|e| node_error(graph, &opts.model, Some(e.node), &e.message))?;
+    let missing = missing_ops::missing_nodes(&code, Some(&model.unit));
     if !missing.is_empty() {
         // Once, before anything runs; the error itself comes if a run reaches one.
         eprint!(
@@ -65,23 +72,17 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
             missing_ops::report(&missing)
         );
     }
-    let inputs = match this {
-        // A method: `self` is the loaded module, the ARGs are the rest.
-        Some(object) => {
-            let mut inputs = vec![object];
-            inputs.extend(read_args_from(&graph, 1, &opts.args, &defaults)?);
-            inputs
-        }
-        None => read_args_from(&graph, 0, &opts.args, &defaults)?,
-    };
-    let (stderr, outputs) = on_kernel_pool(|| {
-        let stderr = match opts.bench {
+    let skip = usize::from(entry.is_method);
+    let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
+    let inputs = model.call_inputs(entry, args);
+    let (timing, outputs) = on_kernel_pool(|| {
+        let timing = match opts.bench {
             Some(n) => bench(&code, &inputs, n)?,
             None => String::new(),
         };
-        Ok((stderr, interpret(&code, inputs)?))
+        Ok((timing, interpret(&code, inputs)?))
     })
-    .map_err(|e: RuntimeError| runtime_error(&graph, &opts.model, &e))?;
+    .map_err(|e: RuntimeError| runtime_error(graph, &opts.model, &e))?;
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),
@@ -89,168 +90,71 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     if let Some(dir) = &opts.out {
         write_out(dir, &result)?;
     }
+    stderr.push_str(&timing);
     Ok(RunOutput {
         stdout: format!("{}\n", repr(&result)),
         stderr,
     })
 }
 
-/// The graph to run and, for source files, the compilation unit its calls resolve through and
-/// the function's name.
-/// The graph to run, the unit its calls resolve through with the function's name (source
-/// files), and the default of each input (when it has one).
-type LoadedSource = (
-    Graph,
-    Option<(Arc<CompilationUnit>, String)>,
-    Vec<Option<DefaultArg>>,
-);
+/// Optimizes the model before it runs: a module method is frozen (when it writes no attribute,
+/// or `--freeze` says so), anything else goes through the optimization pipeline (without
+/// inlining, so errors keep their TorchScript call stack). Returns what to report on stderr.
+fn optimize(model: &mut Model, entry: &str, opts: &RunOptions) -> Result<String, String> {
+    let config = PassConfig::from_env()?;
+    if model.kind == ModelKind::Archive && opts.freeze != Some(false) {
+        let (graph, report) = freeze_graph(model, entry, &config)?;
+        if report.written.is_empty() || opts.freeze == Some(true) {
+            install_graph(model, entry, graph);
+            return Ok(String::new());
+        }
+        if opts.print_optimized_graph {
+            // Said only when asked: the run itself is unchanged.
+            return Ok(format!(
+                "not frozen: '{entry}' writes {} (--freeze freezes it anyway)\n",
+                report.written.join(", ")
+            ));
+        }
+    }
+    model.transform_graphs(&mut |_, g| {
+        for &name in OPTIMIZATION_PIPELINE.iter().filter(|&&p| p != "inline") {
+            let pass = lookup(name).expect("a pipeline pass");
+            (pass.run)(g, &mut config.context_for(pass.name))?;
+        }
+        Ok(())
+    })?;
+    Ok(String::new())
+}
 
-fn load(opts: &RunOptions) -> Result<LoadedSource, String> {
-    let path = Path::new(&opts.model);
-    let unsupported = match path.extension().and_then(|e| e.to_str()) {
-        Some("ir") => None,
-        Some("py") => return load_source(opts),
-        Some("pt") => Some("a .pt archive is loaded by load_archive"),
-        _ => Some("unknown model kind: expected .ir, .py or .pt"),
+fn install_graph(model: &mut Model, entry: &str, graph: Graph) {
+    if let Some(e) = model.entries.iter_mut().find(|e| e.name == entry) {
+        e.function = std::sync::Arc::new(ember_runtime::unit::Function::new(
+            e.function.qualname.clone(),
+            graph,
+        ));
+    }
+}
+
+/// Opens the model, checking that `--method` and `--entry` fit its kind.
+fn open(opts: &RunOptions) -> Result<Model, String> {
+    let kind = ModelKind::of_path(&opts.model)?;
+    let misuse = match kind {
+        ModelKind::Archive if opts.entry.is_some() => Some("--entry chooses a function of a .py file; use --method for a method of a .pt model"),
+        ModelKind::Source if opts.method.is_some() => Some("--method chooses a method of a .pt model; use --entry for a function of a .py file"),
+        ModelKind::GraphText if opts.method.is_some() || opts.entry.is_some() => Some("--method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph"),
+        _ => None,
     };
-    if let Some(why) = unsupported {
+    if let Some(why) = misuse {
         return Err(format!("{}: {why}", opts.model));
     }
-    if opts.method.is_some() || opts.entry.is_some() {
-        return Err(format!("{}: --method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph", opts.model));
-    }
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
-    let graph = ember_dialects::parse::parse_graph(&text).map_err(|d| d.render(&opts.model))?;
-    if let Err(errors) = ember_dialects::verify::verify(&graph) {
-        let first = &errors[0];
-        return Err(format!("{}: invalid graph: {}", opts.model, first.message));
-    }
-    Ok((graph, None, Vec::new()))
-}
-
-/// The entry function of a TorchScript source file (the last def, or `--entry`) and the
-/// file's unit: calls to its other functions and classes run as calls, so errors inside them
-/// carry the call stack.
-fn load_source(opts: &RunOptions) -> Result<LoadedSource, String> {
-    if opts.method.is_some() {
-        return Err(format!("{}: --method chooses a method of a .pt model; use --entry for a function of a .py file", opts.model));
-    }
-    let text = std::fs::read_to_string(&opts.model)
-        .map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
-    let unit = Arc::new(crate::frontend::compile_source(&opts.model, &text)?);
-    unit.set_missing_operators(missing_ops::mode(opts.strict));
-    let functions = unit.functions();
-    let f = match &opts.entry {
-        Some(name) => functions
-            .iter()
-            .find(|f| f.qualname == *name)
-            .ok_or_else(|| format!("{}: no function named '{name}'", opts.model))?,
-        None => functions
-            .last()
-            .ok_or_else(|| format!("{}: the file defines no function", opts.model))?,
-    };
-    let graph = f.graph.clone();
-    let name = f.name().to_string();
-    let defaults = source_defaults(&opts.model, &text, &name);
-    Ok((graph, Some((unit.clone(), name)), defaults))
-}
-
-/// The defaults of top-level def `name`'s parameters, as ARGs: literals, negated numbers and
-/// tuples or lists of them (what TorchScript defaults are). `None` for a parameter without a
-/// default or with one that is not such a literal.
-fn source_defaults(model: &str, text: &str, name: &str) -> Vec<Option<DefaultArg>> {
-    let file = crate::frontend::SourceFile::new(model, text);
-    let Ok(module) = crate::frontend::parser::parse_module(&file) else {
-        return Vec::new();
-    };
-    let def = module.body.iter().rev().find_map(|s| match &s.kind {
-        StmtKind::Def(d) if d.name.name == name => Some(d),
-        _ => None,
-    });
-    def.map_or_else(Vec::new, |d| {
-        d.params
-            .iter()
-            .map(|p| {
-                p.default
-                    .as_ref()
-                    .and_then(literal_arg)
-                    .map(DefaultArg::Literal)
-            })
-            .collect()
-    })
-}
-
-fn literal_arg(e: &ast::Expr) -> Option<Arg> {
-    Some(match &e.kind {
-        ExprKind::Int(i) => Arg::Int(i64::try_from(*i).ok()?),
-        ExprKind::Float(f) => Arg::Float(*f),
-        ExprKind::True => Arg::Bool(true),
-        ExprKind::False => Arg::Bool(false),
-        ExprKind::None => Arg::None,
-        ExprKind::Str(s) => Arg::Str(s.clone()),
-        ExprKind::UnaryOp {
-            op: ast::UnaryOp::Neg,
-            operand,
-        } => match literal_arg(operand)? {
-            Arg::Int(i) => Arg::Int(i.checked_neg()?),
-            Arg::Float(f) => Arg::Float(-f),
-            _ => return None,
+    let open = OpenOptions {
+        load: LoadOptions {
+            allow_file_ops: opts.allow_file_ops,
+            strict: opts.strict,
+            ..Default::default()
         },
-        ExprKind::List(items) => Arg::List(items.iter().map(literal_arg).collect::<Option<_>>()?),
-        ExprKind::Tuple(items) => Arg::Tuple(items.iter().map(literal_arg).collect::<Option<_>>()?),
-        _ => return None,
-    })
-}
-
-/// A method of a `.pt` module (`forward`, or `--method`), the module's unit, the module itself
-/// (its `self`) and the method's default arguments.
-type Loaded = (
-    Graph,
-    Option<(Arc<CompilationUnit>, String)>,
-    Option<IValue>,
-    Vec<Option<DefaultArg>>,
-);
-
-/// The default of a parameter: a literal read from source, or a value an archive recorded.
-#[derive(Clone)]
-enum DefaultArg {
-    Literal(Arg),
-    Value(IValue),
-}
-
-fn load_archive(opts: &RunOptions) -> Result<Loaded, String> {
-    if opts.entry.is_some() {
-        return Err(format!("{}: --entry chooses a function of a .py file; use --method for a method of a .pt model", opts.model));
-    }
-    let bytes =
-        std::fs::read(&opts.model).map_err(|e| format!("cannot read '{}': {e}", opts.model))?;
-    let load = crate::import::LoadOptions {
-        allow_file_ops: opts.allow_file_ops,
-        strict: opts.strict,
-        ..Default::default()
     };
-    let module =
-        crate::import::load_module(&bytes, &load).map_err(|e| format!("{}: {e}", opts.model))?;
-    let name = opts.method.as_deref().unwrap_or("forward");
-    let f = module.method(name).ok_or_else(|| {
-        format!(
-            "{}: the module ({}) has no method '{name}'",
-            opts.model,
-            module.object.class_name()
-        )
-    })?;
-    let defaults = module
-        .defaults
-        .get(name)
-        .map(|d| d.iter().map(|v| v.clone().map(DefaultArg::Value)).collect())
-        .unwrap_or_default();
-    Ok((
-        f.graph.clone(),
-        Some((module.unit.clone(), name.to_string())),
-        Some(IValue::Object(module.object.clone())),
-        defaults,
-    ))
+    Model::open(&opts.model, &open)
 }
 
 /// Reads the ARGs and matches them to the graph's inputs after the first `skip`; inputs after
@@ -259,7 +163,7 @@ fn read_args_from(
     graph: &Graph,
     skip: usize,
     args: &[String],
-    defaults: &[Option<DefaultArg>],
+    defaults: &[Option<IValue>],
 ) -> Result<Vec<IValue>, String> {
     let all = graph.inputs();
     let inputs = &all[skip.min(all.len())..];
@@ -279,23 +183,19 @@ fn read_args_from(
             args.len()
         ));
     }
-    inputs
+    // Inputs left out take their defaults where the model is called.
+    inputs[..args.len()]
         .iter()
+        .zip(args)
         .enumerate()
-        .map(|(i, &v)| {
+        .map(|(i, (&v, text))| {
             let what = format!(
                 "argument {} ({}: {})",
                 i + 1,
                 graph.value_name(v),
                 graph.ty(v)
             );
-            let arg = match args.get(i) {
-                Some(text) => parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?,
-                None => match defaults[i].clone().expect("checked above") {
-                    DefaultArg::Literal(arg) => arg,
-                    DefaultArg::Value(value) => return Ok(value),
-                },
-            };
+            let arg = parse_arg(text).map_err(|e| format!("{what}: '{text}': {e}"))?;
             to_ivalue(&arg, graph.ty(v)).map_err(|e| format!("{what}: {e}"))
         })
         .collect()

@@ -3,9 +3,10 @@
 //! a string `Str`, a device `Str` with a `Device`-typed output, None no attribute at all, and
 //! lists and tuples an `IValue`.
 
-use ember_dialects::attr::{AttrValue, ConstValue};
+use ember_dialects::attr::{AttrValue, ConstValue, TensorLiteral};
 use ember_dialects::symbol::sym;
 use ember_dialects::types::TupleType;
+use ember_dialects::types::{Device, Dim, TensorType};
 use ember_dialects::{Graph, Node, Type, Value};
 
 /// The value `v` holds if it is the output of a `prim::Constant` whose value is known and holds
@@ -128,8 +129,29 @@ pub fn constant_type(c: &ConstValue, like: &Type) -> Option<Type> {
                 })
             }
         },
-        ConstValue::Complex(..) | ConstValue::Tensor(_) | ConstValue::Opaque(_) => return None,
+        ConstValue::Tensor(t) => Type::Tensor(literal_type(t)),
+        ConstValue::Complex(..) | ConstValue::Opaque(_) => return None,
     })
+}
+
+/// The complete type of a tensor constant, as PyTorch gives one (`Float(2, 3, strides=[3, 1],
+/// requires_grad=0, device=cpu)`).
+pub fn literal_type(t: &TensorLiteral) -> TensorType {
+    let mut strides = vec![1i64; t.sizes.len()];
+    for i in (0..t.sizes.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(t.sizes[i + 1].max(1));
+    }
+    TensorType {
+        dtype: Some(t.dtype),
+        sizes: Some(t.sizes.iter().map(|&s| Dim::Known(s)).collect()),
+        strides: Some(strides.into_iter().map(Some).collect()),
+        device: Some(Device {
+            kind: "cpu".into(),
+            index: None,
+        }),
+        requires_grad: Some(false),
+        undefined: None,
+    }
 }
 
 /// Inserts a `prim::Constant` holding `c` just before `before`, typed by [`constant_type`].
@@ -148,7 +170,8 @@ pub fn insert_constant_before(
         ConstValue::Float(f) => Some(AttrValue::Float(*f)),
         ConstValue::Str(s) | ConstValue::Device(s) => Some(AttrValue::Str(s.clone())),
         ConstValue::List(_) | ConstValue::Tuple(_) => Some(AttrValue::IValue(c.clone())),
-        ConstValue::Complex(..) | ConstValue::Tensor(_) | ConstValue::Opaque(_) => return None,
+        ConstValue::Tensor(t) => Some(AttrValue::Tensor(t.clone())),
+        ConstValue::Complex(..) | ConstValue::Opaque(_) => return None,
     };
     let n = g.create(sym::constant(), &[], 1);
     if let Some(attr) = attr {
@@ -158,6 +181,36 @@ pub fn insert_constant_before(
     g.set_ty(out, ty);
     g.insert_before(n, before);
     Some(out)
+}
+
+/// The value of `v` if it is a `prim::Constant` bool (stored as `value=1`/`0` or an IValue).
+pub fn constant_bool(g: &Graph, v: Value) -> Option<bool> {
+    match constant_attr(g, v)? {
+        AttrValue::Int(i) => Some(*i != 0),
+        AttrValue::IValue(ConstValue::Bool(b)) => Some(*b),
+        AttrValue::IValue(ConstValue::Int(i)) => Some(*i != 0),
+        _ => None,
+    }
+}
+
+/// The value of `v` if it is a `prim::Constant` int.
+pub fn constant_int(g: &Graph, v: Value) -> Option<i64> {
+    if !matches!(g.ty(v), Type::Int) {
+        return None;
+    }
+    match constant_attr(g, v)? {
+        AttrValue::Int(i) => Some(*i),
+        AttrValue::IValue(ConstValue::Int(i)) => Some(*i),
+        _ => None,
+    }
+}
+
+fn constant_attr(g: &Graph, v: Value) -> Option<&AttrValue> {
+    let p = g.producer(v);
+    if g.kind(p) != sym::constant() {
+        return None;
+    }
+    g.attr(p, sym::attr_value())
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 
 pub mod constant;
 pub mod eval;
-pub mod mutation;
+pub mod tensor;
 pub mod type_facts;
 
-pub use constant::{constant_type, constant_value, identical, insert_constant_before};
+pub use constant::{
+    constant_bool, constant_int, constant_type, constant_value, identical, insert_constant_before,
+};
 pub use eval::eval;

@@ -14,8 +14,8 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
 
 use super::convert_to_ssa::{sub_block, SsaError};
-use crate::analysis::effects::{constant_bool, constant_int};
 use crate::fold::constant::insert_constant_before;
+use crate::fold::{constant_bool, constant_int};
 use crate::passes::PassContext;
 
 /// Canonicalizes every modified loop of the graph, inner loops first.

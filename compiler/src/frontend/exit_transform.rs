@@ -26,7 +26,7 @@ use ember_dialects::types::unify_types_ext;
 use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
 
 use super::convert_to_ssa::{bool_constant_before, front, kind, sub_block, SsaError};
-use crate::analysis::effects::constant_bool;
+use crate::fold::constant_bool;
 use crate::passes::PassContext;
 
 /// PyTorch's `TransformExits`: loop continuations first, then returns.

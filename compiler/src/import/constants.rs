@@ -3,9 +3,8 @@
 //! as literals — tensors (traced literals, frozen parameters) and strings that are not ASCII.
 //! Each becomes the value of a `prim::Constant` where the code names it.
 
-use ember_dialects::attr::{ConstValue, TensorLiteral};
+use ember_dialects::attr::ConstValue;
 use ember_runtime::ivalue::IValue;
-use ember_runtime::tensor::Tensor;
 
 /// `CONSTANTS.cN` → N; `None` for any other name.
 pub fn constant_index(name: &str) -> Option<usize> {
@@ -25,7 +24,7 @@ pub fn to_const_value(v: &IValue) -> Result<ConstValue, String> {
         IValue::Double(f) => ConstValue::Float(*f),
         IValue::Complex(c) => ConstValue::Complex(c.0, c.1),
         IValue::Str(s) => ConstValue::Str(s.to_string()),
-        IValue::Tensor(t) => ConstValue::Tensor(tensor_literal(t)?),
+        IValue::Tensor(t) => ConstValue::Tensor(crate::fold::tensor::tensor_constant(t)),
         IValue::Tuple(items) => {
             ConstValue::Tuple(items.iter().map(to_const_value).collect::<Result<_, _>>()?)
         }
@@ -37,28 +36,10 @@ pub fn to_const_value(v: &IValue) -> Result<ConstValue, String> {
     })
 }
 
-/// A tensor's elements, row major, as a literal (the layout of a constant is not observable
-/// except through strides, which a fresh constant has contiguous).
-fn tensor_literal(t: &Tensor) -> Result<TensorLiteral, String> {
-    let t = t.contiguous().map_err(|e| e.message)?;
-    let nbytes = t
-        .numel()
-        .checked_mul(t.dtype().size())
-        .ok_or("the tensor's size overflows")?;
-    // SAFETY: a contiguous tensor's elements are `nbytes` initialized bytes from data_ptr,
-    // in bounds of its storage (checked when the tensor was rebuilt).
-    let data = unsafe { std::slice::from_raw_parts(t.data_ptr() as *const u8, nbytes) };
-    Ok(TensorLiteral {
-        dtype: t.dtype().scalar_type(),
-        sizes: t.sizes().to_vec(),
-        data: Some(data.into()),
-        printed: None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ember_runtime::tensor::Tensor;
 
     #[test]
     fn constant_names() {

@@ -1,10 +1,11 @@
-//! `canonicalize`: simplifies scalar (int, float, bool) arithmetic and comparisons with the egg
-//! rule sets of [`crate::rewrite`]. Each maximal run of scalar ops in a block (constants in
+//! `canonicalize`: simplifies scalar (int, float, bool) arithmetic and comparisons, then tensor
+//! ops ([`tensors`]: views of views, no-op conversions, matrix products, shape queries), with
+//! the egg rule sets of [`crate::rewrite`]. Each maximal run of scalar ops in a block (constants in
 //! between do not break a run) becomes one e-graph, whose leaves are the values the run reads
 //! and its constants; the runner saturates it under explicit iteration, node and time limits,
 //! and the cheapest form (fewest op nodes, then fewest new constants) replaces the run when it
 //! is cheaper. Only values of scalar type are replaced, each by one of the same type. Tensor
-//! ops never enter: `aten::add(x, 0)` on a tensor is not `x`.
+//! ops never enter the scalar e-graph: `aten::add(x, 0)` on a tensor is not `x`.
 
 use std::time::Duration;
 
@@ -27,6 +28,13 @@ const NODE_LIMIT: usize = 5_000;
 const TIME_LIMIT: Duration = Duration::from_millis(200);
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    let scalars = canonicalize_scalars(g, cx);
+    let tensors = tensors::run(g, cx);
+    Ok(scalars | tensors)
+}
+
+/// The scalar regions of every block through the scalar rule sets.
+fn canonicalize_scalars(g: &mut Graph, cx: &mut PassContext) -> bool {
     let rules = scalar_rules();
     let mut changed = false;
     let mut blocks = vec![g.block()];
@@ -38,7 +46,7 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
             changed |= rewrite_region(g, cx, &rules, &region);
         }
     }
-    Ok(changed)
+    changed
 }
 
 /// One run of scalar ops, in order, and the node after it (where new nodes go).
@@ -377,6 +385,8 @@ impl Builder<'_> {
         v
     }
 }
+
+mod tensors;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node};
 
 use super::{LogLevel, PassContext};
-use crate::analysis::effects::is_immutable_type;
+use crate::analysis::alias::is_mutable_type;
 use crate::analysis::node_eq::nodes_equal;
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
@@ -91,7 +91,7 @@ impl Pool {
 
     /// A pooled constant equal to `n`, if `n` may be merged at all.
     fn equal_constant(&self, g: &Graph, n: Node) -> Option<Node> {
-        if g.node_outputs(n).len() != 1 || !is_immutable_type(g.ty(g.output(n, 0))) {
+        if g.node_outputs(n).len() != 1 || is_mutable_type(g.ty(g.output(n, 0))) {
             return None;
         }
         self.hoisted.iter().copied().find(|&m| nodes_equal(g, m, n))
@@ -191,6 +191,7 @@ mod tests {
                 sizes: vec![1],
                 data: Some(vec![0u8, 0, 128, 63].into()),
                 printed: None,
+                handle: None,
             })
         };
         let a = constant(&mut g, Type::tensor(), Some(lit()));

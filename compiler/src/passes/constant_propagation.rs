@@ -1,29 +1,47 @@
 //! `constant-propagation`: folds nodes whose inputs are all constants, after PyTorch's
 //! `torch/csrc/jit/passes/constant_propagation.cpp`. Scalar, string, list and tuple ops are
-//! evaluated by [`crate::fold::eval`]; `prim::If` on a constant condition is replaced by the
-//! taken block, a `prim::Loop` that never runs by its initial values, and outputs of `If`s and
-//! loops that never change are removed. `x is None` and `isinstance` are also settled from
-//! static types where the type alone decides (PyTorch's peephole does that part).
+//! evaluated by [`crate::fold::eval`]; tensor ops on constant tensors run in the runtime
+//! ([`crate::fold::tensor`]) when their result is small (any size in frozen graphs, whose
+//! weights are constants); `prim::If` on a constant condition is replaced by the taken block,
+//! a `prim::Loop` that never runs by its initial values, and outputs of `If`s and loops that
+//! never change are removed. `x is None` and `isinstance` are also settled from static types
+//! where the type alone decides (PyTorch's peephole does that part).
 //!
-//! Never folded: tensor ops (the runtime's job), ops with side effects or that may raise
-//! (division by zero stays, to raise at run time), and lists that anything may write.
+//! Never folded: ops with side effects, random ops, ops that may raise (division by zero
+//! stays, to raise at run time), and values that anything may write or that a caller
+//! receives (a mutable constant is one object shared by every run).
 
 use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
 
-use crate::fold::mutation::{is_mutable_type, never_mutated};
+use crate::analysis::alias::{self, is_mutable_type, AliasDb};
+use crate::fold::tensor::{const_of_ivalue, constant_ivalue, fold_tensor_op};
 use crate::fold::{constant_value, eval, identical, insert_constant_before, type_facts};
 use crate::passes::{LogLevel, PassContext};
+use ember_runtime::ivalue::IValue;
+
+/// Tensor results up to this many elements are folded into constants: a small result costs
+/// nothing to keep. Frozen graphs fold weights of any size ([`run_with_tensor_limit`]).
+pub const TENSOR_LIMIT: usize = 4096;
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    run_with_tensor_limit(g, cx, TENSOR_LIMIT)
+}
+
+/// The pass, folding tensor results of up to `tensor_limit` elements (0: none).
+pub fn run_with_tensor_limit(
+    g: &mut Graph,
+    cx: &mut PassContext,
+    tensor_limit: usize,
+) -> Result<bool, String> {
     // Folding enables more folding: a mutation removed as dead at the end of one sweep frees
     // its list to fold in the next. Sweep until nothing changes, so the pass is idempotent;
     // the graph only shrinks, and the cap guards against any rule that would oscillate.
     const MAX_SWEEPS: usize = 16;
     let mut changed = false;
     for _ in 0..MAX_SWEEPS {
-        if !sweep(g, cx) {
+        if !sweep(g, cx, tensor_limit) {
             break;
         }
         changed = true;
@@ -32,9 +50,12 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
 }
 
 /// One pass over the graph; whether it changed anything.
-fn sweep(g: &mut Graph, cx: &mut PassContext) -> bool {
+fn sweep(g: &mut Graph, cx: &mut PassContext, tensor_limit: usize) -> bool {
+    let db = AliasDb::new(g);
     let mut p = Propagator {
         cx,
+        db: &db,
+        tensor_limit,
         changed: false,
         maybe_dead: Vec::new(),
     };
@@ -45,6 +66,9 @@ fn sweep(g: &mut Graph, cx: &mut PassContext) -> bool {
 
 struct Propagator<'a> {
     cx: &'a mut PassContext,
+    /// The graph's aliasing as the sweep began (values made since count as written).
+    db: &'a AliasDb,
+    tensor_limit: usize,
     changed: bool,
     /// Folded nodes and the constants they read, removed at the end once unused.
     maybe_dead: Vec<Node>,
@@ -132,13 +156,16 @@ impl Propagator<'_> {
         if kind == Symbol::prim("isinstance") {
             return settle_isinstance(g, n, &consts).map(|b| vec![ConstValue::Bool(b)]);
         }
+        if touches_tensors(g, n) {
+            return self.evaluate_tensor_op(g, n);
+        }
         let consts: Vec<ConstValue> = consts.into_iter().collect::<Option<_>>()?;
-        // A list folded into a constant is shared by every run: only if nothing writes it.
-        let touched = inputs.iter().chain(outputs);
-        if touched
-            .clone()
-            .any(|&v| is_mutable_type(g.ty(v)) && !never_mutated(g, v))
-        {
+        // A list folded into a constant is shared by every run: only if nothing writes it and
+        // no caller receives it.
+        let escapes = outputs
+            .iter()
+            .any(|&v| is_mutable_type(g.ty(v)) && self.db.escapes_scope(g, &[v]));
+        if self.db.node_has_writers(g, n) || escapes {
             self.cx.log(LogLevel::Debug, || {
                 format!("not folding {}: a list it touches may be written", kind)
             });
@@ -153,6 +180,26 @@ impl Propagator<'_> {
             });
         }
         results
+    }
+
+    /// A tensor op whose inputs are all constants, run by the runtime: only when it is
+    /// deterministic, has no side effects, writes nothing, and its result is within the size
+    /// limit.
+    fn evaluate_tensor_op(&self, g: &Graph, n: Node) -> Option<Vec<ConstValue>> {
+        if self.tensor_limit == 0
+            || alias::has_side_effects(g, n)
+            || alias::is_nondeterministic(g, n)
+            || self.db.node_has_writers(g, n)
+        {
+            return None;
+        }
+        let inputs: Vec<IValue> = g
+            .node_inputs(n)
+            .iter()
+            .map(|&v| constant_ivalue(g, v))
+            .collect::<Option<_>>()?;
+        let results = fold_tensor_op(g, n, &inputs, self.tensor_limit)?;
+        results.iter().map(const_of_ivalue).collect()
     }
 
     /// `prim::If` on a constant: the taken block's nodes move before the `If`, which goes.
@@ -369,3 +416,19 @@ fn show(c: &ConstValue) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether `n` takes or makes a tensor (or an optional, list or tuple of tensors).
+fn touches_tensors(g: &Graph, n: Node) -> bool {
+    fn has_tensor(t: &Type) -> bool {
+        match t {
+            Type::Tensor(_) => true,
+            Type::Optional(e) | Type::List(e) => has_tensor(e),
+            Type::Tuple(t) => t.elements.iter().any(has_tensor),
+            _ => false,
+        }
+    }
+    g.node_inputs(n)
+        .iter()
+        .chain(g.node_outputs(n))
+        .any(|&v| has_tensor(g.ty(v)))
+}

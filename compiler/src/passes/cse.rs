@@ -5,59 +5,41 @@
 //! a nested block sees the nodes of the blocks around it that come before it, never those of a
 //! sibling block or of code after it. A node equal to one in scope is replaced by it.
 //!
-//! Never merged: `prim::profile`, nodes with side effects or that may write (see
-//! [`effects::has_side_effects`]), random ops (`rand*`, dropout unless `train=False`), nodes
-//! with blocks (their blocks are searched instead) or graph attributes, and unknown ops.
-//!
-//! Without alias analysis the rule for the rest is conservative, by the types involved:
-//! - A node whose outputs are all immutable (numbers, strings, None, devices, tuples of those)
-//!   is merged, unless some input is mutable (a tensor, list, …) and the graph has a node that
-//!   may write anywhere: then the input may change between the two nodes.
-//! - Tuple construction and projection (`prim::TupleConstruct`, `TupleIndex`, `TupleUnpack`,
-//!   `TupleSlice`) are merged whatever they hold: tuples are immutable and both nodes yield the
-//!   same elements.
-//! - `prim::GetAttr` is merged unless some node may store an attribute (`prim::SetAttr`, a
-//!   call, an unknown op): two reads of one attribute yield the same object.
-//! - Other nodes with mutable outputs are merged only if they are `aten` ops, their outputs are
-//!   tensors (or optionals or tuples of tensors), they do not allocate fresh memory
-//!   (`aten::zeros`, `clone`, …: two calls are two buffers), the graph has no node that may
-//!   write at all, and not both nodes' outputs may reach the graph's outputs (the caller could
-//!   mutate one and see the other change).
-//! - Lists, dicts, objects and `Any` results are never merged: each creation is a new object.
+//! Never merged: `prim::profile`, nodes with side effects, random ops (`rand*`, dropout
+//! unless `train=False`), nodes with blocks (their blocks are searched instead) or graph
+//! attributes, unknown ops, and — by alias analysis — nodes whose inputs or outputs anything
+//! writes (the value may change between the two), and two nodes whose results may both reach
+//! the graph's outputs (the caller could write to one and see the other change).
 
 use hashbrown::{HashMap, HashSet};
 
 use ember_dialects::symbol::sym;
-use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
+use ember_dialects::{Block, Graph, Node, Value};
 
 use super::{LogLevel, PassContext};
-use crate::analysis::effects::{self, is_immutable_type};
-use crate::analysis::escape;
+use crate::analysis::alias::{self, AliasDb};
 use crate::analysis::node_eq::{node_key, nodes_equal, NodeKey};
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    let db = AliasDb::new(g);
     let mut cse = Cse {
-        has_writers: effects::graph_has_writers(g),
-        rebinds_attributes: effects::any_writer(g, |kind| !kind.is_aten()),
-        escaping: escape::values_reaching_outputs(g),
+        db: &db,
         scopes: Vec::new(),
+        now_escaping: HashSet::new(),
     };
     let top = g.block();
     Ok(cse.block(g, top, cx))
 }
 
-struct Cse {
-    /// Some node of the graph may write to memory: mutable values may change.
-    has_writers: bool,
-    /// Some node may store an object attribute (`prim::SetAttr`, calls, unknown ops).
-    rebinds_attributes: bool,
-    /// Values that may reach the graph's outputs.
-    escaping: HashSet<Value>,
+struct Cse<'a> {
+    db: &'a AliasDb,
     /// The nodes available in each enclosing block, innermost last.
     scopes: Vec<HashMap<NodeKey, Vec<Node>>>,
+    /// Values that reach the outputs since a node they replaced did (the db predates that).
+    now_escaping: HashSet<Value>,
 }
 
-impl Cse {
+impl Cse<'_> {
     fn block(&mut self, g: &mut Graph, b: Block, cx: &mut PassContext) -> bool {
         self.scopes.push(HashMap::new());
         let mut changed = false;
@@ -72,8 +54,10 @@ impl Cse {
                 }
                 continue;
             }
-            if let Some(why) = self.unsafe_reason(g, n) {
-                cx.log(LogLevel::Debug, || format!("skipped {}: {why}", g.kind(n)));
+            if self.db.node_has_writers(g, n) {
+                cx.log(LogLevel::Debug, || {
+                    format!("skipped {}: an input or output is written", g.kind(n))
+                });
                 continue;
             }
             let Some(existing) = self.lookup(g, n) else {
@@ -85,14 +69,7 @@ impl Cse {
                     .push(n);
                 continue;
             };
-            // Tuple ops and attribute reads yield the very same objects either way.
-            let same_objects = is_tuple_op(g.kind(n)) || g.kind(n) == sym::get_attr();
-            let escapes = |cse: &Self, m: Node| {
-                g.node_outputs(m)
-                    .iter()
-                    .any(|v| cse.escaping.contains(v) && !is_immutable_type(g.ty(*v)))
-            };
-            if !same_objects && escapes(self, n) && escapes(self, existing) {
+            if self.escapes(g, n) && self.escapes(g, existing) {
                 cx.log(LogLevel::Debug, || {
                     format!(
                         "skipped {}: both results may reach the graph outputs",
@@ -112,8 +89,8 @@ impl Cse {
                     outputs_text(g, existing)
                 )
             });
-            if escapes(self, n) {
-                self.escaping
+            if self.escapes(g, n) {
+                self.now_escaping
                     .extend(g.node_outputs(existing).iter().copied());
             }
             g.replace_all_uses_of_node_with(n, existing);
@@ -122,6 +99,13 @@ impl Cse {
         }
         self.scopes.pop();
         changed
+    }
+
+    /// Whether a result of `n` may be, or be inside, a graph output.
+    fn escapes(&self, g: &Graph, n: Node) -> bool {
+        let outputs = g.node_outputs(n);
+        outputs.iter().any(|v| self.now_escaping.contains(v))
+            || self.db.may_contain_alias(outputs, g.outputs())
     }
 
     /// An earlier node in scope equal to `n`.
@@ -135,43 +119,6 @@ impl Cse {
             .copied()
             .find(|&m| nodes_equal(g, m, n))
     }
-
-    /// Why merging `n` with an equal node could change the program, if it could.
-    fn unsafe_reason(&self, g: &Graph, n: Node) -> Option<&'static str> {
-        let kind = g.kind(n);
-        if is_tuple_op(kind) {
-            return None;
-        }
-        if kind == sym::get_attr() {
-            return self
-                .rebinds_attributes
-                .then_some("an attribute may be stored in between");
-        }
-        let outputs_immutable = g
-            .node_outputs(n)
-            .iter()
-            .all(|&v| is_immutable_type(g.ty(v)));
-        let inputs_immutable = g.node_inputs(n).iter().all(|&v| is_immutable_type(g.ty(v)));
-        if outputs_immutable {
-            if self.has_writers && !inputs_immutable {
-                return Some("a mutable input may be written in between");
-            }
-            return None;
-        }
-        if !kind.is_aten() {
-            return Some("creates a mutable value");
-        }
-        if !g.node_outputs(n).iter().all(|&v| is_tensor_like(g.ty(v))) {
-            return Some("creates a list, dict or object");
-        }
-        if effects::is_fresh_allocation(g, n) {
-            return Some("allocates fresh memory");
-        }
-        if self.has_writers {
-            return Some("the graph writes to mutable values");
-        }
-        None
-    }
 }
 
 /// Why `n` is never merged, if it is not.
@@ -179,33 +126,13 @@ fn skip_reason(g: &Graph, n: Node) -> Option<&'static str> {
     if g.kind(n) == sym::profile() {
         return Some("profiling nodes are merged by their own pass");
     }
-    if effects::has_side_effects(g, n) {
+    if alias::has_side_effects(g, n) {
         return Some("side effects");
     }
-    if effects::is_nondeterministic(g, n) {
+    if alias::is_nondeterministic(g, n) {
         return Some("nondeterministic");
     }
     None
-}
-
-fn is_tuple_op(kind: Symbol) -> bool {
-    kind == sym::tuple_construct()
-        || kind == sym::tuple_index()
-        || kind == sym::tuple_unpack()
-        || kind == sym::tuple_slice()
-}
-
-/// Tensors, and optionals or tuples of them and of immutable values.
-fn is_tensor_like(ty: &Type) -> bool {
-    match ty {
-        Type::Tensor(_) => true,
-        Type::Optional(e) => is_tensor_like(e),
-        Type::Tuple(t) => t
-            .elements
-            .iter()
-            .all(|e| is_tensor_like(e) || is_immutable_type(e)),
-        other => is_immutable_type(other),
-    }
 }
 
 fn outputs_text(g: &Graph, n: Node) -> String {

@@ -1,10 +1,12 @@
 //! `dce`: dead code elimination, after PyTorch's `passes/dead_code_elimination.cpp`.
 //!
 //! An inverse mark-and-sweep. Marked live: the graph's outputs, every node with side effects
-//! (see [`effects::has_side_effects`]: prints, raises, attribute stores, writes to inputs,
-//! calls, unknown ops, and nodes whose blocks hold any of these), every node one of whose
-//! outputs is live, the nodes that own a live node, and the inputs of live nodes. Loop bodies
-//! are marked until nothing new is marked, since a value used in one iteration feeds the next.
+//! (prints, raises, attribute stores, calls, unknown ops, and nodes whose blocks hold any of
+//! these) or that writes to memory alias analysis cannot follow (a graph input, a wildcard),
+//! every node one of whose outputs is live or that writes to memory a live value may be, the
+//! nodes that own a live node, and the inputs of live nodes. Blocks are walked last node
+//! first, so a write after the last read of what it writes is dead. Loop bodies are marked
+//! until nothing new is marked, since a value used in one iteration feeds the next.
 //!
 //! A block's return only keeps the values whose outer counterparts are live, so the sweep can
 //! also drop `prim::If` outputs nobody uses (with the matching output of every branch) and
@@ -19,11 +21,18 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Value};
 
 use super::{LogLevel, PassContext};
-use crate::analysis::effects;
+use crate::analysis::alias::{self, AliasDb, LiveLocations};
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
-    let mut dce = DeadCodeEliminator::default();
     let top = g.block();
+    let db = AliasDb::new(g);
+    let mut dce = DeadCodeEliminator {
+        db: &db,
+        marked: HashSet::new(),
+        live: HashSet::new(),
+        live_locations: LiveLocations::default(),
+        side_effects: HashMap::new(),
+    };
     let mut changed = eliminate_dead_fork_inputs(g, top, cx);
     let ret = g.return_node(top);
     dce.mark_node(g, ret);
@@ -32,19 +41,37 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     Ok(changed)
 }
 
-#[derive(Default)]
-struct DeadCodeEliminator {
+struct DeadCodeEliminator<'a> {
+    db: &'a AliasDb,
     marked: HashSet<Node>,
     live: HashSet<Value>,
+    /// The memory the live values may be.
+    live_locations: LiveLocations,
     side_effects: HashMap<Node, bool>,
 }
 
-impl DeadCodeEliminator {
+impl DeadCodeEliminator<'_> {
+    /// Side effects, or a write to memory the analysis cannot follow (PyTorch's
+    /// `hasUntrackedMutation`), in `n` or its blocks.
     fn has_side_effects(&mut self, g: &Graph, n: Node) -> bool {
-        *self
-            .side_effects
-            .entry(n)
-            .or_insert_with(|| effects::has_side_effects(g, n))
+        if let Some(&known) = self.side_effects.get(&n) {
+            return known;
+        }
+        let nested = g.node_blocks(n).to_vec().into_iter().any(|b| {
+            g.block_nodes(b)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .any(|m| self.has_side_effects(g, m))
+        });
+        let effects = nested || alias::own_side_effects(g, n) || self.db.writes_to_wildcard(n);
+        self.side_effects.insert(n, effects);
+        effects
+    }
+
+    fn make_live(&mut self, v: Value) {
+        if self.live.insert(v) {
+            self.live_locations.add(self.db, v);
+        }
     }
 
     /// Marks `n` and the nodes that own it live, and its inputs. True if `n` was new.
@@ -57,7 +84,9 @@ impl DeadCodeEliminator {
             self.mark_node(g, o);
             owner = g.owning_block(o).and_then(|b| g.owning_node(b));
         }
-        self.live.extend(g.node_inputs(n).iter().copied());
+        for &v in g.node_inputs(n) {
+            self.make_live(v);
+        }
         true
     }
 
@@ -80,20 +109,24 @@ impl DeadCodeEliminator {
                     continue;
                 };
                 if self.live.contains(&outer_output) || g.has_uses(inner_input) {
-                    self.live.insert(inner_output);
+                    self.make_live(inner_output);
                 }
             }
             // The next-iteration condition is always needed.
-            self.live.extend(inner_outputs.first().copied());
+            if let Some(&cond) = inner_outputs.first() {
+                self.make_live(cond);
+            }
         } else if g.node_outputs(outer).len() == inner_outputs.len() {
             for (&outer_output, &inner_output) in g.node_outputs(outer).iter().zip(&inner_outputs) {
                 if self.live.contains(&outer_output) {
-                    self.live.insert(inner_output);
+                    self.make_live(inner_output);
                 }
             }
         } else {
             // A block whose outputs do not match its node's: keep them all.
-            self.live.extend(inner_outputs);
+            for v in inner_outputs {
+                self.make_live(v);
+            }
         }
         self.marked.insert(ret);
         true
@@ -127,7 +160,8 @@ impl DeadCodeEliminator {
                     any |= self.mark_block(g, sub);
                 }
             }
-            if g.node_outputs(n).iter().any(|v| self.live.contains(v)) {
+            let live_output = g.node_outputs(n).iter().any(|v| self.live.contains(v));
+            if live_output || self.live_locations.written_by(self.db, g, n) {
                 any |= self.mark_node(g, n);
             }
         }

@@ -26,7 +26,7 @@ use ember_dialects::types::TupleType;
 use ember_dialects::{Block, Graph, Node, Symbol, Type, Value};
 
 use super::{LogLevel, PassContext};
-use crate::analysis::effects::constant_int;
+use crate::fold::constant_int;
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let mut changed = false;

@@ -13,6 +13,8 @@ pub mod cse;
 pub mod dce;
 pub mod inline;
 pub mod lower_tuples;
+pub mod remove_dropout;
+pub mod remove_mutation;
 #[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
@@ -101,6 +103,31 @@ pub static PASSES: &[PassInfo] = &[
             "Forward tuple elements to their unpacks, splitting tuples through If and Loop",
         run: lower_tuples::run,
     },
+    PassInfo {
+        name: "remove-dropout",
+        description: "Remove dropout that does not train (train is the constant False)",
+        run: remove_dropout::run,
+    },
+    PassInfo {
+        name: "remove-mutation",
+        description:
+            "Turn in-place ops on values nothing else observes into functional ops; fold appends into list constructions",
+        run: remove_mutation::run,
+    },
+];
+
+/// The passes ember-run runs over every graph of a model before it runs, in order: calls
+/// inlined, tuples taken apart, constants folded, scalar code simplified, in-place ops made
+/// functional where nothing can tell, then duplicates merged and dead code removed.
+pub const OPTIMIZATION_PIPELINE: &[&str] = &[
+    "inline",
+    "lower-tuples",
+    "constant-propagation",
+    "canonicalize",
+    "remove-mutation",
+    "cse",
+    "dce",
+    "constant-pooling",
 ];
 
 /// The pass named `name`, if there is one.

@@ -118,6 +118,10 @@ pub fn parse_device(s: &str) -> Result<Device, String> {
 }
 
 fn literal_to_tensor(t: &TensorLiteral) -> Result<Tensor, String> {
+    // A constant made from a runtime tensor (a frozen weight) is that tensor, shared.
+    if let Some(tensor) = t.handle.as_ref().and_then(|h| h.0.downcast_ref::<Tensor>()) {
+        return Ok(tensor.clone());
+    }
     let dtype = DType::from_scalar_type(t.dtype)
         .ok_or_else(|| format!("tensor constant of dtype {:?} is not supported", t.dtype))?;
     let data = t

@@ -43,6 +43,10 @@ fn command() -> Command {
             "print the graph to stderr after every pass",
         ))
         .arg(flag(
+            "print-alias-db",
+            "after the output, print what alias analysis finds: each value's memory locations and what each node writes",
+        ))
+        .arg(flag(
             "check-ops",
             "list the operators the input calls that Ember cannot run, instead of printing it",
         ))
@@ -165,6 +169,7 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         verify_each: !m.get_flag("no-verify"),
         emit: Emit::parse(m.get_one::<String>("emit").unwrap()).unwrap(),
         config: PassConfig::from_env()?,
+        print_alias_db: m.get_flag("print-alias-db"),
         check_ops: m.get_flag("check-ops"),
         strict: m.get_flag("strict"),
     };

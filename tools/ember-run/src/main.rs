@@ -9,7 +9,7 @@ use ember_compiler::driver::run::{run, RunOptions};
 
 fn command() -> Command {
     Command::new("ember-run")
-        .about("Runs a TorchScript model (.ir graph text) on the given arguments")
+        .about("Runs a TorchScript model (.pt archive, .py source or .ir graph text) on the given arguments")
         .arg(Arg::new("model").value_name("MODEL").required(true).help("the model: .ir, .py or .pt"))
         .arg(
             Arg::new("args")
@@ -38,6 +38,25 @@ fn command() -> Command {
                 .long("no-jit")
                 .action(ArgAction::SetTrue)
                 .help("run every node in the interpreter (today the only mode: fusion is not yet wired into the interpreter)"),
+        )
+        .arg(
+            Arg::new("freeze")
+                .long("freeze")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("no-freeze")
+                .help("freeze the module method even if it writes attributes (they stay attributes). By default a .pt module's method is frozen (as torch.jit.freeze does: submodule calls inlined, parameters and attributes folded into constants, inference rewrites) when it writes no attribute"),
+        )
+        .arg(
+            Arg::new("no-freeze")
+                .long("no-freeze")
+                .action(ArgAction::SetTrue)
+                .help("do not freeze the module method"),
+        )
+        .arg(
+            Arg::new("print-optimized-graph")
+                .long("print-optimized-graph")
+                .action(ArgAction::SetTrue)
+                .help("print the graph that runs, after optimization, to stderr"),
         )
         .arg(
             Arg::new("bench")
@@ -71,6 +90,14 @@ fn main() -> ExitCode {
         out: m.get_one::<String>("out").map(Into::into),
         bench: m.get_one::<usize>("bench").copied(),
         allow_file_ops: m.get_flag("allow-file-ops"),
+        freeze: if m.get_flag("freeze") {
+            Some(true)
+        } else if m.get_flag("no-freeze") {
+            Some(false)
+        } else {
+            None
+        },
+        print_optimized_graph: m.get_flag("print-optimized-graph"),
         strict: m.get_flag("strict"),
     };
     match run(&options) {

@@ -1,6 +1,6 @@
 //! `emberc`: outputs on disk, exit codes, and errors in `file:line:col: error:` form for bad
 //! input of every kind, never a panic. The many-file sweeps run the tool's code in this process
-//! (`emberc::compile_text`); the binary itself is run for the exit-status paths.
+//! (`ember_compiler::driver::emberc::compile_text`); the binary itself is run for the exit-status paths.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -57,9 +57,13 @@ fn assert_compiles_or_fails_cleanly(file: &str, text: &str, emit: &str) -> bool 
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let args = emberc::parse_args(&argv).unwrap();
+    let args = ember_compiler::driver::emberc::parse_args(&argv).unwrap();
     let result = std::panic::catch_unwind(|| {
-        emberc::compile_text(&args, text, ember_dialects::parse::parse_graph)
+        ember_compiler::driver::emberc::compile_text(
+            &args,
+            text,
+            ember_dialects::parse::parse_graph,
+        )
     })
     .unwrap_or_else(|_| panic!("{file}: emberc panicked"));
     match result {

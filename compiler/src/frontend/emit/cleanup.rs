@@ -9,7 +9,7 @@ use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Block, Graph, Node, Symbol, Type};
 
-use crate::analysis::effects::is_immutable_type;
+use crate::analysis::alias::is_mutable_type;
 use crate::fold::{constant_value, eval, identical, insert_constant_before};
 use crate::frontend::convert_to_ssa::{convert_to_ssa_located, SsaError};
 use crate::passes::{canonicalize_outputs, constant_pooling, PassContext};
@@ -346,7 +346,7 @@ fn propagate_node(g: &mut Graph, n: Node) {
     let immutable = inputs
         .iter()
         .chain(&outputs)
-        .all(|&v| is_immutable_type(g.ty(v)));
+        .all(|&v| !is_mutable_type(g.ty(v)));
     if !immutable {
         return;
     }
@@ -426,7 +426,7 @@ fn remove_extra_if_outputs(g: &mut Graph, n: Node) {
         } else {
             match (constant_value(g, t), constant_value(g, f)) {
                 (Some(a), Some(b))
-                    if identical(&a, &b) && g.ty(t) == g.ty(f) && is_immutable_type(g.ty(t)) =>
+                    if identical(&a, &b) && g.ty(t) == g.ty(f) && !is_mutable_type(g.ty(t)) =>
                 {
                     let like = g.ty(t).clone();
                     insert_constant_before(g, n, &a, &like)

@@ -11,18 +11,18 @@
 //! exp/log/tanh into arithmetic, the same on every target; `libm` calls `expf`/`logf`/`tanhf`
 //! on x86-64 (NVPTX is always inline).
 //!
-//! The logic lives here, apart from `main`, so that tests can drive it with graphs built in
-//! Rust. Errors print as `file:line:col: error: message` (or `emberc: error: message` for
+//! The logic lives here, in the compiler crate; tools/emberc only calls [`main_with`]. Errors print as `file:line:col: error: message` (or `emberc: error: message` for
 //! command-line mistakes) and exit with status 1.
 
 use std::io::Write;
 
-use ember_compiler::codegen::c_header::c_header;
-use ember_compiler::codegen::driver::c_identifier;
-use ember_compiler::codegen::fusion_to_mlir::MathLowering;
-use ember_compiler::codegen::{
+use crate::codegen::c_header::c_header;
+use crate::codegen::driver::c_identifier;
+use crate::codegen::fusion_to_mlir::MathLowering;
+use crate::codegen::{
     collect_kernels, compile, CodegenError, CompileOptions, EmitKind, ErrorSite, TargetArch,
 };
+use crate::model::{Model, ModelKind, OpenOptions};
 use ember_dialects::source::Diagnostic;
 use ember_dialects::Graph;
 use hashbrown::HashMap;
@@ -317,9 +317,8 @@ pub fn blank_leading_comments(text: &str) -> String {
     out
 }
 
-/// The whole tool: arguments, reading MODEL, parsing it with `parse`, compiling. Returns the
-/// process exit status.
-pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnostic>) -> i32 {
+/// The whole tool: arguments, reading MODEL, compiling. Returns the process exit status.
+pub fn main_with(argv: &[String]) -> i32 {
     let args = match parse_args(argv) {
         Ok(a) => a,
         Err(msg) if msg == USAGE => {
@@ -331,9 +330,9 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
             return 1;
         }
     };
-    let text = if args.model == "-" {
-        let mut s = String::new();
-        match std::io::Read::read_to_string(&mut std::io::stdin(), &mut s) {
+    let bytes = if args.model == "-" {
+        let mut s = Vec::new();
+        match std::io::Read::read_to_end(&mut std::io::stdin(), &mut s) {
             Ok(_) => s,
             Err(e) => {
                 eprintln!("emberc: error: stdin: {e}");
@@ -342,20 +341,14 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
         }
     } else {
         match std::fs::read(&args.model) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(s) => s,
-                Err(_) => {
-                    eprintln!("{}:1:1: error: the file is not UTF-8 text", args.model);
-                    return 1;
-                }
-            },
+            Ok(bytes) => bytes,
             Err(e) => {
                 eprintln!("emberc: error: cannot read {}: {e}", args.model);
                 return 1;
             }
         }
     };
-    match compile_text(&args, &text, parse) {
+    match compile_model(&args, &bytes) {
         Ok(()) => 0,
         Err(msg) => {
             eprintln!("{msg}");
@@ -364,18 +357,49 @@ pub fn main_with(argv: &[String], parse: impl Fn(&str) -> Result<Graph, Diagnost
     }
 }
 
-/// Compiles the model text `text` as `args` asks; the error is the whole message to print.
+/// Compiles the model `args.model` (whose bytes are `bytes`; `-` is graph text on stdin) as
+/// `args` asks; the error is the whole message to print.
+pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
+    let kind = if args.model == "-" {
+        ModelKind::GraphText
+    } else {
+        ModelKind::of_path(&args.model).map_err(|e| format!("{}:1:1: error: {e}", args.model))?
+    };
+    if kind == ModelKind::GraphText {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| format!("{}:1:1: error: the file is not UTF-8 text", args.model))?;
+        return compile_text(args, text, ember_dialects::parse::parse_graph);
+    }
+    let model = Model::from_bytes(&args.model, kind, bytes, &OpenOptions::default())
+        .map_err(|e| located(&args.model, &e))?;
+    let entry = model
+        .entry(args.method.as_deref())
+        .map_err(|e| located(&args.model, &e))?;
+    // Errors point into the printed graph; each also names its source location.
+    let text = entry.graph().to_string();
+    run_on_graph(args, entry.graph(), &text)
+}
+
+/// `msg` as a `FILE:LINE:COL: error:` line: as it is when it has that form already (a
+/// frontend diagnostic), else at 1:1 without the `FILE: ` it may start with.
+fn located(file: &str, msg: &str) -> String {
+    let rest = msg.strip_prefix(&format!("{file}:")).unwrap_or(msg);
+    if rest
+        .split(':')
+        .next()
+        .is_some_and(|l| l.parse::<u32>().is_ok())
+    {
+        return msg.to_string();
+    }
+    format!("{file}:1:1: error: {}", rest.trim_start())
+}
+
+/// Compiles the graph text `text` as `args` asks; the error is the whole message to print.
 pub fn compile_text(
     args: &Args,
     text: &str,
     parse: impl Fn(&str) -> Result<Graph, Diagnostic>,
 ) -> Result<(), String> {
-    if !(args.model.ends_with(".ir") || args.model == "-") {
-        return Err(format!(
-            "{}:1:1: error: emberc reads graph text (.ir); compile .py/.pt models to graphs first",
-            args.model
-        ));
-    }
     let graph = parse(&blank_leading_comments(text)).map_err(|d| d.render(&args.model))?;
     run_on_graph(args, &graph, text)
 }
