@@ -13,6 +13,7 @@
 //! `cargo test --release -p ember-compiler --test zoo -- --nocapture`.
 
 #[path = "pt_archive/json.rs"]
+#[allow(dead_code)]
 mod json;
 
 use std::collections::BTreeMap;
