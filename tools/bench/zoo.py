@@ -3,7 +3,7 @@
 the same run (run with the torch venv; tools/bench/zoo.sh builds Ember's side first):
 
     ~/.cache/torch-venv/bin/python tools/bench/zoo.py EMBER_BENCH [--rounds 2] [--loads 5]
-        [--calls 20] [--only SUBSTRING] [--zoo DIR]
+        [--calls 20] [--only SUBSTRING] [--zoo DIR] [--threads N]
 
 EMBER_BENCH is compiler/examples/zoo_bench.rs built in release. For every archive of
 test/zoo/MANIFEST.json that is present (test/zoo/models, or DIR = target/zoo) the two sides
@@ -54,9 +54,12 @@ def torch_side(pt, npz, spec, loads, calls):
     return sorted(load_times)[loads // 2], sorted(call_times)[calls // 2]
 
 
-def ember_side(bench, pt, npz, spec, loads, calls):
+def ember_side(bench, pt, npz, spec, loads, calls, threads):
+    env = dict(os.environ)
+    if threads:
+        env["RAYON_NUM_THREADS"] = str(threads)
     out = subprocess.run([bench, str(loads), str(calls), pt, npz, ",".join(spec)],
-                         capture_output=True, text=True, timeout=3600).stdout.strip()
+                         capture_output=True, text=True, timeout=3600, env=env).stdout.strip()
     if out.startswith("error"):
         return None, out
     fields = out.split("\t")
@@ -83,7 +86,12 @@ def main():
     ap.add_argument("--calls", type=int, default=20)
     ap.add_argument("--only", default="")
     ap.add_argument("--zoo", default=os.path.join(ROOT, "target", "zoo"))
+    ap.add_argument("--threads", type=int, default=0,
+                    help="threads of both sides (torch.set_num_threads, RAYON_NUM_THREADS); "
+                         "default: each library's own")
     opts = ap.parse_args()
+    if opts.threads:
+        torch.set_num_threads(opts.threads)
     manifest = json.load(open(os.path.join(ROOT, "test", "zoo", "MANIFEST.json")))
     load_before = os.getloadavg()
     rows = []
@@ -98,7 +106,8 @@ def main():
         npz = os.path.join(ROOT, "test", "zoo", "expected", f"{key}.npz")
         best_e, best_t, error = None, None, None
         for _ in range(opts.rounds):
-            got, error = ember_side(opts.bench, pt, npz, e["args"], opts.loads, opts.calls)
+            got, error = ember_side(opts.bench, pt, npz, e["args"], opts.loads, opts.calls,
+                                    opts.threads)
             if got is None:
                 break  # not comparable: Ember does not run it
             t = torch_side(pt, npz, e["args"], opts.loads, opts.calls)
