@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use ember_dialects::schema::FunctionSchema;
 use ember_dialects::Graph;
+use ember_runtime::interpreter::MissingOperators;
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::prim::const_to_ivalue;
 use ember_runtime::unit::{CompilationUnit, Function};
@@ -110,11 +111,19 @@ impl Model {
             std::str::from_utf8(bytes)
                 .map_err(|e| format!("{name}: input is not UTF-8 (byte {})", e.valid_up_to()))
         };
-        match kind {
-            ModelKind::Archive => Model::from_archive(name, bytes, opts),
-            ModelKind::Source => Model::from_source(name, text()?),
-            ModelKind::GraphText => Model::from_graph_text(name, text()?),
-        }
+        let model = match kind {
+            ModelKind::Archive => Model::from_archive(name, bytes, opts)?,
+            ModelKind::Source => Model::from_source(name, text()?)?,
+            ModelKind::GraphText => Model::from_graph_text(name, text()?)?,
+        };
+        // Lenient unless `strict`: a node Ember cannot run raises when a run reaches it (an
+        // archive's unit is set so while loading, before `__setstate__` runs).
+        model.unit.set_missing_operators(if opts.load.strict {
+            MissingOperators::Refuse
+        } else {
+            MissingOperators::RaiseWhenRun
+        });
+        Ok(model)
     }
 
     fn from_archive(name: &str, bytes: &[u8], opts: &OpenOptions) -> Result<Model, String> {

@@ -80,6 +80,8 @@ struct Scope {
     /// named value equals a numeric name (they would clash if the name were dropped).
     named: Vec<Value>,
     max_numbered: Option<u64>,
+    /// The value numbers given so far.
+    numbers: hashbrown::HashSet<u64>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -113,13 +115,15 @@ impl<'a> Parser<'a> {
             brace: false,
             named: Vec::new(),
             max_numbered: None,
+            numbers: hashbrown::HashSet::new(),
         };
         self.c.expect("graph(")?;
         let top = g.block();
         self.params(&mut g, &mut scope, top)?;
+        self.c.skip_spaces();
         if self.c.eat(":") {
             scope.brace = false;
-        } else if self.c.eat(" {") || self.c.eat("{") {
+        } else if self.c.eat("{") {
             scope.brace = true;
         } else {
             return Err(self.c.error(format!(
@@ -130,7 +134,7 @@ impl<'a> Parser<'a> {
         self.end_of_line()?;
         self.body(&mut g, &mut scope, top)?;
         self.c.skip_spaces();
-        self.c.expect("return (")?;
+        self.open_list("return")?;
         let outs = self.refs(&scope, ")")?;
         for v in outs {
             g.register_output(v);
@@ -187,7 +191,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Typed values up to `)`, separated by commas and/or newlines (2018 dumps omit commas).
+    /// Values up to `)`, separated by commas and/or newlines (2018 dumps omit commas), each
+    /// with its type or, as PyTorch's parser allows, none (a Tensor).
     fn params(&mut self, g: &mut Graph, scope: &mut Scope, b: Block) -> Result<(), Diagnostic> {
         self.c.skip_ws();
         if self.c.eat(")") {
@@ -196,10 +201,7 @@ impl<'a> Parser<'a> {
         loop {
             self.c.skip_ws();
             let (name, pos) = self.def_name()?;
-            self.c.skip_spaces();
-            self.c.expect(":")?;
-            self.c.skip_spaces();
-            let ty = parse_type_at(&mut self.c)?;
+            let ty = self.optional_type()?;
             let v = g.block_add_input(b, ty);
             self.define(g, scope, v, name, pos)?;
             self.c.skip_spaces();
@@ -228,6 +230,47 @@ impl<'a> Parser<'a> {
         Ok((name, pos))
     }
 
+    /// `: type` after a value being defined, or `Tensor` where the text gives none (PyTorch's
+    /// parser infers Tensor for `graph(%a):` and `%x = a::a(%x)`).
+    fn optional_type(&mut self) -> Result<Type, Diagnostic> {
+        self.c.skip_spaces();
+        if !self.c.eat(":") {
+            return Ok(Type::tensor());
+        }
+        self.c.skip_spaces();
+        parse_type_at(&mut self.c)
+    }
+
+    /// `word (`, the opening of a `return` or `->` list, with any spaces between.
+    fn open_list(&mut self, word: &str) -> Result<(), Diagnostic> {
+        if self.c.eat(&format!("{word} (")) {
+            return Ok(());
+        }
+        self.c.expect(word)?;
+        self.c.skip_spaces();
+        self.c.expect("(")
+    }
+
+    /// After an item of a list closed by `close`: `true` at the close (consumed), `false`
+    /// after a comma (consumed). PyTorch prints `, `; its parser takes any spacing.
+    fn list_separator(&mut self, close: &str) -> Result<bool, Diagnostic> {
+        if self.c.eat(close) {
+            return Ok(true);
+        }
+        if self.c.eat(", ") {
+            return Ok(false);
+        }
+        self.c.skip_spaces();
+        if self.c.eat(close) {
+            return Ok(true);
+        }
+        if !self.c.eat(",") {
+            self.c.expect(", ")?;
+        }
+        self.c.skip_spaces();
+        Ok(false)
+    }
+
     fn define(
         &mut self,
         g: &mut Graph,
@@ -236,20 +279,22 @@ impl<'a> Parser<'a> {
         name: &str,
         pos: usize,
     ) -> Result<(), Diagnostic> {
-        if scope.values.contains_key(name) {
-            return Err(Diagnostic::new(
-                self.c.pos_at(pos),
-                format!("value %{name} is defined twice"),
-            ));
-        }
+        // A name defined again names the new value from here on, as in PyTorch's parser; the
+        // earlier value keeps its uses (a debug name moves to `name.N`, see set_debug_name).
         if name.bytes().all(|b| b.is_ascii_digit()) {
             let unique: u64 = name
                 .parse()
                 .ok()
                 .filter(|&u: &u64| u < u64::MAX / 2)
                 .ok_or_else(|| Diagnostic::new(self.c.pos_at(pos), "value number out of range"))?;
-            g.set_unique(v, unique);
-            scope.max_numbered = Some(scope.max_numbered.map_or(unique, |m| m.max(unique)));
+            if scope.numbers.insert(unique) {
+                g.set_unique(v, unique);
+                scope.max_numbered = Some(scope.max_numbered.map_or(unique, |m| m.max(unique)));
+            } else {
+                // Its number is taken (`%6` again, or `%06`): it gets a fresh one after the
+                // graph, as named values do.
+                scope.named.push(v);
+            }
         } else {
             g.set_debug_name(v, name);
             scope.named.push(v);
@@ -261,6 +306,7 @@ impl<'a> Parser<'a> {
     /// `%a, %b` up to `close`.
     fn refs(&mut self, scope: &Scope, close: &str) -> Result<Vec<Value>, Diagnostic> {
         let mut out = Vec::new();
+        self.c.skip_spaces();
         if self.c.eat(close) {
             return Ok(out);
         }
@@ -277,10 +323,9 @@ impl<'a> Parser<'a> {
                     ))
                 }
             }
-            if self.c.eat(close) {
+            if self.list_separator(close)? {
                 return Ok(out);
             }
-            self.c.expect(", ")?;
         }
     }
 
@@ -353,7 +398,7 @@ impl<'a> Parser<'a> {
         }
         self.end_of_line()?;
         self.body(g, scope, b)?;
-        self.c.expect("-> (")?;
+        self.open_list("->")?;
         for v in self.refs(scope, ")")? {
             g.block_register_output(b, v);
         }
@@ -374,14 +419,18 @@ impl<'a> Parser<'a> {
         if self.c.starts_with("%") {
             loop {
                 let (name, pos) = self.def_name()?;
-                self.c.skip_spaces();
-                self.c.expect(":")?;
-                self.c.skip_spaces();
-                let ty = parse_type_at(&mut self.c)?;
+                let ty = self.optional_type()?;
                 outs.push((name, pos, ty));
-                if !self.c.eat(", ") {
+                if self.c.eat(", ") {
+                    continue;
+                }
+                let save = self.c.offset();
+                self.c.skip_spaces();
+                if !self.c.eat(",") {
+                    self.c.set_offset(save);
                     break;
                 }
+                self.c.skip_spaces();
             }
         }
         self.c.skip_spaces();
@@ -417,8 +466,10 @@ impl<'a> Parser<'a> {
             if digits > 0 && stem.ends_with('_') && !stem.ends_with(":_") {
                 scope.groups.push(n);
             }
+            self.c.skip_spaces();
             if self.c.starts_with("[") {
                 self.attributes(g, n, &outs)?;
+                self.c.skip_spaces();
             }
         }
         self.c.expect("(")?;
@@ -496,6 +547,7 @@ impl<'a> Parser<'a> {
         outs: &[(&str, usize, Type)],
     ) -> Result<(), Diagnostic> {
         self.c.expect("[")?;
+        self.c.skip_spaces();
         if self.c.eat("]") {
             return Ok(());
         }
@@ -510,19 +562,33 @@ impl<'a> Parser<'a> {
                     self.c.describe()
                 )));
             }
+            self.c.skip_spaces();
             self.c.expect("=")?;
             let value = self.attr_value(g.kind(n), out_ty)?;
             g.set_attr(n, Symbol::attr(name), value);
-            if self.c.eat("]") {
+            if self.list_separator("]")? {
                 return Ok(());
             }
-            self.c.expect(", ")?;
         }
     }
 
     fn attr_value(&mut self, kind: Symbol, out_ty: Option<&Type>) -> Result<AttrValue, Diagnostic> {
         if let Some(t) = self.tensor_print(out_ty)? {
             return Ok(AttrValue::Tensor(t));
+        }
+        // Not a tensor print (which may start with a space): spaces before a value are
+        // PyTorch's parser's to skip (`[ a = 1 ]`). Text that is neither keeps them (an
+        // opaque value prints as written).
+        let before_spaces = self.c.offset();
+        self.c.skip_spaces();
+        if self.c.offset() > before_spaces
+            && self
+                .c
+                .peek()
+                .is_some_and(|ch| ch.is_ascii_alphabetic() || ch == '_')
+            && !self.const_word_ahead()
+        {
+            self.c.set_offset(before_spaces);
         }
         if self.c.eat("<Graph>") {
             return Ok(AttrValue::Graph(Box::default()));
@@ -538,10 +604,9 @@ impl<'a> Parser<'a> {
             let mut tys = Vec::new();
             loop {
                 tys.push(parse_type_at(&mut self.c)?);
-                if self.c.eat("]") {
+                if self.list_separator("]")? {
                     return Ok(AttrValue::Types(tys));
                 }
-                self.c.expect(", ")?;
             }
         }
         let starts_ident = self
@@ -640,18 +705,22 @@ impl<'a> Parser<'a> {
         if self.c.eat("[<Tensors>]") {
             return Ok(ConstValue::Opaque("[<Tensors>]".into()));
         }
+        let before_spaces = self.c.offset();
+        self.c.skip_spaces();
         match self.c.peek() {
             Some('"') => return Ok(ConstValue::Str(self.quoted()?)),
             Some('[') => {
                 self.c.bump();
                 let mut items = Vec::new();
+                let save = self.c.offset();
+                self.c.skip_spaces();
                 if !self.c.eat("]") {
+                    self.c.set_offset(save);
                     loop {
                         items.push(self.constant(None)?);
-                        if self.c.eat("]") {
+                        if self.list_separator("]")? {
                             break;
                         }
-                        self.c.expect(", ")?;
                     }
                 }
                 return Ok(ConstValue::List(items));
@@ -659,13 +728,18 @@ impl<'a> Parser<'a> {
             Some('(') => {
                 self.c.bump();
                 let mut items = Vec::new();
+                let save = self.c.offset();
+                self.c.skip_spaces();
                 if !self.c.eat(")") {
+                    self.c.set_offset(save);
                     loop {
                         items.push(self.constant(None)?);
-                        if self.c.eat(")") || (items.len() == 1 && self.c.eat(",)")) {
+                        if items.len() == 1 && self.c.eat(",)") {
                             break;
                         }
-                        self.c.expect(", ")?;
+                        if self.list_separator(")")? {
+                            break;
+                        }
                     }
                 }
                 return Ok(ConstValue::Tuple(items));
@@ -701,6 +775,8 @@ impl<'a> Parser<'a> {
         if let Some(v) = self.number()? {
             return Ok(v);
         }
+        // Opaque text keeps its spaces: it prints back as written.
+        self.c.set_offset(before_spaces);
         Ok(ConstValue::Opaque(self.opaque()?))
     }
 

@@ -152,9 +152,11 @@ fn errors_name_line_and_column() {
             "graph(%x : Tensor):\n  %y : str = prim::Constant[value=\"ab]()\n  return (%y)\n",
             "2:35: error: unterminated string",
         ),
+        // A name defined again is PyTorch's parser's value reuse (pytorch_irparser.rs), not an
+        // error; attributes still need their separators.
         (
-            "graph(%x : Tensor):\n  %x : Tensor = aten::relu(%x)\n  return (%x)\n",
-            "2:3: error: value %x is defined twice",
+            "graph(%x : Tensor):\n  %y : Tensor = aten::relu[a=1 b=2](%x)\n  return (%y)\n",
+            "2:32: error: expected ', ' but found 'b=2](%x)'",
         ),
         ("", "1:1: error: expected 'graph(' but found end of input"),
     ];

@@ -10,8 +10,48 @@ use npyz::{DType as NpyDType, NpyFile, Order, TypeChar, WriterBuilder};
 
 use crate::tensor::{checked_numel, DType, Element, Tensor};
 
+/// How deep brackets may nest in a `.npy` header: a dict holding a shape tuple (2), and
+/// structured dtypes' lists of tuples (4) at most.
+const MAX_HEADER_NESTING: usize = 4;
+
+/// Refuses a header whose brackets nest deeper than [`MAX_HEADER_NESTING`]: npyz's header
+/// parser takes time exponential in the nesting (a fuzzed header of 26 `{` ran for minutes).
+fn check_header_nesting(bytes: &[u8]) -> Result<(), String> {
+    let (start, len) = match bytes {
+        [0x93, b'N', b'U', b'M', b'P', b'Y', 1, _, a, b, ..] => {
+            (10, u16::from_le_bytes([*a, *b]) as usize)
+        }
+        [0x93, b'N', b'U', b'M', b'P', b'Y', 2 | 3, _, a, b, c, d, ..] => {
+            (12, u32::from_le_bytes([*a, *b, *c, *d]) as usize)
+        }
+        // npyz reports what is wrong with the rest.
+        _ => return Ok(()),
+    };
+    let header = &bytes[start.min(bytes.len())..start.saturating_add(len).min(bytes.len())];
+    let (mut depth, mut quote) = (0usize, None);
+    for &b in header {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                if depth > MAX_HEADER_NESTING {
+                    return Err(format!(
+                        "not a valid .npy file: its header nests brackets more than {MAX_HEADER_NESTING} deep"
+                    ));
+                }
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Reads a `.npy` file's bytes into a tensor.
 pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
+    check_header_nesting(bytes)?;
     let npy = NpyFile::new(bytes).map_err(|e| format!("not a valid .npy file: {e}"))?;
     let shape: Vec<i64> = npy
         .shape()

@@ -7,13 +7,14 @@
 //! they are compiled (attributes are found in `__init__`, methods are added one by one), so
 //! their tables sit behind locks; once a program runs they are only read.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use ember_dialects::types::Type;
 use ember_dialects::Graph;
 use indexmap::IndexMap;
 
-use crate::interpreter::{BuildError, Code};
+use crate::interpreter::{BuildError, Code, MissingOperators};
 use crate::ivalue::{IValue, Object};
 
 /// A compiled function or method: its qualified name and its graph. A method's first input is
@@ -180,6 +181,9 @@ pub struct CompilationUnit {
     /// NamedTuple and Enum types by qualified name (PyTorch's unit registers every named
     /// type): code read back (an archive's, a printed function's) names them.
     named_types: RwLock<IndexMap<String, Type>>,
+    /// Whether the code of its functions refuses nodes without an operation or raises when
+    /// they run (set once, by whoever loads the program, before any code is built).
+    raise_missing_when_run: AtomicBool,
 }
 
 impl CompilationUnit {
@@ -241,6 +245,22 @@ impl CompilationUnit {
 
     pub fn named_type(&self, qualname: &str) -> Option<Type> {
         read(&self.named_types).get(qualname).cloned()
+    }
+
+    /// What building its functions' code does with a node without an operation.
+    pub fn missing_operators(&self) -> MissingOperators {
+        if self.raise_missing_when_run.load(Ordering::Relaxed) {
+            MissingOperators::RaiseWhenRun
+        } else {
+            MissingOperators::Refuse
+        }
+    }
+
+    /// Sets what building its functions' code does with a node without an operation; code
+    /// already built keeps what it was built with.
+    pub fn set_missing_operators(&self, missing: MissingOperators) {
+        self.raise_missing_when_run
+            .store(missing == MissingOperators::RaiseWhenRun, Ordering::Relaxed);
     }
 
     /// NamedTuple and Enum types in definition order.

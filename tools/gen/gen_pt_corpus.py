@@ -274,6 +274,8 @@ def seed(n=0):
 def flatten(v):
     if isinstance(v, torch.Tensor):
         return [v]
+    if isinstance(v, int):  # the Rust runner compares an int output as a 0-d tensor
+        return [torch.tensor(v)]
     if isinstance(v, (tuple, list)):
         return [t for x in v for t in flatten(x)]
     raise TypeError(type(v))

@@ -2,6 +2,7 @@
 
 #[cfg(feature = "codegen")]
 pub mod emberc;
+pub mod missing_ops;
 pub mod opt;
 pub mod run;
 pub mod run_args;

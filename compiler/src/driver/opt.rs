@@ -9,6 +9,9 @@ use ember_dialects::parse::{parse_graph_located, Located};
 use ember_dialects::source::Pos;
 use ember_dialects::Graph;
 
+use ember_runtime::interpreter::Code;
+
+use super::missing_ops;
 use super::split::{expected_errors, split_input, Chunk};
 use crate::model::{schemas_by_name, Model, ModelKind, OpenOptions};
 use crate::passes::{LogLevel, PassConfig, PassInfo};
@@ -53,6 +56,11 @@ pub struct OptOptions {
     pub print_alias_db: bool,
     /// Freeze the archive's `forward` (as `torch.jit.freeze`) and emit only it.
     pub freeze: bool,
+    /// Print which operators the input calls that Ember cannot run, instead of the input.
+    pub check_ops: bool,
+    /// Refuse an input that calls an operator Ember cannot run, with the node, its source
+    /// location and schema (the refusal ember-run --strict gives).
+    pub strict: bool,
 }
 
 /// The outcome of a run: text for the output, and whether it failed. Error text has already
@@ -132,12 +140,13 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
         errors: String::new(),
         failed: false,
     };
-    let model = match Model::from_bytes(
-        &options.input_name,
-        ModelKind::Archive,
-        bytes,
-        &OpenOptions::default(),
-    ) {
+    let open = OpenOptions {
+        load: crate::import::LoadOptions {
+            strict: options.strict,
+            ..Default::default()
+        },
+    };
+    let model = match Model::from_bytes(&options.input_name, ModelKind::Archive, bytes, &open) {
         Ok(m) => m,
         Err(e) => {
             let e = e
@@ -149,6 +158,20 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             return result;
         }
     };
+    if options.check_ops || options.strict {
+        match check_unit_ops(options, &model.unit) {
+            Ok(report) if options.check_ops => {
+                result.output = report;
+                return result;
+            }
+            Ok(_) => {}
+            Err((_, message)) => {
+                let _ = writeln!(result.errors, "{}: error: {message}", options.input_name);
+                result.failed = true;
+                return result;
+            }
+        }
+    }
     let graphs = if options.freeze {
         match crate::freeze::freeze_graph(&model, "forward", &options.config) {
             Ok((graph, _)) => {
@@ -241,6 +264,16 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
     if let Err(diags) = run_passes(options, &mut graph, &locate, log) {
         return (String::new(), diags);
     }
+    if options.check_ops || options.strict {
+        match check_graph_ops(options, &graph) {
+            Ok(report) if options.check_ops => return (report, Vec::new()),
+            Ok(_) => {}
+            Err((node, message)) => {
+                let pos = locate(node);
+                return (String::new(), vec![ChunkDiag { pos, message }]);
+            }
+        }
+    }
     // A graph file has no function name; its code prints as `def forward(...)`.
     match emit(options.emit, &graph, &CodeName::function("forward"), None) {
         Ok(text) => (with_alias_db(options, &graph, text), Vec::new()),
@@ -261,6 +294,26 @@ fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String
         Ok(model) => model,
         Err(rendered) => return (String::new(), vec![source_diag(&rendered)]),
     };
+    if options.check_ops || options.strict {
+        model
+            .unit
+            .set_missing_operators(missing_ops::mode(options.strict));
+        match check_unit_ops(options, &model.unit) {
+            Ok(report) if options.check_ops => return (report, Vec::new()),
+            Ok(_) => {}
+            Err((source, message)) => {
+                // The node's line when the file is this input.
+                let pos = source.filter(|s| *s.file == *options.input_name).map_or(
+                    Pos { line: 1, col: 1 },
+                    |s| Pos {
+                        line: s.line,
+                        col: s.col,
+                    },
+                );
+                return (String::new(), vec![ChunkDiag { pos, message }]);
+            }
+        }
+    }
     let mut graphs: Vec<(String, Graph, CodeName)> = model
         .entries
         .iter()
@@ -293,6 +346,55 @@ fn source_diag(rendered: &str) -> ChunkDiag {
         pos: Pos { line, col },
         message: message.to_string(),
     }
+}
+
+/// `--check-ops` and `--strict` on one graph: the report of the operators it calls that
+/// Ember cannot run, or (`--strict`) the first such node and the refusal's message.
+fn check_graph_ops(
+    options: &OptOptions,
+    graph: &Graph,
+) -> Result<String, (ember_dialects::Node, String)> {
+    let mode = missing_ops::mode(options.strict);
+    let code = Code::build_with_options(graph, None, "<graph>", None, mode)
+        .map(std::sync::Arc::new)
+        .map_err(|e| (e.node, refusal(graph, e.node, &e.message)))?;
+    let missing = missing_ops::missing_nodes(&code, None);
+    let name = &options.input_name;
+    Ok(format!(
+        "{}\n{}",
+        missing_ops::headline(name, &missing),
+        missing_ops::report(&missing)
+    ))
+}
+
+/// `--check-ops` and `--strict` on every function of a unit; `Err` is the refusal of the
+/// first function that cannot be built (`--strict`) and where its node was written.
+fn check_unit_ops(
+    options: &OptOptions,
+    unit: &std::sync::Arc<ember_runtime::unit::CompilationUnit>,
+) -> Result<String, (Option<ember_dialects::SourceRange>, String)> {
+    let name = &options.input_name;
+    if options.strict {
+        for f in missing_ops::unit_functions(unit) {
+            if let Err(e) = f.code(Some(unit)) {
+                let message = format!("{} (in '{}')", e.message, f.qualname);
+                return Err((e.source, refusal(&f.graph, e.node, &message)));
+            }
+        }
+        return Ok(format!("{}\n", missing_ops::headline(name, &[])));
+    }
+    let missing = missing_ops::missing_in_unit(unit);
+    Ok(format!(
+        "{}\n{}",
+        missing_ops::headline(name, &missing),
+        missing_ops::report(&missing)
+    ))
+}
+
+/// A build error as ember-run reports it: the message, the node with its source location, and
+/// its schema.
+fn refusal(graph: &Graph, node: ember_dialects::Node, message: &str) -> String {
+    format!("{message}{}", super::run::node_context(graph, Some(node)))
 }
 
 /// The schemas of a source file's functions by qualified name (their defaults, for code).

@@ -12,6 +12,7 @@ use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
 
+use super::missing_ops;
 use super::run_args::{parse_arg, to_ivalue};
 use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
@@ -34,6 +35,9 @@ pub struct RunOptions {
     pub freeze: Option<bool>,
     /// Print the graph that runs (after optimization) to stderr.
     pub print_optimized_graph: bool,
+    /// Refuse a model that calls an operator Ember lacks, wherever the call is (by default
+    /// such a node raises its error only when it runs, after a warning that lists them).
+    pub strict: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -67,6 +71,15 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         .function
         .code(Some(&model.unit))
         .map_err(|e| node_error(graph, &opts.model, Some(e.node), &e.message))?;
+    let missing = missing_ops::missing_nodes(&code, Some(&model.unit));
+    if !missing.is_empty() {
+        // Once, before anything runs; the error itself comes if a run reaches one.
+        eprint!(
+            "ember-run: warning: {}; the model runs until it reaches one:\n{}",
+            missing_ops::headline(&opts.model, &missing),
+            missing_ops::report(&missing)
+        );
+    }
     let skip = usize::from(entry.is_method);
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
@@ -145,6 +158,7 @@ fn open(opts: &RunOptions) -> Result<Model, String> {
     let open = OpenOptions {
         load: LoadOptions {
             allow_file_ops: opts.allow_file_ops,
+            strict: opts.strict,
             ..Default::default()
         },
     };
@@ -198,7 +212,12 @@ fn read_args_from(
 /// The message for an error at `node`: the message, the node with its source location, and
 /// the schema it was resolved to.
 fn node_error(graph: &Graph, model: &str, node: Option<Node>, message: &str) -> String {
-    let mut out = format!("{model}: {message}");
+    format!("{model}: {message}{}", node_context(graph, node))
+}
+
+/// What follows an error's message: `\n  in KIND at LOCATION` and `\n  schema: SCHEMA`.
+pub(crate) fn node_context(graph: &Graph, node: Option<Node>) -> String {
+    let mut out = String::new();
     if let Some(n) = node.filter(|&n| (n.as_u32() as usize) < graph.node_capacity()) {
         let _ = write!(out, "\n  in {}", graph.kind(n));
         if let Some(r) = graph.source_range(n) {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use ember_dialects::attr::AttrValue;
 use ember_dialects::Graph;
-use ember_runtime::interpreter::{call_method, RuntimeError};
+use ember_runtime::interpreter::{call_method, MissingOperators, RuntimeError};
 use ember_runtime::ivalue::{Dict, EnumValue, IValue, List, Object};
 use ember_runtime::unit::{CompilationUnit, Function};
 
@@ -43,6 +43,9 @@ pub struct LoadOptions {
     pub limits: Limits,
     /// Accept code that calls [`FILE_OPS`] (`ember-run --allow-file-ops`).
     pub allow_file_ops: bool,
+    /// Refuse code with a node Ember cannot run when that code is built (`--strict`); by
+    /// default such a node raises its error only when a run reaches it.
+    pub strict: bool,
 }
 
 /// A loaded module: its root object and the unit its classes and methods live in.
@@ -103,6 +106,11 @@ impl Module {
 pub fn load_module(bytes: &[u8], opts: &LoadOptions) -> Result<Module, ImportError> {
     let archive = read_archive(bytes, &opts.limits)?;
     let unit = Arc::new(CompilationUnit::new());
+    unit.set_missing_operators(if opts.strict {
+        MissingOperators::Refuse
+    } else {
+        MissingOperators::RaiseWhenRun
+    });
     {
         let importer = SourceImporter::new(&archive, &unit);
         let root = PickledObject::from_ivalue(&archive.data).ok_or_else(|| {

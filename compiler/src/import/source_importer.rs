@@ -140,6 +140,14 @@ impl<'a> SourceImporter<'a> {
             .map_err(|e| compile_error(&parsed.file, &e))
     }
 
+    /// Whether `module`'s file defines a class or def `name`.
+    fn defines(&self, module: &str, name: &str) -> bool {
+        self.parse(module)
+            .ok()
+            .flatten()
+            .is_some_and(|p| p.module.body.iter().any(|s| item_name(s) == Some(name)))
+    }
+
     /// A class of an item still being compiled, named back by an item it imports: a
     /// placeholder of that name, which the class's own declaration replaces in the unit.
     fn forward_declaration(&self, module: &str, class: &str) -> Option<Arc<ClassType>> {
@@ -195,8 +203,10 @@ impl Resolver for SourceImporter<'_> {
             }
             return None;
         }
-        if let Some(c) = self.unit.class(name) {
-            return Some(Resolved::Class(c));
+        // What the item defined: a NamedTuple or Enum type (an Enum is a class of the unit as
+        // well, holding its members, but names the enum type), a class, a function.
+        if let Some(found) = crate::frontend::unit_resolver::lookup(self.unit, name) {
+            return Some(found);
         }
         if !fresh {
             if let Some(c) = self.forward_declaration(module, last) {
@@ -204,7 +214,12 @@ impl Resolver for SourceImporter<'_> {
             }
         }
         // A def enters the unit by its plain name; callers name it by qualified name, which
-        // the emitter asks for again, so the unit gets that name too.
+        // the emitter asks for again, so the unit gets that name too. Only a def of this
+        // module: `__torch__.torchvision.ops.roi_align` is a module whose file defines a def
+        // `roi_align`, not that def.
+        if !self.defines(module, last) {
+            return None;
+        }
         let f = self.unit.function(last)?;
         let f = self
             .unit

@@ -20,7 +20,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::types::Type;
 use ember_dialects::{Graph, Node, Symbol};
 
-use super::code::{BuildError, Code, OpSite};
+use super::code::{BuildError, Code, MissingOperators, OpSite};
 use super::future::Future;
 use super::objects;
 use super::state::run_traced;
@@ -152,12 +152,13 @@ impl Body<'_> {
 }
 
 /// The callee of `prim::CallFunction` node `call` whose function input is made by `c`, and
-/// the graph it runs.
+/// the graph it runs; a subgraph it carries is built with the caller's `missing`.
 pub(super) fn function_callee_body<'g>(
     g: &'g Graph,
     call: Node,
     c: Node,
     unit: Option<&Arc<CompilationUnit>>,
+    missing: MissingOperators,
 ) -> Result<(CallTarget, Option<Body<'g>>), BuildError> {
     if g.kind(c) != sym::constant() {
         return Err(error_at(
@@ -177,7 +178,8 @@ pub(super) fn function_callee_body<'g>(
         .or_else(|| qualname.clone())
         .unwrap_or_else(|| "<function>".into());
     if let Some(AttrValue::Graph(body)) = g.attr(c, sym::attr_subgraph()) {
-        let code = Code::build(body, unit, &name).map_err(|e| callee_error(g, call, &name, e))?;
+        let code = Code::build_with_options(body, unit, &name, None, missing)
+            .map_err(|e| callee_error(g, call, &name, e))?;
         return Ok((CallTarget::Code(Arc::new(code)), Some(Body::Subgraph(body))));
     }
     if let Some(unit) = unit {

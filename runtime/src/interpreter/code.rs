@@ -267,6 +267,18 @@ pub enum Instr {
 /// [`Code::build_with`].
 pub type OperationHook = dyn Fn(&Graph, Node) -> Option<Result<Operation, String>>;
 
+/// What building does with a node the runtime has no operation for (an operator Ember lacks,
+/// or one it cannot run on these inputs).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MissingOperators {
+    /// The code is refused: the first such node is the build error.
+    #[default]
+    Refuse,
+    /// The node becomes an operation that raises the build error's message when it runs, and
+    /// is listed in [`Code::missing`]: code that never reaches it runs, as in PyTorch.
+    RaiseWhenRun,
+}
+
 /// What an error of an instruction reports: the node's kind and where it came from.
 #[derive(Clone, Debug)]
 pub struct OpSite {
@@ -316,6 +328,9 @@ pub struct Code {
     /// The unit the code was built with: methods found at run time (interface calls) are
     /// built with it. Weak, since the unit's functions own their code.
     pub unit: Option<Weak<CompilationUnit>>,
+    /// The nodes of this code (not its callees) built to raise their build error when run
+    /// ([`MissingOperators::RaiseWhenRun`]).
+    pub missing: Vec<BuildError>,
 }
 
 impl Instr {
@@ -415,6 +430,11 @@ impl Code {
         &self.instrs
     }
 
+    /// The calls the code makes (callees not inlined).
+    pub fn calls(&self) -> &[CallSite] {
+        &self.calls
+    }
+
     /// Checks what the interpreter relies on to index without checks: every register is
     /// below `num_registers`, every jump and table index in range, and the code ends with
     /// `Ret` (no instruction falls through past the end).
@@ -510,6 +530,19 @@ impl Code {
         name: &str,
         hook: Option<&OperationHook>,
     ) -> Result<Code, BuildError> {
+        let missing = unit.map_or(MissingOperators::Refuse, |u| u.missing_operators());
+        Code::build_with_options(g, unit, name, hook, missing)
+    }
+
+    /// As [`Code::build_with`], with `missing` deciding what a node without an operation
+    /// becomes (the unit's setting decides for its functions' code, and for `build_with`).
+    pub fn build_with_options(
+        g: &Graph,
+        unit: Option<&Arc<CompilationUnit>>,
+        name: &str,
+        hook: Option<&OperationHook>,
+        missing: MissingOperators,
+    ) -> Result<Code, BuildError> {
         let _nesting = calls::enter_build(g)?;
         let mut code = Code {
             instrs: Vec::new(),
@@ -528,8 +561,9 @@ impl Code {
             waits: Vec::new(),
             name: name.to_string(),
             unit: unit.map(Arc::downgrade),
+            missing: Vec::new(),
         };
-        let mut b = Builder::new(g, unit, hook, None, &mut code);
+        let mut b = Builder::new(g, unit, hook, missing, None, &mut code);
         // Graph inputs take the first registers, in order.
         for &v in g.inputs() {
             let r = b.fresh_register();
@@ -570,6 +604,7 @@ struct Builder<'g, 'c> {
     /// Code of the functions carried by function constants, built once per constant.
     callees: HashMap<Node, Arc<Code>>,
     hook: Option<&'g OperationHook>,
+    missing: MissingOperators,
     /// The calls this graph is inlined through (`None` for the code's own graph).
     inlined: Option<Arc<Inlined>>,
     /// Inputs of an inlined callee that read the caller's registers: never moved or dropped.
@@ -589,6 +624,7 @@ impl<'g, 'c> Builder<'g, 'c> {
         g: &'g Graph,
         unit: Option<&'g Arc<CompilationUnit>>,
         hook: Option<&'g OperationHook>,
+        missing: MissingOperators,
         inlined: Option<Arc<Inlined>>,
         code: &'c mut Code,
     ) -> Self {
@@ -603,6 +639,7 @@ impl<'g, 'c> Builder<'g, 'c> {
             unit,
             callees: HashMap::new(),
             hook,
+            missing,
             inlined,
             shared: hashbrown::HashSet::new(),
         }
@@ -856,8 +893,26 @@ impl<'g, 'c> Builder<'g, 'c> {
                 return Ok(Some(op));
             }
         }
-        registry().build(self.g, n).map_err(|m| self.error(n, m))?;
-        Ok(None)
+        match registry().build(self.g, n) {
+            Ok(_) => Ok(None),
+            Err(m) => self.raising_operation(n, m).map(Some),
+        }
+    }
+
+    /// For a node the registry cannot build: the refusal, or (`RaiseWhenRun`) an operation
+    /// raising the same message, noted once in `Code::missing`.
+    fn raising_operation(&mut self, n: Node, message: String) -> Result<Operation, BuildError> {
+        let error = self.error(n, message);
+        if self.missing == MissingOperators::Refuse {
+            return Err(error);
+        }
+        let message = error.message.clone();
+        if !self.code.missing.contains(&error) {
+            self.code.missing.push(error);
+        }
+        Ok(Arc::new(move |_: &mut crate::ops::Stack| {
+            Err(message.clone())
+        }))
     }
 
     fn emit_node(&mut self, n: Node) -> Result<(), BuildError> {
@@ -915,13 +970,19 @@ impl<'g, 'c> Builder<'g, 'c> {
             }
         }
         // A value no correct program reads: a constant, like `prim::Constant`.
-        let runs_once =
+        let mut runs_once =
             kind == sym::constant() || (kind == sym::uninitialized() && hooked.is_none());
         let operation = match hooked {
             Some(operation) => operation,
             None => match calls::special_operation(g, n, self.unit)? {
                 Some(operation) => operation,
-                None => registry().build(g, n).map_err(|m| self.error(n, m))?,
+                None => match registry().build(g, n) {
+                    Ok(operation) => operation,
+                    Err(message) => {
+                        runs_once = false;
+                        self.raising_operation(n, message)?
+                    }
+                },
             },
         };
         if runs_once && g.node_outputs(n).len() == 1 {
@@ -1039,11 +1100,11 @@ impl<'g, 'c> Builder<'g, 'c> {
                     Some(ember_dialects::AttrValue::Graph(body)) => {
                         Some(calls::Body::Subgraph(body))
                     }
-                    _ => calls::function_callee_body(g, n, c, self.unit)?.1,
+                    _ => calls::function_callee_body(g, n, c, self.unit, self.missing)?.1,
                 };
                 return Ok((calls::CallTarget::Code(code), body));
             }
-            let (target, body) = calls::function_callee_body(g, n, c, self.unit)?;
+            let (target, body) = calls::function_callee_body(g, n, c, self.unit, self.missing)?;
             if let calls::CallTarget::Code(code) = &target {
                 self.callees.insert(c, code.clone());
             }
@@ -1154,7 +1215,14 @@ impl<'g, 'c> Builder<'g, 'c> {
         let outputs = g.node_outputs(n).to_vec();
         let receivers = self.receivers(&outputs);
         let unit = self.unit;
-        let mut inner = Builder::new(callee, unit, None, Some(Arc::new(chain)), self.code);
+        let mut inner = Builder::new(
+            callee,
+            unit,
+            None,
+            self.missing,
+            Some(Arc::new(chain)),
+            self.code,
+        );
         for ((&v, &r), &kept) in callee.inputs().iter().zip(&inputs).zip(&shared) {
             inner.registers.insert(v, r);
             if kept {

@@ -15,7 +15,7 @@ mod specialize;
 mod state;
 
 pub use calls::{build_function_code, CallSite, CallTarget};
-pub use code::{BuildError, Code, Inlined, Instr, OpSite, OperationHook};
+pub use code::{BuildError, Code, Inlined, Instr, MissingOperators, OpSite, OperationHook};
 pub use error::{RuntimeError, StackEntry};
 pub use future::Future;
 pub use invoke::{call_function, call_method};

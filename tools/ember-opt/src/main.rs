@@ -51,6 +51,14 @@ fn command() -> Command {
             "after the output, print what alias analysis finds: each value's memory locations and what each node writes",
         ))
         .arg(flag(
+            "check-ops",
+            "list the operators the input calls that Ember cannot run, instead of printing it",
+        ))
+        .arg(flag(
+            "strict",
+            "refuse an input that calls an operator Ember cannot run (node, location, schema)",
+        ))
+        .arg(flag(
             "no-verify",
             "do not run the verifier after parsing and after every pass",
         ))
@@ -172,6 +180,8 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         config: PassConfig::from_env()?,
         print_alias_db: m.get_flag("print-alias-db"),
         freeze: m.get_flag("freeze"),
+        check_ops: m.get_flag("check-ops"),
+        strict: m.get_flag("strict"),
     };
     let result = if is_archive {
         run_archive(&options, &archive)

@@ -26,6 +26,12 @@ fn command() -> Command {
                 .action(ArgAction::SetTrue)
                 .help("load .pt code that calls file or process operators (aten::save, aten::from_file, ...)"),
         )
+        .arg(
+            Arg::new("strict")
+                .long("strict")
+                .action(ArgAction::SetTrue)
+                .help("refuse a model that calls an operator Ember lacks anywhere (by default the model runs, and only reaching such a call is an error)"),
+        )
         .arg(Arg::new("out").long("out").value_name("DIR").help("also write DIR/result.json and one .npy per tensor"))
         .arg(
             Arg::new("no-jit")
@@ -92,6 +98,7 @@ fn main() -> ExitCode {
             None
         },
         print_optimized_graph: m.get_flag("print-optimized-graph"),
+        strict: m.get_flag("strict"),
     };
     match run(&options) {
         Ok(output) => {

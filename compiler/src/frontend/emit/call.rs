@@ -558,6 +558,11 @@ impl<'a> FnEmitter<'a> {
                     return Ok(Sugared::Simple(self.g.output(n, 0)));
                 }
                 if field == "value" {
+                    // A member's value is a constant, as PyTorch's constant propagation makes
+                    // it (`.name` of a constant is folded in cleanup, which has no members).
+                    if let Some(c) = self.enum_constant_value(v, &qual_of_enum(&t)) {
+                        return Ok(Sugared::Simple(self.insert_constant(c, span)));
+                    }
                     let vt = self.cx.enum_value_type(&qual_of_enum(&t));
                     let n = self.emit_node(Symbol::prim("EnumValue"), &[v], vec![vt], span);
                     return Ok(Sugared::Simple(self.g.output(n, 0)));

@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use ember_dialects::attr::ConstValue;
+use ember_dialects::symbol::sym;
 use ember_dialects::types::{NamedTupleInfo, TupleType};
-use ember_dialects::Type;
+use ember_dialects::{AttrValue, Type, Value};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
 
@@ -37,16 +38,31 @@ pub(crate) fn is_type_like(c: &ClassDef) -> bool {
     )
 }
 
+/// The base classes of an Enum: `Enum` itself, its subclasses, and the value types Python
+/// lets an Enum mix in first (`class Format(str, Enum)`, as timm's Format).
+const ENUM_BASES: &[&str] = &["Enum", "IntEnum", "StrEnum"];
+const ENUM_MIXINS: &[&str] = &["str", "int", "float"];
+
 fn class_kind(c: &ClassDef) -> R<ClassKind> {
+    let last_name = |b: &Expr| {
+        let name = dotted_name(b).unwrap_or_default();
+        name.rsplit('.').next().unwrap_or("").to_string()
+    };
+    let is_enum = c
+        .bases
+        .iter()
+        .any(|b| ENUM_BASES.contains(&last_name(b).as_str()));
     let mut kind = ClassKind::Plain;
     for b in &c.bases {
-        let name = dotted_name(b).unwrap_or_default();
-        let last = name.rsplit('.').next().unwrap_or("");
-        kind = match last {
+        let last = last_name(b);
+        if is_enum && ENUM_MIXINS.contains(&last.as_str()) {
+            continue;
+        }
+        kind = match last.as_str() {
             "object" => ClassKind::Plain,
             "Module" => ClassKind::Module,
             "NamedTuple" => ClassKind::NamedTuple,
-            "Enum" | "IntEnum" => ClassKind::Enum,
+            "Enum" | "IntEnum" | "StrEnum" => ClassKind::Enum,
             "Interface" => ClassKind::Interface { module: false },
             "ModuleInterface" => ClassKind::Interface { module: true },
             _ => {
@@ -500,6 +516,22 @@ impl ModuleCx<'_> {
 }
 
 impl FnEmitter<'_> {
+    /// The value of `v` when it is a member of enum `qual` made by a constant
+    /// (`prim::Constant[value=__torch__.Color.RED]`).
+    pub fn enum_constant_value(&self, v: Value, qual: &str) -> Option<ConstValue> {
+        let p = self.g.producer(v);
+        if self.g.kind(p) != sym::constant() {
+            return None;
+        }
+        let Some(AttrValue::IValue(ConstValue::Opaque(member))) = self.g.attr(p, sym::attr_value())
+        else {
+            return None;
+        };
+        let name = member.strip_prefix(qual)?.strip_prefix('.')?;
+        let members = self.cx.enum_members(qual)?;
+        members.into_iter().find(|(n, _)| n == name).map(|(_, c)| c)
+    }
+
     fn class_info<T>(&self, qual: &str, f: impl FnOnce(&ClassInfo) -> T) -> Option<T> {
         self.cx.state.borrow().classes.get(qual).map(f)
     }

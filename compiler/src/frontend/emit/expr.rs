@@ -880,12 +880,8 @@ impl<'a> FnEmitter<'a> {
             inputs.push(*k);
             inputs.push(*v);
         }
-        let n = self.emit_node(
-            Symbol::prim("DictConstruct"),
-            &inputs,
-            vec![Type::Dict(Box::new(kt), Box::new(vt))],
-            span,
-        );
+        let ty = super::types::dict_type(kt, vt).map_err(|m| self.err(span, m))?;
+        let n = self.emit_node(Symbol::prim("DictConstruct"), &inputs, vec![ty], span);
         Ok(self.g.output(n, 0))
     }
 
@@ -1021,7 +1017,8 @@ impl<'a> FnEmitter<'a> {
             if !type_set {
                 let kt = e.g.ty(k).clone();
                 let vt = e.g.ty(v).clone();
-                e.g.set_ty(dict, Type::Dict(Box::new(kt), Box::new(vt)));
+                let ty = super::types::dict_type(kt, vt).map_err(|m| e.err(span, m))?;
+                e.g.set_ty(dict, ty);
                 type_set = true;
             }
             e.builtin_call_nv(

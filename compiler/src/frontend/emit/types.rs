@@ -196,7 +196,7 @@ impl ModuleCx<'_> {
                 expect(2)?;
                 let k = self.parse_type(args[0])?;
                 let v = self.parse_type(args[1])?;
-                Ok(Type::Dict(Box::new(k), Box::new(v)))
+                dict_type(k, v).map_err(|m| FrontendError::new(e.span, m))
             }
             "Tuple" | "tuple" => {
                 // `Tuple[()]` is the empty tuple.
@@ -279,5 +279,23 @@ pub fn is_final(e: &Expr) -> bool {
             dotted_name(e).is_some_and(|n| builtin_type_name(&n) == "Final")
         }
         _ => false,
+    }
+}
+
+/// `Dict(key, value)`, for the key types PyTorch's `DictType::create` accepts (an Enum key
+/// must go through its `.name` or `.value`), with its message otherwise.
+pub(crate) fn dict_type(key: Type, value: Type) -> Result<Type, String> {
+    match key {
+        Type::Any
+        | Type::Int
+        | Type::Bool
+        | Type::Float
+        | Type::Complex
+        | Type::Str
+        | Type::Tensor(_)
+        | Type::Device => Ok(Type::Dict(Box::new(key), Box::new(value))),
+        other => Err(format!(
+            "Cannot create dict for key type '{other}', only int, float, complex, Tensor, device and string keys are supported"
+        )),
     }
 }

@@ -1,0 +1,58 @@
+//! The property the `schema` fuzz target and its deterministic mutation test
+//! (dialects/tests/fuzz_mutations.rs) check on any bytes read as lossy UTF-8: both schema
+//! parsers (operator schemas, and TorchScript functions' `str(fn.schema)`) return a schema or
+//! a diagnostic, never panic; a parsed schema prints as text that parses to the same schema,
+//! except where PyTorch's printer writes what its parser refuses too: an alias set the parser
+//! invented (`Tensor!` prints as `Tensor($0! -> )`) and a string default of a non-string
+//! argument (`int x="a"` prints as `int x=a`).
+
+use ember_dialects::attr::ConstValue;
+use ember_dialects::schema::{parse_function_schema, parse_schema, FunctionSchema};
+use ember_dialects::source::Diagnostic;
+use ember_dialects::types::Type;
+
+/// A schema parser: `parse_schema` or `parse_function_schema`.
+type Parse = fn(&str) -> Result<FunctionSchema, Diagnostic>;
+
+/// `Ok(n)`: how many of the two parsers accepted the input; `Err` says which property failed.
+pub fn check(data: &[u8]) -> Result<usize, String> {
+    let text = String::from_utf8_lossy(data);
+    let parsers: [(&str, Parse); 2] = [
+        ("parse_schema", parse_schema),
+        ("parse_function_schema", parse_function_schema),
+    ];
+    let mut accepted = 0;
+    for (name, parse) in parsers {
+        let schema = match parse(&text) {
+            Ok(s) => s,
+            Err(d) => {
+                let _ = d.render("fuzz");
+                continue;
+            }
+        };
+        accepted += 1;
+        let printed = schema.to_string();
+        if printed.contains('$') || !defaults_match_types(&schema) {
+            continue;
+        }
+        let again = parse(&printed).map_err(|d| {
+            format!("{name}: the printed schema does not read back: {d}\n{printed}")
+        })?;
+        if again.to_string() != printed {
+            return Err(format!(
+                "{name}: printing is not a fixed point:\n{printed}\n{again}"
+            ));
+        }
+    }
+    Ok(accepted)
+}
+
+/// Whether every string default belongs to a `str` (or `str?`) argument.
+fn defaults_match_types(schema: &FunctionSchema) -> bool {
+    schema.arguments.iter().all(|a| match &a.default {
+        Some(ConstValue::Str(_)) => {
+            matches!(&a.ty, Type::Str) || matches!(&a.ty, Type::Optional(t) if **t == Type::Str)
+        }
+        _ => true,
+    })
+}

@@ -1,0 +1,13 @@
+//! The `npy` fuzz target: the property of fuzz/checks/npy.rs on every input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../checks/npy.rs"]
+mod check;
+
+fuzz_target!(|data: &[u8]| {
+    if let Err(e) = check::check(data) {
+        panic!("{e}");
+    }
+});

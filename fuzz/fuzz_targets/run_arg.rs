@@ -1,0 +1,13 @@
+//! The `run_arg` fuzz target: the property of fuzz/checks/run_arg.rs on every input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+#[path = "../checks/run_arg.rs"]
+mod check;
+
+fuzz_target!(|data: &[u8]| {
+    if let Err(e) = check::check(data) {
+        panic!("{e}");
+    }
+});
