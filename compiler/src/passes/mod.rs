@@ -135,6 +135,11 @@ pub static PASSES: &[PassInfo] = &[
         run: lower_tuples::run,
     },
     PassInfo {
+        name: "insert-profiles",
+        description: "Instrument tensor uses with prim::profile nodes (the executor's profiling)",
+        run: crate::executor::profile::run,
+    },
+    PassInfo {
         name: "remove-dropout",
         description: "Remove dropout that does not train (train is the constant False)",
         run: remove_dropout::run,
