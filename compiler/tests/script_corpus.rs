@@ -659,3 +659,68 @@ fn passes_keep_script_outputs() {
     println!("{runs} runs of script-corpus programs with passes");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every program of the corpus through the profiling executor — profiled once and twice, and
+/// with guards failing at random (`EMBER_JIT_CHAOS`) — gives PyTorch's results on every run,
+/// on the profiling calls and on the calls of the specialized plan alike.
+#[test]
+fn executor_keeps_script_outputs() {
+    use ember_compiler::executor::guards::Chaos;
+    use ember_compiler::executor::{ExecutorOptions, GraphExecutor};
+    use ember_compiler::model::Model;
+    use ember_compiler::passes::PassConfig;
+    let configs = [(1, None), (2, None), (1, Some(7u64))];
+    let expected = expected_failures();
+    let (mut calls, mut problems) = (0, Vec::new());
+    for case in cases() {
+        if expected.contains_key(&case.id) || case.runs().is_empty() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&case.py).expect("readable case");
+        let Some(entry) = entry_name(&source) else {
+            continue;
+        };
+        for &(profiling_runs, chaos) in &configs {
+            let outcome = (|| -> Result<(), String> {
+                let model = Model::from_source(&case.display_name(), &source)?;
+                let f = model
+                    .unit
+                    .function(&entry)
+                    .ok_or_else(|| format!("no function {entry}"))?;
+                let options = ExecutorOptions {
+                    profiling_runs,
+                    jit: true,
+                    max_plans: 4,
+                    chaos: chaos.map(|seed| Arc::new(Chaos::new(seed))),
+                    config: PassConfig::default(),
+                };
+                let types: Vec<_> = f.graph.inputs().iter().map(|&v| f.graph.ty(v).clone()).collect();
+                let executor =
+                    GraphExecutor::new(f.graph.clone(), Some(model.unit.clone()), &entry, options)
+                        .map_err(|e| e.message)?;
+                // Twice over the runs: the first calls profile, the later ones run the plan.
+                for npz in case.runs().iter().chain(&case.runs()) {
+                    let arrays = Arrays::load(npz)?;
+                    let inputs = arrays.inputs(&types)?;
+                    let tensor_inputs: Vec<(usize, Tensor)> = inputs
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
+                        .collect();
+                    check_result(&arrays, executor.run(inputs), &tensor_inputs)
+                        .map_err(|e| format!("{}: {e}", npz.display()))?;
+                    calls += 1;
+                }
+                Ok(())
+            })();
+            if let Err(e) = outcome {
+                problems.push(format!(
+                    "{} (profiling runs {profiling_runs}, chaos {chaos:?}): {e}",
+                    case.id
+                ));
+            }
+        }
+    }
+    println!("{calls} executor calls of script-corpus programs");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
