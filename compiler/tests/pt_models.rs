@@ -367,18 +367,45 @@ const INPUT_CHECK: &str = "batch norm's input-rank check (aten::dim, ne, If, for
     RaiseException and 3 constants): torch.jit.freeze drops it (its frozen module then accepts \
     a 3-d input the module refuses); Ember keeps one check of the model's input";
 
-/// Runs `graph` (the frozen forward of `model`) on the recorded inputs.
+/// Runs `graph` (the frozen forward of `model`) on the recorded inputs: in the interpreter,
+/// then through the profiling executor (three calls: profiled, then the plan), also with
+/// guards failing at random (`EMBER_JIT_CHAOS`).
 fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result<(), String> {
+    use ember_compiler::executor::guards::Chaos;
+    use ember_compiler::executor::{ExecutorOptions, GraphExecutor};
     let arrays = Arrays::load(npz)?;
     let mut inputs = Vec::new();
     while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
         inputs.push(IValue::Tensor(t.clone()));
     }
     let entry = model.entry(None)?;
-    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph);
+    let inputs = model.call_inputs(entry, inputs);
+    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph.clone());
     let code = f.code(Some(&model.unit)).map_err(|e| e.message)?;
-    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
-        .map_err(|e| e.message)?;
+    let outputs = ember_runtime::interpreter::run(&code, inputs.clone()).map_err(|e| e.message)?;
+    compare_outputs(&outputs, &arrays)?;
+    for chaos in [None, Some(3)] {
+        let options = ExecutorOptions {
+            profiling_runs: 1,
+            jit: true,
+            max_plans: 4,
+            chaos: chaos.map(|seed| std::sync::Arc::new(Chaos::new(seed))),
+            config: ember_compiler::passes::PassConfig::default(),
+        };
+        let executor =
+            GraphExecutor::new(graph.clone(), Some(model.unit.clone()), "forward", options)
+                .map_err(|e| e.message)?;
+        for call in 0..3 {
+            let outputs = executor.run(inputs.clone()).map_err(|e| e.message)?;
+            compare_outputs(&outputs, &arrays)
+                .map_err(|e| format!("executor call {call} (chaos {chaos:?}): {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `outputs` against the recorded `output_N` arrays.
+fn compare_outputs(outputs: &[IValue], arrays: &Arrays) -> Result<(), String> {
     let mut got = Vec::new();
     outputs.iter().for_each(|v| flatten(v, &mut got));
     let mut want = Vec::new();

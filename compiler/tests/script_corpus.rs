@@ -694,7 +694,12 @@ fn executor_keeps_script_outputs() {
                     chaos: chaos.map(|seed| Arc::new(Chaos::new(seed))),
                     config: PassConfig::default(),
                 };
-                let types: Vec<_> = f.graph.inputs().iter().map(|&v| f.graph.ty(v).clone()).collect();
+                let types: Vec<_> = f
+                    .graph
+                    .inputs()
+                    .iter()
+                    .map(|&v| f.graph.ty(v).clone())
+                    .collect();
                 let executor =
                     GraphExecutor::new(f.graph.clone(), Some(model.unit.clone()), &entry, options)
                         .map_err(|e| e.message)?;

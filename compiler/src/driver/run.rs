@@ -91,8 +91,9 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         if let Some(n) = opts.profiling_runs {
             options.profiling_runs = n;
         }
-        let executor = GraphExecutor::new(graph.clone(), Some(model.unit.clone()), &code.name, options)
-            .map_err(|e| runtime_error(graph, &opts.model, &e))?;
+        let executor =
+            GraphExecutor::new(graph.clone(), Some(model.unit.clone()), &code.name, options)
+                .map_err(|e| runtime_error(graph, &opts.model, &e))?;
         Runner::Executor(executor)
     } else {
         Runner::Interpreter(code)

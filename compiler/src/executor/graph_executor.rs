@@ -17,8 +17,8 @@ use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::unit::CompilationUnit;
 
-use super::guards::{type_check, Chaos};
 use super::groups::{group_operation, is_group};
+use super::guards::{type_check, Chaos};
 use super::profile::ProfileRecord;
 use crate::passes::{lookup, LogLevel, PassConfig, PassContext};
 
@@ -69,7 +69,9 @@ struct Plan {
 
 enum Phase {
     /// Calls run the instrumented graph; `runs_left` more before a plan is built.
-    Profiling { runs_left: usize },
+    Profiling {
+        runs_left: usize,
+    },
     Running(Arc<Plan>),
 }
 
@@ -143,9 +145,17 @@ impl GraphExecutor {
     /// The graph the last call ran (`torch.jit.last_executed_optimized_graph()`).
     pub fn last_executed_graph(&self) -> Graph {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        match &state.last {
-            Some(g) => (**g).clone(),
-            None => self.instrumented.clone(),
+        match (&state.phase, &state.last) {
+            (Phase::Running(_), Some(g)) => (**g).clone(),
+            // Profiling: the instrumented graph with what its profile nodes saw so far.
+            _ => {
+                let seen = ProfileRecord::default();
+                seen.absorb(&state.record);
+                seen.absorb(&self.recording);
+                let mut g = self.instrumented.clone();
+                seen.annotate(&mut g);
+                g
+            }
         }
     }
 
@@ -178,10 +188,17 @@ impl GraphExecutor {
     /// A call took a fallback: profile again, unless the plans are used up.
     fn bailed_out(&self) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.plans_built >= self.options.max_plans || !matches!(state.phase, Phase::Running(_)) {
+        if state.plans_built >= self.options.max_plans || !matches!(state.phase, Phase::Running(_))
+        {
             return;
         }
-        self.log(|| format!("a guard failed: profiling again (plan {} of at most {})", state.plans_built + 1, self.options.max_plans));
+        self.log(|| {
+            format!(
+                "a guard failed: profiling again (plan {} of at most {})",
+                state.plans_built + 1,
+                self.options.max_plans
+            )
+        });
         state.phase = Phase::Profiling {
             runs_left: self.options.profiling_runs.max(1),
         };
@@ -227,7 +244,11 @@ impl GraphExecutor {
     fn build(&self, g: Graph) -> Result<Plan, String> {
         let failures = Arc::new(AtomicUsize::new(0));
         let hook = {
-            let (failures, chaos, jit) = (failures.clone(), self.options.chaos.clone(), self.options.jit);
+            let (failures, chaos, jit) = (
+                failures.clone(),
+                self.options.chaos.clone(),
+                self.options.jit,
+            );
             let cx = self.options.config.context_for("executor");
             move |g: &Graph, n: Node| {
                 if g.kind(n) == sym::type_check() {

@@ -26,13 +26,21 @@ pub fn is_group(g: &Graph, n: Node) -> bool {
 
 /// The operation of group node `n`: its compiled kernel when `jit` holds and codegen takes it,
 /// else its subgraph interpreted. The reason a kernel was not built goes to `EMBER_LOG`.
-pub fn group_operation(g: &Graph, n: Node, jit: bool, cx: &PassContext) -> Result<Operation, String> {
+pub fn group_operation(
+    g: &Graph,
+    n: Node,
+    jit: bool,
+    cx: &PassContext,
+) -> Result<Operation, String> {
     let body = subgraph(g, n).ok_or("prim::TensorExprGroup carries no subgraph")?;
     if jit {
         match super::jit::compile(body) {
             Ok(kernel) => return Ok(kernel),
             Err(why) => cx.log(LogLevel::Dump, || {
-                format!("group %{} runs in the interpreter: {why}", g.value_name(g.output(n, 0)))
+                format!(
+                    "group %{} runs in the interpreter: {why}",
+                    g.value_name(g.output(n, 0))
+                )
             }),
         }
     }

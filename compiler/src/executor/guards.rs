@@ -89,9 +89,11 @@ pub fn matches(ty: &TensorType, t: &Tensor) -> bool {
             return false;
         }
         // The stride of a size-1 dimension never changes which element is read.
-        let strides_ok = want.iter().zip(&strides).zip(&sizes).all(|((w, s), &size)| {
-            w.is_none() || w == s || size == Dim::Known(1)
-        });
+        let strides_ok = want
+            .iter()
+            .zip(&strides)
+            .zip(&sizes)
+            .all(|((w, s), &size)| w.is_none() || w == s || size == Dim::Known(1));
         if !strides_ok {
             return false;
         }

@@ -49,7 +49,9 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let ret = g.return_node(g.block());
     let counter = g.create(sym::profile(), &[], 0);
     g.insert_before(counter, ret);
-    cx.log(LogLevel::Update, || format!("inserted {count} profile nodes"));
+    cx.log(LogLevel::Update, || {
+        format!("inserted {count} profile nodes")
+    });
     Ok(true)
 }
 
@@ -194,7 +196,11 @@ impl ProfileRecord {
             }
             let Some(o) = seen.get(&n) else { continue };
             if let Some(t) = &o.tensor {
-                g.set_attr(n, profiled_type_attr(), AttrValue::Type(Type::Tensor(t.clone())));
+                g.set_attr(
+                    n,
+                    profiled_type_attr(),
+                    AttrValue::Type(Type::Tensor(t.clone())),
+                );
             }
             g.set_attr(n, seen_none_attr(), AttrValue::Int(o.seen_none as i64));
         }
