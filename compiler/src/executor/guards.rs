@@ -10,9 +10,8 @@ use ember_dialects::types::{Dim, TensorType};
 use ember_dialects::{AttrValue, Graph, Node, Symbol, Type};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::{Operation, Stack};
-use ember_runtime::tensor::Tensor;
+use ember_runtime::tensor::{Device, Tensor};
 
-use super::profile::type_of_tensor;
 
 /// Random guard failures: a xorshift state shared by every guard of the process.
 #[derive(Debug)]
@@ -58,42 +57,48 @@ pub fn types_attr() -> Symbol {
     Symbol::attr("types")
 }
 
-/// Whether tensor `t` has every property `ty` states.
+/// Whether tensor `t` has every property `ty` states. Runs on every guarded call: it reads
+/// the tensor's metadata in place, allocating nothing.
 pub fn matches(ty: &TensorType, t: &Tensor) -> bool {
-    fn agree<T: PartialEq>(want: &Option<T>, seen: &Option<T>) -> bool {
-        want.is_none() || want == seen
-    }
-    let seen = type_of_tensor(t);
-    if !agree(&ty.dtype, &seen.dtype)
-        || !agree(&ty.device, &seen.device)
-        || !agree(&ty.requires_grad, &seen.requires_grad)
+    let meta = t.meta();
+    if ty.dtype.is_some_and(|d| d != meta.dtype.scalar_type())
+        || ty.requires_grad.is_some_and(|r| r != meta.requires_grad)
+        || ty.undefined == Some(true)
     {
         return false;
     }
-    let sizes = seen.sizes.unwrap_or_default();
+    if let Some(device) = &ty.device {
+        let same = match meta.device {
+            Device::Cpu => device.kind == "cpu",
+            Device::Cuda(i) => device.kind == "cuda" && device.index.unwrap_or(0) == i as i64,
+        };
+        if !same {
+            return false;
+        }
+    }
+    let sizes = &meta.sizes;
     if let Some(want) = &ty.sizes {
         if want.len() != sizes.len() {
             return false;
         }
         let sizes_ok = want
             .iter()
-            .zip(&sizes)
-            .all(|(w, s)| !matches!(w, Dim::Known(_)) || w == s);
+            .zip(sizes.iter())
+            .all(|(w, &s)| !matches!(*w, Dim::Known(k) if k != s));
         if !sizes_ok {
             return false;
         }
     }
     if let Some(want) = &ty.strides {
-        let strides = seen.strides.unwrap_or_default();
-        if want.len() != strides.len() {
+        if want.len() != meta.strides.len() {
             return false;
         }
         // The stride of a size-1 dimension never changes which element is read.
         let strides_ok = want
             .iter()
-            .zip(&strides)
-            .zip(&sizes)
-            .all(|((w, s), &size)| w.is_none() || w == s || size == Dim::Known(1));
+            .zip(meta.strides.iter())
+            .zip(sizes.iter())
+            .all(|((w, &s), &size)| w.is_none_or(|w| w == s) || size == 1);
         if !strides_ok {
             return false;
         }
@@ -152,6 +157,7 @@ pub fn type_check(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::executor::profile::type_of_tensor;
 
     fn t(sizes: &[i64]) -> Tensor {
         Tensor::from_vec(vec![0f32; sizes.iter().product::<i64>() as usize], sizes).unwrap()
