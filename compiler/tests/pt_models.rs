@@ -424,3 +424,61 @@ fn compare_outputs(outputs: &[IValue], arrays: &Arrays) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Every corpus archive Ember runs, written back by Ember (compiler/src/export/), loads in
+/// Ember again and runs to PyTorch's outputs; writing is deterministic. Whether PyTorch loads
+/// the written archives to the same outputs is recorded by tools/gen/check_written_archives.py
+/// in test/pt/WRITTEN.tsv, which this test holds to the archives Ember writes today.
+#[test]
+fn written_archives_round_trip() {
+    let expected = expected_failures();
+    let dir = std::env::temp_dir().join(format!("ember-written-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pytorch = written_reference();
+    let (mut problems, mut written) = (Vec::new(), 0);
+    for (name, npz, pt) in corpus_cases() {
+        if expected.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        let bytes = std::fs::read(&pt).unwrap();
+        let model = Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let out = dir.join(format!("{name}.pt"));
+        let result = ember_compiler::export::write_archive(&model, &name).and_then(|first| {
+            let again = ember_compiler::export::write_archive(&model, &name)?;
+            if first != again {
+                return Err("two writes gave different bytes".into());
+            }
+            ember_compiler::export::save(&out, &first)?;
+            check(&out, &npz)
+        });
+        match (result, pytorch.get(&name)) {
+            (Ok(()), Some(status)) if status == "ok" => written += 1,
+            (Ok(()), Some(status)) => problems.push(format!(
+                "{name}: Ember writes it, but PyTorch's load of it was recorded as '{status}'"
+            )),
+            (Ok(()), None) => problems.push(format!(
+                "{name}: written, but not in test/pt/WRITTEN.tsv (run tools/gen/check_written_archives.py)"
+            )),
+            (Err(e), Some(status)) if status != "ok" => {
+                eprintln!("  {name}: not written ({e}); recorded: {status}")
+            }
+            (Err(e), _) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("written archives: {written} round-trip through Ember and PyTorch");
+    assert!(written >= 10, "only {written} archives written");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// test/pt/WRITTEN.tsv: archive name, then `ok` when PyTorch loaded Ember's archive of it and
+/// ran it to the original's outputs, else what went wrong.
+fn written_reference() -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(repo().join("test/pt/WRITTEN.tsv")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect()
+}

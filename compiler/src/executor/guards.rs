@@ -12,7 +12,6 @@ use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::{Operation, Stack};
 use ember_runtime::tensor::{Device, Tensor};
 
-
 /// Random guard failures: a xorshift state shared by every guard of the process.
 #[derive(Debug)]
 pub struct Chaos {

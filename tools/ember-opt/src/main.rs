@@ -119,6 +119,11 @@ fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, St
     Ok(ordered.into_iter().map(|(_, p)| p).collect())
 }
 
+/// Whether `-o PATH` names an archive (written by the driver, not as text).
+fn options_wrote_archive(path: &str) -> bool {
+    path.ends_with(".pt")
+}
+
 fn main() -> ExitCode {
     let m = match command().try_get_matches() {
         Ok(m) => m,
@@ -182,7 +187,17 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         freeze: m.get_flag("freeze"),
         check_ops: m.get_flag("check-ops"),
         strict: m.get_flag("strict"),
+        archive_out: m
+            .get_one::<String>("output")
+            .filter(|o| o.ends_with(".pt"))
+            .map(Into::into),
     };
+    if options.archive_out.is_some() && !is_archive {
+        return Err(format!(
+            "{}: writing an archive (-o *.pt) from a .py or .ir input is not supported yet",
+            options.input_name
+        ));
+    }
     let result = if is_archive {
         run_archive(&options, &archive)
     } else {
@@ -190,6 +205,8 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     };
     let _ = std::io::stderr().write_all(result.errors.as_bytes());
     match m.get_one::<String>("output") {
+        // Written already, as an archive.
+        Some(path) if options_wrote_archive(path) => {}
         Some(path) if path != "-" => std::fs::write(path, &result.output)
             .map_err(|e| format!("cannot write '{path}': {e}"))?,
         // A closed pipe (`| head`) is not an error worth a panic.
