@@ -8,14 +8,15 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use ember_dialects::schema::{Argument, FunctionSchema};
-use ember_dialects::{AttrValue, Graph};
+use ember_dialects::types::TupleType;
+use ember_dialects::{AttrValue, Graph, Type};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::prim::const_to_ivalue;
 use ember_runtime::repr::repr;
 use ember_runtime::unit::{AttributeKind, ClassType};
 use hashbrown::HashMap;
 
-use crate::frontend::python_print::print_function_with_constants;
+use crate::frontend::python_print::{annotation, print_function_with_constants};
 use crate::import::constants::to_const_value;
 use crate::model::Model;
 use crate::passes::{dce, PassContext};
@@ -39,15 +40,43 @@ pub fn print_classes(
     let mut classes = model.unit.classes();
     // The root class first, then the rest in the unit's order.
     classes.sort_by_key(|c| !Arc::ptr_eq(c, root));
+    let enums: Vec<String> = model
+        .unit
+        .named_types()
+        .into_iter()
+        .filter_map(|t| match t {
+            Type::Enum(q) => Some(q),
+            _ => None,
+        })
+        .collect();
     for class in &classes {
-        if class.is_interface {
-            return Err(format!(
-                "interface '{}' cannot be written to an archive yet",
-                class.qualname
-            ));
-        }
         let (path, name) = split(&class.qualname)?;
-        let text = print_class(class, name, &defaults, constants)?;
+        let text = if class.is_interface {
+            print_interface(class, name)
+        } else if enums.contains(&class.qualname) {
+            print_enum(class, name)
+        } else {
+            print_class(class, name, &defaults, constants)?
+        };
+        files.entry(record(path)).or_default().push_str(&text);
+    }
+    for ty in model.unit.named_types() {
+        let Type::Tuple(TupleType {
+            elements,
+            names: Some(info),
+        }) = &ty
+        else {
+            continue; // Enums: their values are not written yet (refused when pickled)
+        };
+        let (path, name) = split(&info.qualified_name)?;
+        let mut text = format!("class {name}(NamedTuple):\n");
+        for (i, (field, t)) in info.fields.iter().zip(elements).enumerate() {
+            let _ = write!(text, "  {field} : {}", annotation(t));
+            if let Some(Some(d)) = info.defaults.get(i) {
+                let _ = write!(text, " = {d}");
+            }
+            text.push('\n');
+        }
         files.entry(record(path)).or_default().push_str(&text);
     }
     // A def of an archive's code enters the unit under its plain name too; the qualified
@@ -107,13 +136,13 @@ fn print_class(
     for a in &attrs {
         // Names Python cannot spell (a ModuleList's `0`) are annotated through the dict.
         if is_identifier(&a.name) {
-            let _ = writeln!(out, "  {} : {}", a.name, a.ty.repr_str());
+            let _ = writeln!(out, "  {} : {}", a.name, annotation(&a.ty));
         } else {
             let _ = writeln!(
                 out,
                 "  __annotations__[\"{}\"] = {}",
                 a.name,
-                a.ty.repr_str()
+                annotation(&a.ty)
             );
         }
     }
@@ -158,6 +187,57 @@ fn print_class(
         out.push_str("  pass\n");
     }
     Ok(out)
+}
+
+/// `class Name(Interface):` (or `ModuleInterface`) with each method's signature over `pass`.
+fn print_interface(class: &ClassType, name: &str) -> String {
+    let base = if class.is_module {
+        "ModuleInterface"
+    } else {
+        "Interface"
+    };
+    let mut out = format!("class {name}({base}):\n");
+    let methods = class
+        .methods
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    for (mname, f) in &methods {
+        let g = &f.graph;
+        let mut params = vec!["self".to_string()];
+        for &v in g.inputs().iter().skip(1) {
+            let n = g.value_name(v);
+            params.push(format!(
+                "{}: {}",
+                n.split('.').next().unwrap_or(&n),
+                annotation(g.ty(v))
+            ));
+        }
+        let ret = match g.outputs() {
+            [one] => annotation(g.ty(*one)),
+            _ => "NoneType".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  def {mname}({}) -> {ret}:\n    pass",
+            params.join(", ")
+        );
+    }
+    out
+}
+
+/// `class Name(Enum):` with a `MEMBER = value` line per member.
+fn print_enum(class: &ClassType, name: &str) -> String {
+    let mut out = format!("class {name}(Enum):\n");
+    for (member, value) in class
+        .constants
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        let _ = writeln!(out, "  {member} = {}", repr(value));
+    }
+    out
 }
 
 /// `g` without its dead nodes (the importer's unused `prim::Uninitialized` values), which

@@ -37,11 +37,11 @@ pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
     let mut constants = Vec::new();
     let code = classes::print_classes(model, module, &mut constants)?;
 
-    let mut data = Pickler::new();
+    let mut data = Pickler::new(Some(model.unit.clone()));
     data.push(&IValue::Object(module.clone()))?;
     let (data_pkl, data_storages) = data.finish();
 
-    let mut consts = Pickler::new();
+    let mut consts = Pickler::new(None);
     let values = constants
         .iter()
         .map(classes::constant_ivalue)

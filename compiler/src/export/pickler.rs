@@ -5,8 +5,12 @@
 //! `build_intlist`/`build_doublelist`/`build_boollist`/`build_tensorlist`. Output is
 //! deterministic: the same values give the same bytes.
 
+use std::sync::Arc;
+
+use ember_runtime::interpreter::run;
 use ember_runtime::ivalue::IValue;
 use ember_runtime::tensor::{DType, Storage, Tensor};
+use ember_runtime::unit::CompilationUnit;
 
 /// A storage the pickle refers to, to be written as record `<prefix>/<key>`.
 pub struct StorageRecord {
@@ -17,6 +21,8 @@ pub struct StorageRecord {
 
 pub struct Pickler {
     out: Vec<u8>,
+    /// Resolves the calls of `__getstate__` methods, which objects are pickled through.
+    unit: Option<Arc<CompilationUnit>>,
     /// Storages written so far (their key is their index).
     pub storages: Vec<StorageRecord>,
 }
@@ -45,16 +51,11 @@ const NEWOBJ: u8 = 0x81;
 const BUILD: u8 = b'b';
 const BINPERSID: u8 = b'Q';
 
-impl Default for Pickler {
-    fn default() -> Self {
-        Pickler::new()
-    }
-}
-
 impl Pickler {
-    pub fn new() -> Pickler {
+    pub fn new(unit: Option<Arc<CompilationUnit>>) -> Pickler {
         Pickler {
             out: vec![PROTO, 2],
+            unit,
             storages: Vec::new(),
         }
     }
@@ -100,6 +101,16 @@ impl Pickler {
                 }
             }
             IValue::Tensor(t) => self.tensor(t)?,
+            // PyTorch's form: the enum class, its value, REDUCE (no argument tuple).
+            IValue::Enum(e) => {
+                let (module, name) = e
+                    .class_name
+                    .rsplit_once('.')
+                    .ok_or_else(|| format!("enum '{}' has no module path", e.class_name))?;
+                self.global(module, name);
+                self.push(&e.value)?;
+                self.out.push(REDUCE);
+            }
             IValue::Object(o) => {
                 let (module, name) =
                     o.class.qualname.rsplit_once('.').ok_or_else(|| {
@@ -107,6 +118,26 @@ impl Pickler {
                     })?;
                 self.global(module, name);
                 self.out.extend_from_slice(&[EMPTY_TUPLE, NEWOBJ]);
+                // A class with `__getstate__` is pickled through it (its `__setstate__` reads
+                // the state back), as PyTorch does.
+                let getstate = o
+                    .class
+                    .methods
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get("__getstate__")
+                    .cloned();
+                if let Some(f) = getstate {
+                    let code = f.code(self.unit.as_ref()).map_err(|e| e.message)?;
+                    let state = run(&code, vec![IValue::Object(o.clone())])
+                        .map_err(|e| format!("{}.__getstate__: {}", o.class.qualname, e.message))?;
+                    let [state] = <[IValue; 1]>::try_from(state).map_err(|_| {
+                        format!("{}.__getstate__ returned no one value", o.class.qualname)
+                    })?;
+                    self.push(&state)?;
+                    self.out.push(BUILD);
+                    return Ok(());
+                }
                 let state: Vec<(String, IValue)> = {
                     let slots = o.slots.read().unwrap_or_else(|e| e.into_inner());
                     let attrs = o.class.attributes.read().unwrap_or_else(|e| e.into_inner());

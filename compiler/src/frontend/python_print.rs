@@ -178,8 +178,18 @@ fn element_type_can_be_inferred(elem: &Type) -> bool {
     )
 }
 
-fn annotation(ty: &Type) -> String {
-    ty.repr_str()
+/// How code annotates a value of type `ty`: its `repr_str`, with enum types by their
+/// qualified name (PyTorch's `annotation_str`; `repr_str` writes `Enum<__torch__.Color>`).
+pub(crate) fn annotation(ty: &Type) -> String {
+    let mut text = ty.repr_str();
+    while let Some(start) = text.find("Enum<") {
+        let Some(len) = text[start..].find('>') else {
+            break;
+        };
+        let name = text[start + 5..start + len].to_string();
+        text.replace_range(start..start + len + 1, &name);
+    }
+    text
 }
 
 struct Printer<'g> {
