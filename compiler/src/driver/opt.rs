@@ -219,6 +219,27 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
     result
 }
 
+/// `-o OUT.pt` for a `.py` or `.ir` input: its entry function (a source's last def, the
+/// graph) is written as PyTorch writes a scripted function, after the passes.
+pub fn run_source_to_archive(options: &OptOptions, text: &str, out: &Path) -> OptResult {
+    let mut result = OptResult {
+        output: String::new(),
+        errors: String::new(),
+        failed: false,
+    };
+    let model = match ModelKind::of_path(&options.input_name) {
+        Ok(ModelKind::Source) => Model::from_source(&options.input_name, text),
+        Ok(ModelKind::GraphText) => Model::from_graph_text(&options.input_name, text),
+        Ok(ModelKind::Archive) => Err("an archive is read with run_archive".into()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = model.and_then(|m| write_archive_to(options, m, out)) {
+        let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
+        result.failed = true;
+    }
+    result
+}
+
 /// Runs the passes over every method of `model` and writes it to `out` as an archive.
 fn write_archive_to(options: &OptOptions, mut model: Model, out: &Path) -> Result<(), String> {
     if options.freeze {
@@ -233,6 +254,12 @@ fn write_archive_to(options: &OptOptions, mut model: Model, out: &Path) -> Resul
             format!("{name}: {}", messages.join("; "))
         })
     })?;
+    if model.module.is_none() {
+        // A function (the last def of a .py, or an .ir graph) saved as PyTorch saves a
+        // scripted function.
+        let entry = model.entry(None)?.name.clone();
+        model = crate::export::placeholder_model(&model, &entry)?;
+    }
     let bytes = crate::export::write_archive(&model, &crate::export::folder_name(out))?;
     crate::export::save(out, &bytes)
 }

@@ -8,6 +8,9 @@
 
 mod classes;
 pub mod pickler;
+mod placeholder;
+
+pub use placeholder::placeholder_model;
 
 use std::io::{Cursor, Write};
 use std::path::Path;

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
-use ember_compiler::driver::opt::{run, run_archive, Emit, OptOptions};
+use ember_compiler::driver::opt::{run, run_archive, run_source_to_archive, Emit, OptOptions};
 use ember_compiler::passes::{self, PassConfig, PASSES};
 
 fn command() -> Command {
@@ -192,14 +192,10 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
             .filter(|o| o.ends_with(".pt"))
             .map(Into::into),
     };
-    if options.archive_out.is_some() && !is_archive {
-        return Err(format!(
-            "{}: writing an archive (-o *.pt) from a .py or .ir input is not supported yet",
-            options.input_name
-        ));
-    }
     let result = if is_archive {
         run_archive(&options, &archive)
+    } else if let Some(out) = &options.archive_out {
+        run_source_to_archive(&options, &text, out)
     } else {
         run(&options, &text)
     };
