@@ -165,6 +165,14 @@ pub fn is_fusible(g: &Graph, n: Node) -> bool {
     true
 }
 
+/// Whether `n`'s result may share memory with an input: a chunk, or a schema result with
+/// an alias annotation (`to` and `type_as` return `self` when nothing changes).
+fn may_return_alias(g: &Graph, n: Node) -> bool {
+    g.kind(n) == Symbol::prim("ConstantChunk")
+        || resolve_node(g, n).map_or(true, |s| s.returns.iter().any(|r| r.alias.is_some()))
+        || g.kind(n) == Symbol::aten("type_as")
+}
+
 fn is_fusible_tensor(t: &TensorType) -> bool {
     t.dtype.is_some_and(|d| FUSIBLE_DTYPES.contains(&d))
         && t.device.as_ref().is_some_and(|d| d.kind == "cpu")
@@ -267,8 +275,12 @@ impl Fuser {
         (g.prev_node(group), false)
     }
 
+    /// A fused op reads its inputs where the group runs, which the alias-checked moves make
+    /// safe, and its result is a new tensor. That is a change for ops whose result may be
+    /// (a view of) an input, so those are fused only where nothing writes either.
     fn can_handle(&self, g: &Graph, n: Node) -> bool {
-        is_group(g, n) || (is_fusible(g, n) && !self.db.node_has_writers(g, n))
+        is_group(g, n)
+            || (is_fusible(g, n) && !(may_return_alias(g, n) && self.db.node_has_writers(g, n)))
     }
 
     fn get_or_create_group(&mut self, g: &mut Graph, n: Node) -> Node {
