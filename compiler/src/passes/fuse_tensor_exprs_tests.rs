@@ -39,3 +39,52 @@ with prim::TensorExprGroup_0 = graph(%a : Float(4, 1, strides=[1, 1], requires_g
 "
     );
 }
+
+/// `a -> relu -> sigmoid` on an input of type `ty`.
+fn chain_on(ty: TensorType) -> Graph {
+    let mut g = Graph::new();
+    let x = testing::input(&mut g, "x", Type::Tensor(ty.clone()));
+    let r = testing::op(&mut g, "aten::relu", &[x], Type::Tensor(ty.clone()));
+    let s = testing::op(&mut g, "aten::sigmoid", &[r], Type::Tensor(ty));
+    g.register_output(s);
+    g
+}
+
+fn cpu_float(sizes: Option<Vec<ember_dialects::types::Dim>>) -> TensorType {
+    TensorType {
+        dtype: Some(ScalarType::Float),
+        sizes,
+        strides: None,
+        device: Some(ember_dialects::types::Device {
+            kind: "cpu".into(),
+            index: None,
+        }),
+        requires_grad: Some(false),
+        undefined: None,
+    }
+}
+
+#[test]
+fn an_unknown_rank_is_not_fused_but_unknown_sizes_are() {
+    use ember_dialects::types::Dim;
+    let mut g = chain_on(cpu_float(None));
+    assert!(!testing::run(run, &mut g));
+    let mut g = chain_on(cpu_float(Some(vec![Dim::Unknown, Dim::Known(3)])));
+    assert!(testing::run(run, &mut g));
+    let groups = g.nodes().into_iter().filter(|&n| is_group(&g, n)).count();
+    assert_eq!(groups, 1);
+}
+
+#[test]
+fn the_fusible_ops_are_those_of_the_list() {
+    use ember_dialects::types::Dim;
+    let g = chain_on(cpu_float(Some(vec![Dim::Known(2)])));
+    let kinds: Vec<bool> = g.nodes().into_iter().map(|n| is_fusible(&g, n)).collect();
+    assert_eq!(kinds, [true, true]);
+    let mut g = Graph::new();
+    let t = Type::Tensor(cpu_float(Some(vec![Dim::Known(2)])));
+    let x = testing::input(&mut g, "x", t.clone());
+    let m = testing::op(&mut g, "aten::mm", &[x, x], t.clone());
+    let c = testing::op(&mut g, "aten::cumsum", &[m], t);
+    assert!(!is_fusible(&g, g.producer(m)) && !is_fusible(&g, g.producer(c)));
+}
