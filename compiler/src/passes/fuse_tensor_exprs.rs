@@ -13,7 +13,8 @@
 //!
 //! Fusible ops are listed once, in [`is_fusible`], for the kernel compiler to read as well:
 //! elementwise ops on CPU tensors whose dtype, device, rank and `requires_grad=0` are known
-//! (sizes may be `*`), as `specialize-profiled-types` leaves them. The pass only relies on
+//! (sizes may be `*`), as `specialize-profiled-types` leaves them, and at group boundaries
+//! `prim::ConstantChunk` and `aten::cat` of a `prim::ListConstruct` (which comes along). The pass only relies on
 //! those types inside groups, which `guard-tensor-exprs` then puts behind type checks.
 
 use hashbrown::HashMap;
@@ -109,7 +110,7 @@ const FUSIBLE_DTYPES: &[ScalarType] = &[
 ];
 
 /// Whether the fuser may put `n` in a group: an op of [`ELEMENTWISE_OPS`] (or
-/// `prim::ConstantChunk`) whose tensors all have a fusible dtype, live on the CPU, have a known
+/// `prim::ConstantChunk`, or `aten::cat` of a `prim::ListConstruct` read only by it) whose tensors all have a fusible dtype, live on the CPU, have a known
 /// rank and do not require grad, and whose other operands are plain numbers (a dtype,
 /// approximation or cast argument must be a constant).
 pub fn is_fusible(g: &Graph, n: Node) -> bool {
@@ -127,6 +128,16 @@ pub fn is_fusible(g: &Graph, n: Node) -> bool {
     }
     if kind == Symbol::prim("ConstantChunk") {
         return g.node_inputs(n).len() == 1 && g.ty(g.input(n, 0)).is_tensor();
+    }
+    if kind == sym::list_construct() {
+        // Only as the tensor list of a fusible `cat`, which reads it once.
+        return matches!(g.ty(g.output(n, 0)), Type::List(e) if e.is_tensor())
+            && g.node_inputs(n).iter().all(|&v| g.ty(v).is_tensor())
+            && matches!(g.uses(g.output(n, 0)), [u]
+                if is_group(g, u.user) || (u.offset == 0 && is_fusible_cat(g, u.user)));
+    }
+    if kind == Symbol::aten("cat") {
+        return is_fusible_cat(g, n);
     }
     if !kind.is_aten() || g.node_outputs(n).len() != 1 || !g.ty(g.output(n, 0)).is_tensor() {
         return false;
@@ -171,6 +182,25 @@ fn may_return_alias(g: &Graph, n: Node) -> bool {
     g.kind(n) == Symbol::prim("ConstantChunk")
         || resolve_node(g, n).map_or(true, |s| s.returns.iter().any(|r| r.alias.is_some()))
         || g.kind(n) == Symbol::aten("type_as")
+}
+
+/// `aten::cat(ListConstruct(tensors...), dim)` with a constant `dim`, the list read by it
+/// alone: the kernel writes each input into its slice of the result.
+fn is_fusible_cat(g: &Graph, n: Node) -> bool {
+    if g.kind(n) != Symbol::aten("cat") || g.node_inputs(n).len() != 2 {
+        return false;
+    }
+    let (list, dim) = (g.input(n, 0), g.input(n, 1));
+    let producer = g.producer(list);
+    g.kind(producer) == sym::list_construct()
+        && !g.node_inputs(producer).is_empty()
+        && g.uses(list).len() == 1
+        && g.kind(g.producer(dim)) == sym::constant()
+        && matches!(g.ty(dim), Type::Int)
+        && g.node_inputs(producer)
+            .iter()
+            .chain(g.node_outputs(n))
+            .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)))
 }
 
 fn is_fusible_tensor(t: &TensorType) -> bool {
@@ -257,7 +287,10 @@ impl Fuser {
         }
         // Supported, but not worth starting a group from.
         let kind = g.kind(n);
-        if kind == Symbol::prim("ConstantChunk") || kind == sym::constant() {
+        if kind == Symbol::prim("ConstantChunk")
+            || kind == sym::list_construct()
+            || kind == sym::constant()
+        {
             return (g.prev_node(n), false);
         }
         if !cx.may_rewrite() {
@@ -337,8 +370,16 @@ impl Fuser {
         if !self.can_merge(g, group, producer) {
             return None;
         }
+        // A cat brings its tensor list along: both move next to the group first.
+        let list =
+            (g.kind(producer) == Symbol::aten("cat")).then(|| g.producer(g.input(producer, 0)));
         if !self.db.move_before_topologically_valid(g, producer, group) {
             return None;
+        }
+        if let Some(list) = list {
+            if !self.db.move_before_topologically_valid(g, list, producer) {
+                return None;
+            }
         }
         cx.log(LogLevel::Update, || {
             format!(
@@ -353,6 +394,9 @@ impl Fuser {
             self.merge_group(g, producer, group);
         } else {
             self.merge_node_into_group(g, producer, group);
+            if let Some(list) = list {
+                self.merge_node_into_group(g, list, group);
+            }
         }
         self.changed = true;
         Some(group)
