@@ -36,7 +36,7 @@ pub const MIN_GROUP_SIZE: usize = 2;
 const SUBGRAPH_ARG_LIMIT: usize = 128;
 
 /// Elementwise ops the fuser groups, as `name` or `name.overload` of their `aten::` schema.
-const ELEMENTWISE_OPS: &[&str] = &[
+pub const ELEMENTWISE_OPS: &[&str] = &[
     // Unary.
     "neg",
     "abs",
@@ -97,7 +97,7 @@ const ELEMENTWISE_OPS: &[&str] = &[
 
 /// Tensor dtypes the fuser accepts (PyTorch's fuser also refuses `Byte`: its promotion
 /// corner cases).
-const FUSIBLE_DTYPES: &[ScalarType] = &[
+pub const FUSIBLE_DTYPES: &[ScalarType] = &[
     ScalarType::Float,
     ScalarType::Double,
     ScalarType::Half,
@@ -229,6 +229,7 @@ fn is_group(g: &Graph, n: Node) -> bool {
 }
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    check_existing_groups(g)?;
     let mut fuser = Fuser {
         db: AliasDb::new(g),
         changed: false,
@@ -487,6 +488,28 @@ impl Fuser {
         self.db.forget_writes(n);
         g.destroy(n);
     }
+}
+
+/// Groups already in the graph may grow: each must have a subgraph that fits its node.
+fn check_existing_groups(g: &Graph) -> Result<(), String> {
+    for n in g.nodes() {
+        if !is_group(g, n) {
+            continue;
+        }
+        let fits = matches!(g.attr(n, sym::attr_subgraph()), Some(AttrValue::Graph(sub))
+            if sub.inputs().len() == g.node_inputs(n).len()
+                && sub.outputs().len() == g.node_outputs(n).len());
+        if !fits {
+            let at = g
+                .source_range(n)
+                .map(|r| format!("{r}: "))
+                .unwrap_or_default();
+            return Err(format!(
+                "{at}prim::TensorExprGroup needs a Subgraph attribute with as many inputs and outputs as the node"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The subgraph of group `n`, taken out of it (put it back with `set_attr`).

@@ -88,3 +88,19 @@ fn the_fusible_ops_are_those_of_the_list() {
     let c = testing::op(&mut g, "aten::cumsum", &[m], t);
     assert!(!is_fusible(&g, g.producer(m)) && !is_fusible(&g, g.producer(c)));
 }
+
+#[test]
+fn a_group_whose_subgraph_does_not_fit_is_an_error() {
+    let mut g = parse_graph(
+        "graph(%a : Float(2, strides=[1], requires_grad=0, device=cpu)):
+  %y : Float(2, strides=[1], requires_grad=0, device=cpu) = prim::TensorExprGroup_0(%a, %a)
+  return (%y)
+with prim::TensorExprGroup_0 = graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):
+  %e : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::exp(%x)
+  return (%e)
+",
+    )
+    .unwrap();
+    let err = run(&mut g, &mut PassContext::unlimited("test")).unwrap_err();
+    assert!(err.contains("Subgraph"), "{err}");
+}

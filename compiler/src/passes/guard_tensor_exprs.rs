@@ -64,7 +64,12 @@ fn insert_type_guard(g: &mut Graph, group: Node, cx: &mut PassContext) -> Result
         .copied()
         .filter(|&v| g.ty(v).is_tensor() && g.kind(g.producer(v)) != sym::constant())
         .collect();
-    if checked.is_empty() {
+    // Nothing to check, or checked already (the pass ran before).
+    if checked.is_empty()
+        || checked
+            .iter()
+            .all(|&v| g.kind(g.producer(v)) == sym::type_check())
+    {
         return Ok(false);
     }
     let types: Vec<Type> = checked.iter().map(|&v| g.ty(v).clone()).collect();
