@@ -10,11 +10,12 @@
 //!
 //! The results must be equal: the same interpreter ops run in both.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ember_compiler::passes::{lookup, PassContext};
+mod profiled_corpus;
+use profiled_corpus::{run_passes, te_cases};
+
 use ember_dialects::attr::AttrValue;
 use ember_dialects::parse::parse_graph;
 use ember_dialects::symbol::{sym, Symbol};
@@ -24,13 +25,6 @@ use ember_runtime::interpreter::{run, Code, OperationHook};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::{Operation, Stack};
 use ember_runtime::tensor::{DType, Tensor};
-
-fn run_passes(g: &mut Graph, names: &[&str]) {
-    for name in names {
-        let pass = lookup(name).unwrap();
-        (pass.run)(g, &mut PassContext::unlimited(pass.name)).unwrap();
-    }
-}
 
 fn dtype_of(s: ScalarType) -> Option<DType> {
     Some(match s {
@@ -166,21 +160,13 @@ fn same(a: &IValue, b: &IValue) -> bool {
 
 #[test]
 fn guarded_groups_compute_what_the_profiled_graph_computes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/corpus/graphs/profiled");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".te.profiling.ir"))
-        .collect();
-    files.sort();
     let (mut compared, mut with_groups) = (0, 0);
     // Group runs with the checks as they come out, and with every check failing.
     let runs = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
     let mut failures = Vec::new();
-    for file in files {
-        let case = file.file_name().unwrap().to_string_lossy().to_string();
+    for (case, file) in te_cases() {
         let mut original = parse_graph(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        run_passes(&mut original, &["specialize-profiled-types"]);
+        run_passes(&mut original, &["specialize-profiled-types"], &case);
         // Inputs of the profiled shapes; cases with other inputs (modules, scalars) are not
         // this test's.
         let mut seed = 17u64;
@@ -196,7 +182,11 @@ fn guarded_groups_compute_what_the_profiled_graph_computes() {
             continue;
         };
         let mut optimized = original.clone();
-        run_passes(&mut optimized, &["fuse-tensor-exprs", "guard-tensor-exprs"]);
+        run_passes(
+            &mut optimized,
+            &["fuse-tensor-exprs", "guard-tensor-exprs"],
+            &case,
+        );
         let groups = optimized
             .nodes()
             .into_iter()
