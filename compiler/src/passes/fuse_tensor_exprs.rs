@@ -284,6 +284,11 @@ impl Fuser {
     /// group again after a merge) and whether anything merged.
     fn scan_node(&mut self, g: &mut Graph, n: Node, cx: &mut PassContext) -> (Option<Node>, bool) {
         if !self.can_handle(g, n) {
+            if g.kind(n).is_aten() {
+                cx.log(LogLevel::Debug, || {
+                    format!("not fusible: {}", describe(g, n))
+                });
+            }
             return (g.prev_node(n), false);
         }
         // Supported, but not worth starting a group from.
@@ -294,7 +299,8 @@ impl Fuser {
         {
             return (g.prev_node(n), false);
         }
-        if !cx.may_rewrite() {
+        // Each new group and each merge is one rewrite of the EMBER_OPT_LIMIT budget.
+        if !is_group(g, n) && !cx.may_rewrite() {
             return (g.prev_node(n), false);
         }
         let group = self.get_or_create_group(g, n);
@@ -368,7 +374,7 @@ impl Fuser {
         producer: Node,
         cx: &mut PassContext,
     ) -> Option<Node> {
-        if !self.can_merge(g, group, producer) {
+        if !self.can_merge(g, group, producer) || !cx.may_rewrite() {
             return None;
         }
         // A cat brings its tensor list along: both move next to the group first.
@@ -383,13 +389,7 @@ impl Fuser {
             }
         }
         cx.log(LogLevel::Update, || {
-            format!(
-                "merged {} into a group{}",
-                g.kind(producer),
-                g.source_range(producer)
-                    .map(|r| format!(" ({r})"))
-                    .unwrap_or_default()
-            )
+            format!("merged {} into a group", describe(g, producer))
         });
         if is_group(g, producer) {
             self.merge_group(g, producer, group);
@@ -510,6 +510,14 @@ fn check_existing_groups(g: &Graph) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `kind (file:line:col)` of `n`, for the log.
+fn describe(g: &Graph, n: Node) -> String {
+    match g.source_range(n) {
+        Some(r) => format!("{} ({r})", g.kind(n)),
+        None => g.kind(n).to_string(),
+    }
 }
 
 /// The subgraph of group `n`, taken out of it (put it back with `set_attr`).
