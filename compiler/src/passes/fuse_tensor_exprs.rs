@@ -9,7 +9,8 @@
 //! The walk repeats until nothing changes, then each group is tried into the next one (groups
 //! with no dependence between them merge too), and the blocks of `prim::If`/`prim::Loop` get
 //! the same treatment: groups never cross a block boundary. At the end, groups of fewer than
-//! [`MIN_GROUP_SIZE`] nodes (constants not counted) are inlined back.
+//! [`MIN_GROUP_SIZE`] nodes (constants not counted) are inlined back. [`run_with`] takes
+//! other settings ([`FuseOptions`]), as PyTorch's `FuseTensorExprs` does.
 //!
 //! Fusible ops are listed once, in [`is_fusible`], for the kernel compiler to read as well:
 //! elementwise ops on CPU tensors whose dtype, device, rank and `requires_grad=0` are known
@@ -228,15 +229,44 @@ fn is_group(g: &Graph, n: Node) -> bool {
     g.kind(n) == sym::tensor_expr_group()
 }
 
+/// Settings of the fuser.
+#[derive(Clone, Debug)]
+pub struct FuseOptions {
+    /// Groups with fewer nodes (constants and list constructions not counted) are inlined.
+    pub min_group_size: usize,
+    /// Whether `prim::ConstantChunk` and `aten::cat` join groups (for kernel compilers that
+    /// handle them).
+    pub chunk_and_cat: bool,
+}
+
+impl Default for FuseOptions {
+    fn default() -> Self {
+        FuseOptions {
+            min_group_size: MIN_GROUP_SIZE,
+            chunk_and_cat: true,
+        }
+    }
+}
+
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
+    run_with(g, cx, &FuseOptions::default())
+}
+
+/// The pass with settings other than the default ones.
+pub fn run_with(
+    g: &mut Graph,
+    cx: &mut PassContext,
+    options: &FuseOptions,
+) -> Result<bool, String> {
     check_existing_groups(g)?;
     let mut fuser = Fuser {
         db: AliasDb::new(g),
+        chunk_and_cat: options.chunk_and_cat,
         changed: false,
     };
     let top = g.block();
     fuser.create_fusion_groups(g, top, cx);
-    inline_small_groups(g, top, cx);
+    inline_small_groups(g, top, options.min_group_size, cx);
     for n in g.nodes() {
         if is_group(g, n) {
             tidy_subgraph(g, n)?;
@@ -248,6 +278,7 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
 struct Fuser {
     /// Kept up to date as groups take over the values of the nodes they absorb.
     db: AliasDb,
+    chunk_and_cat: bool,
     changed: bool,
 }
 
@@ -319,8 +350,16 @@ impl Fuser {
     /// safe, and its result is a new tensor. That is a change for ops whose result may be
     /// (a view of) an input, so those are fused only where nothing writes either.
     fn can_handle(&self, g: &Graph, n: Node) -> bool {
-        is_group(g, n)
-            || (is_fusible(g, n) && !(may_return_alias(g, n) && self.db.node_has_writers(g, n)))
+        if is_group(g, n) {
+            return true;
+        }
+        let kind = g.kind(n);
+        let boundary = kind == Symbol::prim("ConstantChunk")
+            || kind == Symbol::aten("cat")
+            || kind == sym::list_construct();
+        (self.chunk_and_cat || !boundary)
+            && is_fusible(g, n)
+            && !(may_return_alias(g, n) && self.db.node_has_writers(g, n))
     }
 
     fn get_or_create_group(&mut self, g: &mut Graph, n: Node) -> Node {
@@ -558,7 +597,7 @@ fn sort_reverse_topological(g: &Graph, mut inputs: Vec<Value>, at: Node) -> Vec<
     inputs
 }
 
-/// Nodes of a group that count toward [`MIN_GROUP_SIZE`].
+/// Nodes of a group that count toward the minimum group size.
 fn group_size(sub: &Graph) -> usize {
     sub.block_nodes(sub.block())
         .filter(|&n| {
@@ -569,18 +608,18 @@ fn group_size(sub: &Graph) -> usize {
 }
 
 /// Inlines groups too small to be worth a kernel (PyTorch's `inlineSmallFusionGroups`).
-fn inline_small_groups(g: &mut Graph, block: Block, cx: &mut PassContext) {
+fn inline_small_groups(g: &mut Graph, block: Block, min_size: usize, cx: &mut PassContext) {
     let nodes: Vec<Node> = g.block_nodes(block).collect();
     for n in nodes {
         for b in g.node_blocks(n).to_vec() {
-            inline_small_groups(g, b, cx);
+            inline_small_groups(g, b, min_size, cx);
         }
         if !is_group(g, n) {
             continue;
         }
         let small = matches!(
             g.attr(n, sym::attr_subgraph()),
-            Some(AttrValue::Graph(sub)) if group_size(sub) < MIN_GROUP_SIZE
+            Some(AttrValue::Graph(sub)) if group_size(sub) < min_size
         );
         if small {
             cx.log(LogLevel::Update, || {

@@ -104,3 +104,43 @@ with prim::TensorExprGroup_0 = graph(%x : Float(2, strides=[1], requires_grad=0,
     let err = run(&mut g, &mut PassContext::unlimited("test")).unwrap_err();
     assert!(err.contains("Subgraph"), "{err}");
 }
+
+#[test]
+fn options_turn_off_chunk_and_cat_and_change_the_minimum_size() {
+    let text = "graph(%x : Float(2, 8, strides=[8, 1], requires_grad=0, device=cpu)):
+  %one : int = prim::Constant[value=1]()
+  %g : Float(2, 8, strides=[8, 1], requires_grad=0, device=cpu) = aten::add(%x, %x, %one)
+  %a : Float(2, 4, strides=[8, 1], requires_grad=0, device=cpu), %b : Float(2, 4, strides=[8, 1], requires_grad=0, device=cpu) = prim::ConstantChunk[chunks=2, dim=1](%g)
+  %s : Float(2, 4, strides=[4, 1], requires_grad=0, device=cpu) = aten::sigmoid(%a)
+  %t : Float(2, 4, strides=[4, 1], requires_grad=0, device=cpu) = aten::mul(%s, %b)
+  return (%t)
+";
+    let grouped = |options: FuseOptions| {
+        let mut g = parse_graph(text).unwrap();
+        run_with(&mut g, &mut PassContext::unlimited("test"), &options).unwrap();
+        let kinds: Vec<String> = g
+            .nodes()
+            .into_iter()
+            .filter(|&n| g.kind(n) != sym::constant())
+            .map(|n| g.kind(n).unqualified().to_string())
+            .collect();
+        kinds.join(" ")
+    };
+    assert_eq!(grouped(FuseOptions::default()), "TensorExprGroup");
+    let no_chunk = FuseOptions {
+        chunk_and_cat: false,
+        ..FuseOptions::default()
+    };
+    assert_eq!(
+        grouped(no_chunk.clone()),
+        "add ConstantChunk TensorExprGroup"
+    );
+    let singletons = FuseOptions {
+        min_group_size: 1,
+        ..no_chunk
+    };
+    assert_eq!(
+        grouped(singletons),
+        "TensorExprGroup ConstantChunk TensorExprGroup"
+    );
+}
