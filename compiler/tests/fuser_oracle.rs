@@ -105,3 +105,39 @@ fn ember_groups_cover_pytorch_groups() {
     assert!(compared >= 35, "only {compared} corpus pairs found");
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
 }
+
+/// The three passes take every graph of the corpus (scripted, traced, frozen, profiled, and
+/// PyTorch's own optimized graphs with their groups and guards): no error, a graph that
+/// verifies after each pass, and text that parses back.
+#[test]
+fn the_fuser_pipeline_takes_every_corpus_graph() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/corpus/graphs");
+    let mut files: Vec<_> = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.expect("readable corpus").into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ir"))
+        .collect();
+    files.sort();
+    let mut parsed = 0;
+    for file in files {
+        let Ok(mut g) = parse_graph(&std::fs::read_to_string(&file).unwrap()) else {
+            continue;
+        };
+        parsed += 1;
+        let case = file.display().to_string();
+        run_passes(
+            &mut g,
+            &[
+                "specialize-profiled-types",
+                "fuse-tensor-exprs",
+                "guard-tensor-exprs",
+            ],
+            &case,
+        );
+        if let Err(e) = parse_graph(&g.to_string()) {
+            panic!("{case}: the result does not parse back: {e:?}");
+        }
+    }
+    assert!(parsed > 500, "only {parsed} corpus graphs parsed");
+}
