@@ -15,12 +15,14 @@
 //! Fusible ops are listed once, in [`is_fusible`], for the kernel compiler to read as well:
 //! elementwise ops on CPU tensors whose dtype, device, rank and `requires_grad=0` are known
 //! (sizes may be `*`), as `specialize-profiled-types` leaves them, and at group boundaries
-//! `prim::ConstantChunk` and `aten::cat` of a `prim::ListConstruct` (which comes along). The pass only relies on
+//! `prim::ConstantChunk` and `aten::cat` of a `prim::ListConstruct` (which comes along).
+//! Reductions over the innermost dimensions ([`is_fusible_reduction`]) join only when
+//! [`FuseOptions::reductions`] asks, as PyTorch's fuser leaves them out by default. The pass only relies on
 //! those types inside groups, which `guard-tensor-exprs` then puts behind type checks.
 
 use hashbrown::HashMap;
 
-use ember_dialects::attr::AttrValue;
+use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::catalogue::resolve_node;
 use ember_dialects::symbol::{sym, Symbol};
 use ember_dialects::types::{ScalarType, TensorType, Type};
@@ -28,6 +30,7 @@ use ember_dialects::{Block, Graph, Node, Value, ValueDef};
 
 use super::{constant_pooling, dce, LogLevel, PassContext};
 use crate::analysis::alias::AliasDb;
+use crate::fold::{constant_bool, constant_int, constant_value};
 
 /// Groups with fewer nodes (constants and list constructions not counted) are inlined back.
 pub const MIN_GROUP_SIZE: usize = 2;
@@ -204,6 +207,141 @@ fn is_fusible_cat(g: &Graph, n: Node) -> bool {
             .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)))
 }
 
+/// Reductions over the innermost dimensions, fused only with [`FuseOptions::reductions`] (off
+/// by default, as PyTorch's `texpr_reductions_enabled`), as `name` or `name.overload`.
+pub const REDUCTION_OPS: &[&str] = &[
+    "sum",
+    "sum.dim_IntList",
+    "mean",
+    "mean.dim",
+    "amax",
+    "amin",
+    "softmax.int",
+    "log_softmax.int",
+];
+
+/// Whether `n` is a reduction of [`REDUCTION_OPS`] over the innermost dimensions of a fusible
+/// tensor: a constant `dim` (or dims, None or `[]` for all), a constant `keepdim`, and no
+/// `dtype`.
+pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
+    let kind = g.kind(n);
+    if !kind.is_aten() || g.node_outputs(n).len() != 1 || g.node_inputs(n).is_empty() {
+        return false;
+    }
+    let all_fusible = g
+        .node_inputs(n)
+        .iter()
+        .take(1)
+        .chain(g.node_outputs(n))
+        .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)));
+    if !all_fusible {
+        return false;
+    }
+    let Ok(schema) = resolve_node(g, n) else {
+        return false;
+    };
+    let name = kind.unqualified();
+    let full = if schema.overload_name.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}.{}", schema.overload_name)
+    };
+    if !REDUCTION_OPS.contains(&full.as_str()) {
+        return false;
+    }
+    let Some(rank) = tensor_rank(g, g.input(n, 0)) else {
+        return false;
+    };
+    let arg = |name: &str| {
+        schema
+            .arguments
+            .iter()
+            .position(|a| a.name == name)
+            .and_then(|i| g.node_inputs(n).get(i).copied())
+    };
+    // No dtype conversion on the way.
+    if arg("dtype").is_some_and(|v| constant_value(g, v) != Some(ConstValue::None)) {
+        return false;
+    }
+    if arg("keepdim").is_some_and(|v| constant_bool(g, v).is_none()) {
+        return false;
+    }
+    let dims: Vec<i64> = match arg("dim") {
+        None => (0..rank).collect(),
+        Some(v) if name.ends_with("softmax") => match constant_int(g, v) {
+            Some(d) => vec![d],
+            None => return false,
+        },
+        Some(v) => match constant_int_list(g, v) {
+            Some(None) => (0..rank).collect(),
+            Some(Some(ds)) if ds.is_empty() => (0..rank).collect(),
+            Some(Some(ds)) => ds,
+            None => return false,
+        },
+    };
+    innermost(&dims, rank)
+}
+
+/// Whether `dims` (possibly negative) are exactly the last `dims.len()` dimensions of `rank`.
+fn innermost(dims: &[i64], rank: i64) -> bool {
+    let mut normalized: Vec<i64> = Vec::with_capacity(dims.len());
+    for &d in dims {
+        let d = if d < 0 { d + rank } else { d };
+        if !(0..rank.max(1)).contains(&d) || normalized.contains(&d) {
+            return false;
+        }
+        normalized.push(d);
+    }
+    normalized.sort_unstable();
+    let k = normalized.len() as i64;
+    normalized.iter().copied().eq(rank - k..rank)
+}
+
+fn tensor_rank(g: &Graph, v: Value) -> Option<i64> {
+    match g.ty(v) {
+        Type::Tensor(t) => t.sizes.as_ref().map(|s| s.len() as i64),
+        _ => None,
+    }
+}
+
+/// A constant int list (`Some(None)` for None): a list constant, or a list construction of
+/// int constants.
+fn constant_int_list(g: &Graph, v: Value) -> Option<Option<Vec<i64>>> {
+    if let Some(c) = constant_value(g, v) {
+        return match c {
+            ConstValue::None => Some(None),
+            ConstValue::List(items) => items
+                .iter()
+                .map(|i| match i {
+                    ConstValue::Int(x) => Some(*x),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(Some),
+            _ => None,
+        };
+    }
+    let p = g.producer(v);
+    (g.kind(p) == sym::list_construct())
+        .then(|| {
+            g.node_inputs(p)
+                .iter()
+                .map(|&i| constant_int(g, i))
+                .collect()
+        })
+        .flatten()
+        .map(Some)
+}
+
+/// A list construction of constants: copied into a group like a constant.
+fn is_constant_list(g: &Graph, v: Value) -> bool {
+    let p = g.producer(v);
+    g.kind(p) == sym::list_construct()
+        && g.node_inputs(p)
+            .iter()
+            .all(|&i| g.kind(g.producer(i)) == sym::constant())
+}
+
 fn is_fusible_tensor(t: &TensorType) -> bool {
     t.dtype.is_some_and(|d| FUSIBLE_DTYPES.contains(&d))
         && t.device.as_ref().is_some_and(|d| d.kind == "cpu")
@@ -237,6 +375,8 @@ pub struct FuseOptions {
     /// Whether `prim::ConstantChunk` and `aten::cat` join groups (for kernel compilers that
     /// handle them).
     pub chunk_and_cat: bool,
+    /// Whether the innermost reductions of [`REDUCTION_OPS`] join groups.
+    pub reductions: bool,
 }
 
 impl Default for FuseOptions {
@@ -244,6 +384,7 @@ impl Default for FuseOptions {
         FuseOptions {
             min_group_size: MIN_GROUP_SIZE,
             chunk_and_cat: true,
+            reductions: false,
         }
     }
 }
@@ -262,6 +403,7 @@ pub fn run_with(
     let mut fuser = Fuser {
         db: AliasDb::new(g),
         chunk_and_cat: options.chunk_and_cat,
+        reductions: options.reductions,
         changed: false,
     };
     let top = g.block();
@@ -279,6 +421,7 @@ struct Fuser {
     /// Kept up to date as groups take over the values of the nodes they absorb.
     db: AliasDb,
     chunk_and_cat: bool,
+    reductions: bool,
     changed: bool,
 }
 
@@ -357,9 +500,9 @@ impl Fuser {
         let boundary = kind == Symbol::prim("ConstantChunk")
             || kind == Symbol::aten("cat")
             || kind == sym::list_construct();
-        (self.chunk_and_cat || !boundary)
-            && is_fusible(g, n)
-            && !(may_return_alias(g, n) && self.db.node_has_writers(g, n))
+        let fusible = ((self.chunk_and_cat || !boundary) && is_fusible(g, n))
+            || (self.reductions && is_fusible_reduction(g, n));
+        fusible && !(may_return_alias(g, n) && self.db.node_has_writers(g, n))
     }
 
     fn get_or_create_group(&mut self, g: &mut Graph, n: Node) -> Node {
@@ -491,6 +634,16 @@ impl Fuser {
                 let c = sub.clone_node_from(g, producer, &mut cmap);
                 place(&mut sub, c);
                 map.insert(input, sub.output(c, 0));
+            } else if is_constant_list(g, input) {
+                // A reduction's dims: the kernel needs them as constants.
+                let mut cmap = HashMap::new();
+                for &item in g.node_inputs(producer) {
+                    let c = sub.clone_node_from(g, g.producer(item), &mut cmap);
+                    place(&mut sub, c);
+                }
+                let list = sub.clone_node_from(g, producer, &mut cmap);
+                place(&mut sub, list);
+                map.insert(input, sub.output(list, 0));
             } else {
                 g.add_node_input(group, input);
                 let inner = sub.add_input(g.ty(input).clone());

@@ -144,3 +144,48 @@ fn options_turn_off_chunk_and_cat_and_change_the_minimum_size() {
         "TensorExprGroup ConstantChunk TensorExprGroup"
     );
 }
+
+#[test]
+fn innermost_reductions_join_groups_only_when_asked() {
+    let text = "graph(%x : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu)):
+  %m1 : int = prim::Constant[value=-1]()
+  %m2 : int = prim::Constant[value=-2]()
+  %z : int = prim::Constant[value=0]()
+  %true : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %e : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu) = aten::exp(%x)
+  %inner : int[] = prim::ListConstruct(%m1, %m2)
+  %s : Float(2, 1, 1, strides=[1, 1, 1], requires_grad=0, device=cpu) = aten::sum(%e, %inner, %true, %none)
+  %d : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu) = aten::div(%e, %s)
+  %p : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu) = aten::softmax(%d, %m1, %none)
+  %outer : int[] = prim::ListConstruct(%z)
+  %false : bool = prim::Constant[value=0]()
+  %o : Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu) = aten::amax(%p, %outer, %false)
+  %r : Float(3, 4, strides=[4, 1], requires_grad=0, device=cpu) = aten::relu(%o)
+  return (%r)
+";
+    let fused = |reductions: bool| {
+        let mut g = parse_graph(text).unwrap();
+        let options = FuseOptions {
+            reductions,
+            ..FuseOptions::default()
+        };
+        run_with(&mut g, &mut PassContext::unlimited("test"), &options).unwrap();
+        ember_dialects::verify::verify(&g).unwrap();
+        let mut kinds = Vec::new();
+        for n in g.nodes() {
+            if let Some(AttrValue::Graph(sub)) = g.attr(n, sym::attr_subgraph()) {
+                for m in sub.nodes() {
+                    let k = sub.kind(m);
+                    if k.is_aten() {
+                        kinds.push(k.unqualified().to_string());
+                    }
+                }
+            }
+        }
+        kinds.join(" ")
+    };
+    assert_eq!(fused(false), "");
+    // amax over the outer dimension stays out (and the relu alone with it).
+    assert_eq!(fused(true), "exp sum div softmax");
+}
