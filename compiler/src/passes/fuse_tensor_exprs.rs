@@ -404,7 +404,7 @@ pub fn run_with(
         db: AliasDb::new(g),
         chunk_and_cat: options.chunk_and_cat,
         reductions: options.reductions,
-        changed: false,
+        grown: Vec::new(),
     };
     let top = g.block();
     fuser.create_fusion_groups(g, top, cx);
@@ -414,7 +414,7 @@ pub fn run_with(
             tidy_subgraph(g, n)?;
         }
     }
-    Ok(fuser.changed)
+    Ok(fuser.grown.iter().any(|&n| g.is_alive(n)))
 }
 
 struct Fuser {
@@ -422,11 +422,14 @@ struct Fuser {
     db: AliasDb,
     chunk_and_cat: bool,
     reductions: bool,
-    changed: bool,
+    /// Groups that took in a node: the pass changed the graph if one of them is still there
+    /// (groups of one made on the way and inlined again leave the graph as it was).
+    grown: Vec<Node>,
 }
 
 impl Fuser {
     fn create_fusion_groups(&mut self, g: &mut Graph, block: Block, cx: &mut PassContext) {
+        // Until nothing merges, so that a second run finds nothing to do.
         let mut any_changed = true;
         while any_changed {
             any_changed = false;
@@ -436,13 +439,19 @@ impl Fuser {
                 cur = next;
                 any_changed |= changed;
             }
-        }
-        // Groups have only forward dependences, so each may merge into the next one.
-        let groups: Vec<Node> = g.block_nodes(block).filter(|&n| is_group(g, n)).collect();
-        if let Some((&first, rest)) = groups.split_first() {
-            let mut prev = first;
-            for &group in rest {
-                prev = self.try_merge(g, group, prev, cx).unwrap_or(group);
+            // Groups have only forward dependences, so each may merge into the next one.
+            let groups: Vec<Node> = g.block_nodes(block).filter(|&n| is_group(g, n)).collect();
+            if let Some((&first, rest)) = groups.split_first() {
+                let mut prev = first;
+                for &group in rest {
+                    match self.try_merge(g, group, prev, cx) {
+                        Some(merged) => {
+                            prev = merged;
+                            any_changed = true;
+                        }
+                        None => prev = group,
+                    }
+                }
             }
         }
         let nested: Vec<Block> = g
@@ -517,7 +526,6 @@ impl Fuser {
         );
         g.insert_before(group, n);
         self.merge_node_into_group(g, n, group);
-        self.changed = true;
         group
     }
 
@@ -581,7 +589,7 @@ impl Fuser {
                 self.merge_node_into_group(g, list, group);
             }
         }
-        self.changed = true;
+        self.grown.push(group);
         Some(group)
     }
 
@@ -672,7 +680,7 @@ impl Fuser {
             }
             sub.register_output(sub.output(merged, i));
             let new = g.add_node_output(group, g.ty(old).clone());
-            g.copy_metadata(new, old);
+            take_name(g, old, new);
             g.replace_all_uses_with(old, new);
             self.db.value_took_over(old, new);
         }
@@ -721,21 +729,72 @@ fn take_subgraph(g: &mut Graph, n: Node) -> Graph {
 }
 
 /// Inlines group `group` before itself and removes it; returns each group output with the
-/// value that replaced it.
+/// value that replaced it. Results keep the group outputs' names and the subgraph's constants
+/// map to equal constants already visible there, so that a group inlined at the end leaves
+/// the graph as it was (a second run then finds the same graph).
 fn unmerge_group(g: &mut Graph, group: Node) -> Vec<(Value, Value)> {
     let sub = take_subgraph(g, group);
-    let saved = g.insert_point();
-    g.set_insert_point(group);
-    let inputs = g.node_inputs(group).to_vec();
-    let results = g.insert_graph(&sub, &inputs);
-    g.set_insert_point(saved);
+    let mut map: HashMap<Value, Value> = sub
+        .inputs()
+        .iter()
+        .copied()
+        .zip(g.node_inputs(group).iter().copied())
+        .collect();
+    for n in sub.block_nodes(sub.block()).collect::<Vec<_>>() {
+        if sub.kind(n) == sym::constant() {
+            if let Some(existing) = visible_equal_constant(g, &sub, n, group) {
+                map.insert(sub.output(n, 0), existing);
+                continue;
+            }
+        }
+        let c = g.clone_node_from(&sub, n, &mut map);
+        g.insert_before(c, group);
+    }
     let outputs = g.node_outputs(group).to_vec();
+    let results: Vec<Value> = sub.outputs().iter().map(|v| map[v]).collect();
+    let mut pairs = Vec::with_capacity(outputs.len());
     for (&old, &new) in outputs.iter().zip(&results) {
         g.set_ty(new, g.ty(old).clone());
         g.replace_all_uses_with(old, new);
+        take_name(g, old, new);
+        pairs.push((old, new));
     }
     g.destroy(group);
-    outputs.into_iter().zip(results).collect()
+    pairs
+}
+
+/// An outer constant equal to constant `c` of `sub` (same attributes and type) that is
+/// defined before `at` in a block enclosing it.
+fn visible_equal_constant(g: &Graph, sub: &Graph, c: Node, at: Node) -> Option<Value> {
+    let (attrs, ty) = (sub.attrs(c), sub.ty(sub.output(c, 0)));
+    let mut block = g.owning_block(at);
+    let mut before = at;
+    while let Some(b) = block {
+        let mut cur = g.prev_node(before);
+        while let Some(n) = cur {
+            if g.kind(n) == sym::constant()
+                && g.node_outputs(n).len() == 1
+                && g.attrs(n) == attrs
+                && g.ty(g.output(n, 0)) == ty
+            {
+                return Some(g.output(n, 0));
+            }
+            cur = g.prev_node(n);
+        }
+        before = g.owning_node(b)?;
+        block = g.owning_block(before);
+    }
+    None
+}
+
+/// Gives `to` the printed name of `from` (its debug name or number), which `from` loses:
+/// `to` stands for `from` from now on.
+fn take_name(g: &mut Graph, from: Value, to: Value) {
+    let name = g.debug_name(from).map(str::to_string);
+    let unique = g.unique(from);
+    g.set_debug_name(from, "");
+    g.set_unique(to, unique);
+    g.set_debug_name(to, name.as_deref().unwrap_or(""));
 }
 
 /// The values of `inputs` made by nodes in the block of `at`, latest producer first.

@@ -27,8 +27,8 @@ fn a_chain_becomes_one_group_with_its_constants() {
         "graph(%a : Float(4, 1, strides=[1, 1], requires_grad=0, device=cpu),
       %b : Float(1, 5, strides=[5, 1], requires_grad=0, device=cpu)):
   %2 : int = prim::Constant[value=1]()
-  %8 : Float(4, 5, strides=[5, 1], requires_grad=0, device=cpu) = prim::TensorExprGroup_0(%a, %b)
-  return (%8)
+  %5 : Float(4, 5, strides=[5, 1], requires_grad=0, device=cpu) = prim::TensorExprGroup_0(%a, %b)
+  return (%5)
 with prim::TensorExprGroup_0 = graph(%a : Float(4, 1, strides=[1, 1], requires_grad=0, device=cpu),
       %b : Float(1, 5, strides=[5, 1], requires_grad=0, device=cpu)):
   %7 : int = prim::Constant[value=1]()
@@ -188,4 +188,30 @@ fn innermost_reductions_join_groups_only_when_asked() {
     assert_eq!(fused(false), "");
     // amax over the outer dimension stays out (and the relu alone with it).
     assert_eq!(fused(true), "exp sum div softmax");
+}
+
+#[test]
+fn a_second_run_changes_nothing_and_lone_ops_are_left_as_they_were() {
+    let text = "graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):
+  %1 : int = prim::Constant[value=1]()
+  %2 : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::add(%x, %x, %1)
+  %3 : Tensor = aten::mm(%2, %2)
+  %4 : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::relu(%x)
+  %5 : Float(2, strides=[1], requires_grad=0, device=cpu) = aten::sigmoid(%4)
+  %6 : (Tensor, Tensor) = prim::TupleConstruct(%3, %5)
+  return (%6)
+";
+    let mut g = parse_graph(text).unwrap();
+    assert!(testing::run(run, &mut g));
+    let once = testing::dump(&g);
+    assert!(!testing::run(run, &mut g));
+    assert_eq!(testing::dump(&g), once);
+    // One fusible op only: a group of one is made, then inlined back as it was.
+    let lone_text = text
+        .replace("aten::sigmoid(%4)", "aten::mm(%4, %4)")
+        .replace("aten::relu(%x)", "aten::mm(%x, %x)");
+    let mut lone = parse_graph(&lone_text).unwrap();
+    let before = testing::dump(&lone);
+    assert!(!testing::run(run, &mut lone));
+    assert_eq!(testing::dump(&lone), before);
 }
