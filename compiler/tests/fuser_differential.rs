@@ -6,7 +6,8 @@
 //!   `guard-tensor-exprs`, with `prim::TypeCheck` checking the inputs against the types it
 //!   carries and `prim::TensorExprGroup` interpreting its subgraph (operation hooks, as the
 //!   executor supplies them), once with the checks as they come out and once with every check
-//!   failing, so that the fallback functions run too.
+//!   failing, so that the fallback functions run too; with the default fuser and with one
+//!   that also fuses innermost reductions.
 //!
 //! The results must be equal: the same interpreter ops run in both.
 
@@ -15,6 +16,9 @@ use std::sync::Arc;
 
 mod profiled_corpus;
 use profiled_corpus::{run_passes, te_cases};
+
+use ember_compiler::passes::fuse_tensor_exprs::{run_with, FuseOptions};
+use ember_compiler::passes::PassContext;
 
 use ember_dialects::attr::AttrValue;
 use ember_dialects::parse::parse_graph;
@@ -181,29 +185,45 @@ fn guarded_groups_compute_what_the_profiled_graph_computes() {
         else {
             continue;
         };
-        let mut optimized = original.clone();
-        run_passes(
-            &mut optimized,
-            &["fuse-tensor-exprs", "guard-tensor-exprs"],
-            &case,
-        );
-        let groups = optimized
-            .nodes()
-            .into_iter()
-            .filter(|&n| optimized.kind(n) == sym::tensor_expr_group())
-            .count();
         let expected = run(&Code::new(&original).unwrap(), inputs.clone())
             .unwrap_or_else(|e| panic!("{case}: the original graph failed: {e:?}"));
-        for fail in [false, true] {
-            let hook = hook(fail, runs[usize::from(fail)].clone());
-            let code = Code::build_with(&optimized, None, "optimized", Some(&*hook))
-                .unwrap_or_else(|e| panic!("{case}: cannot build the optimized graph: {e:?}"));
-            let got = run(&code, inputs.clone())
-                .unwrap_or_else(|e| panic!("{case} (checks failing: {fail}): {e:?}"));
-            if got.len() != expected.len() || !got.iter().zip(&expected).all(|(a, b)| same(a, b)) {
-                failures.push(format!(
-                    "{case} (checks failing: {fail}): {got:?} != {expected:?}"
-                ));
+        // The default fuser, and one that also fuses innermost reductions.
+        let mut groups = 0;
+        for reductions in [false, true] {
+            let mut optimized = original.clone();
+            let options = FuseOptions {
+                reductions,
+                ..FuseOptions::default()
+            };
+            run_with(
+                &mut optimized,
+                &mut PassContext::unlimited("fuse"),
+                &options,
+            )
+            .unwrap_or_else(|e| panic!("{case}: fuse-tensor-exprs: {e}"));
+            run_passes(&mut optimized, &["guard-tensor-exprs"], &case);
+            let count = optimized
+                .nodes()
+                .into_iter()
+                .filter(|&n| optimized.kind(n) == sym::tensor_expr_group())
+                .count();
+            if !reductions {
+                groups = count;
+            }
+            for fail in [false, true] {
+                let hook = hook(fail, runs[usize::from(fail)].clone());
+                let code = Code::build_with(&optimized, None, "optimized", Some(&*hook))
+                    .unwrap_or_else(|e| panic!("{case}: cannot build the optimized graph: {e:?}"));
+                let got = run(&code, inputs.clone()).unwrap_or_else(|e| {
+                    panic!("{case} (reductions: {reductions}, checks failing: {fail}): {e:?}")
+                });
+                if got.len() != expected.len()
+                    || !got.iter().zip(&expected).all(|(a, b)| same(a, b))
+                {
+                    failures.push(format!(
+                        "{case} (reductions: {reductions}, checks failing: {fail}): {got:?} != {expected:?}"
+                    ));
+                }
             }
         }
         compared += 1;
