@@ -671,7 +671,7 @@ fn executor_keeps_script_outputs() {
     use ember_compiler::passes::PassConfig;
     let configs = [(1, None), (2, None), (1, Some(7u64))];
     let expected = expected_failures();
-    let (mut calls, mut problems) = (0, Vec::new());
+    let (mut calls, mut fused, mut problems) = (0, 0, Vec::new());
     for case in cases() {
         if expected.contains_key(&case.id) || case.runs().is_empty() {
             continue;
@@ -716,6 +716,8 @@ fn executor_keeps_script_outputs() {
                         .map_err(|e| format!("{}: {e}", npz.display()))?;
                     calls += 1;
                 }
+                let plan = executor.last_executed_graph().to_string();
+                fused += usize::from(plan.contains("prim::TensorExprGroup"));
                 Ok(())
             })();
             if let Err(e) = outcome {
@@ -726,8 +728,9 @@ fn executor_keeps_script_outputs() {
             }
         }
     }
-    println!("{calls} executor calls of script-corpus programs");
+    println!("{calls} executor calls of script-corpus programs, {fused} plans with fusion groups");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(fused >= 15, "only {fused} plans fused anything");
 }
 
 /// Every program of the corpus written as an archive (its last def, as PyTorch saves a
