@@ -435,17 +435,46 @@ fn written_archives_round_trip() {
     let dir = std::env::temp_dir().join(format!("ember-written-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pytorch = written_reference();
+    let large = std::env::var_os("EMBER_PT_LARGE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/pt-large"));
+    let freezable: Vec<String> = [repo().join("test/pt"), large]
+        .iter()
+        .flat_map(|d| frozen_reference(d))
+        .map(|(n, _)| n)
+        .collect();
     let (mut problems, mut written) = (Vec::new(), 0);
+    let mut cases = Vec::new();
     for (name, npz, pt) in corpus_cases() {
-        if expected.iter().any(|(n, _)| *n == name) {
+        if freezable.contains(&name) {
+            cases.push((format!("{name}.frozen"), npz.clone(), pt.clone()));
+        }
+        cases.push((name, npz, pt));
+    }
+    for (name, npz, pt) in cases {
+        let (base, frozen) = match name.strip_suffix(".frozen") {
+            Some(base) => (base.to_string(), true),
+            None => (name.clone(), false),
+        };
+        if expected.iter().any(|(n, _)| *n == base) {
             continue;
         }
         let bytes = std::fs::read(&pt).unwrap();
         let model = Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let model = if frozen {
+            let config = ember_compiler::passes::PassConfig::default();
+            let (graph, _) =
+                ember_compiler::freeze::freeze_graph_to(&model, "forward", &config, false)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            ember_compiler::export::frozen_model(&model, graph)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        } else {
+            model
+        };
         let out = dir.join(format!("{name}.pt"));
-        let result = ember_compiler::export::write_archive(&model, &name).and_then(|first| {
-            let again = ember_compiler::export::write_archive(&model, &name)?;
+        let result = ember_compiler::export::write_archive(&model, &base).and_then(|first| {
+            let again = ember_compiler::export::write_archive(&model, &base)?;
             if first != again {
                 return Err("two writes gave different bytes".into());
             }
@@ -468,7 +497,7 @@ fn written_archives_round_trip() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!("written archives: {written} round-trip through Ember and PyTorch");
-    assert!(written >= 10, "only {written} archives written");
+    assert!(written >= 40, "only {written} archives written");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -42,9 +42,12 @@ def flatten(v, out):
     return out
 
 
-def check(pt, npz, tmp):
+def check(pt, npz, tmp, frozen=False):
+    """`ok` when PyTorch runs Ember's archive of `pt` to the recorded outputs: bit for bit, or
+    (`frozen`: `ember-opt --freeze`, whose folded weights round differently) within rtol 1e-4."""
     out = os.path.join(tmp, os.path.basename(pt))
-    r = subprocess.run([EMBER_OPT, pt, "-o", out], capture_output=True, text=True)
+    flags = ["--freeze"] if frozen else []
+    r = subprocess.run([EMBER_OPT, pt, *flags, "-o", out], capture_output=True, text=True)
     if r.returncode != 0:
         return "ember: " + (r.stderr.strip().splitlines() or ["failed"])[-1]
     try:
@@ -68,7 +71,9 @@ def check(pt, npz, tmp):
     if len(got) != len(want):
         return f"{len(got)} outputs, PyTorch recorded {len(want)}"
     for i, (g, w) in enumerate(zip(got, want)):
-        if g.shape != w.shape or not torch.equal(g.detach(), w):
+        g = g.detach()
+        same = torch.allclose(g, w, rtol=1e-4, atol=1e-5) if frozen and g.is_floating_point() else torch.equal(g, w)
+        if g.shape != w.shape or not same:
             return f"output {i} differs"
     return "ok"
 
@@ -161,6 +166,13 @@ def script_cases():
                 yield f"{group}/{f[:-3]}", os.path.join(folder, f), runs
 
 
+def frozen_names(folder):
+    path = os.path.join(folder, "FROZEN.tsv")
+    if not os.path.exists(path):
+        return set()
+    return {l.split("\t")[0] for l in open(path) if l.strip() and not l.startswith("#")}
+
+
 def main():
     if sys.argv[1:] != ["--pt-only"]:
         rows = []
@@ -195,6 +207,11 @@ def main_pt():
                 status = check(os.path.join(folder, f), npz, tmp)
                 rows.append((name, status))
                 print(f"{name}\t{status}", file=sys.stderr)
+                # Frozen too, for the archives PyTorch freezes (FROZEN.tsv).
+                if name in frozen_names(folder):
+                    status = check(os.path.join(folder, f), npz, tmp, frozen=True)
+                    rows.append((name + ".frozen", status))
+                    print(f"{name}.frozen\t{status}", file=sys.stderr)
     with open(os.path.join(corpus, "WRITTEN.tsv"), "w") as out:
         out.write("# Written by tools/gen/check_written_archives.py: PyTorch loading the archive Ember\n")
         out.write("# writes of each corpus model and running it to the original's outputs.\n")

@@ -243,9 +243,10 @@ pub fn run_source_to_archive(options: &OptOptions, text: &str, out: &Path) -> Op
 /// Runs the passes over every method of `model` and writes it to `out` as an archive.
 fn write_archive_to(options: &OptOptions, mut model: Model, out: &Path) -> Result<(), String> {
     if options.freeze {
-        return Err(
-            "-o with --freeze cannot write an archive yet: write the unfrozen model".into(),
-        );
+        // In PyTorch's ops (Ember's fused kernels are not PyTorch's), as torch.jit.freeze
+        // saves it.
+        let (graph, _) = crate::freeze::freeze_graph_to(&model, "forward", &options.config, false)?;
+        model = crate::export::frozen_model(&model, graph)?;
     }
     let mut log = String::new();
     model.transform_graphs(&mut |name, g| {

@@ -307,7 +307,15 @@ pub fn constant_ivalue(c: &AttrValue) -> Result<IValue, String> {
     match c {
         AttrValue::Str(s) => Ok(IValue::Str(Arc::new(s.clone()))),
         AttrValue::Tensor(t) => {
-            const_to_ivalue(&ember_dialects::attr::ConstValue::Tensor(t.clone()))
+            let v = const_to_ivalue(&ember_dialects::attr::ConstValue::Tensor(t.clone()))?;
+            // Code constants never require grad (PyTorch refuses one that does); this
+            // tensor object is fresh, so setting it touches nothing else.
+            if let IValue::Tensor(t) = &v {
+                let mut meta = t.meta().clone();
+                meta.requires_grad = false;
+                t.set_meta(meta).map_err(|e| e.to_string())?;
+            }
+            Ok(v)
         }
         other => Err(format!("constant {other:?} cannot be written")),
     }

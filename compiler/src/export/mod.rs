@@ -10,7 +10,7 @@ mod classes;
 pub mod pickler;
 mod placeholder;
 
-pub use placeholder::placeholder_model;
+pub use placeholder::{frozen_model, placeholder_model};
 
 use std::io::{Cursor, Write};
 use std::path::Path;

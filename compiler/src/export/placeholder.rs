@@ -114,3 +114,87 @@ fn named_type_name(t: &Type) -> Option<String> {
         _ => None,
     }
 }
+
+/// The model `torch.jit.freeze` would save: the root class keeps only the attributes the
+/// frozen `forward` (`graph`, in PyTorch's ops) still reads, `training` among them, and that
+/// one method; parameters and submodules became constants of the code.
+pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
+    let module = model.module.as_ref().ok_or("only a module can be frozen")?;
+    let old = &module.class;
+    let this = *graph
+        .inputs()
+        .first()
+        .ok_or("the frozen forward has no self")?;
+    let mut read: Vec<String> = graph
+        .uses(this)
+        .iter()
+        .filter(|u| graph.kind(u.user) == sym::get_attr())
+        .filter_map(
+            |u| match graph.attr(u.user, ember_dialects::Symbol::attr("name")) {
+                Some(ember_dialects::AttrValue::Str(n)) => Some(n.clone()),
+                _ => None,
+            },
+        )
+        .collect();
+    if !read.iter().any(|n| n == "training") {
+        read.push("training".into());
+    }
+    let old_attrs = old
+        .attributes
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let class = ClassType::new(old.qualname.clone(), true);
+    let mut slots = Vec::new();
+    for (i, a) in old_attrs.iter().enumerate() {
+        if read.contains(&a.name) {
+            class.add_attribute(a.clone());
+            slots.push(module.slot(i).unwrap_or(IValue::None));
+        }
+    }
+    for (name, value) in old
+        .constants
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        class.add_constant(name.clone(), value.clone());
+    }
+    let forward = Arc::new(Function::new(format!("{}.forward", old.qualname), graph));
+    class.add_method(forward.clone());
+    let unit = CompilationUnit::new();
+    for c in model.unit.classes() {
+        if c.qualname != old.qualname {
+            unit.add_class_arc(c);
+        }
+    }
+    for f in model.unit.functions() {
+        unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
+    }
+    for t in model.unit.named_types() {
+        if let Some(q) = named_type_name(&t) {
+            unit.add_named_type(q, t);
+        }
+    }
+    let class = unit.add_class(class);
+    let object = Arc::new(Object::new(class));
+    for (i, v) in slots.into_iter().enumerate() {
+        object.set_slot(i, v);
+    }
+    let defaults = model.entry(Some("forward"))?.defaults.clone();
+    Ok(Model {
+        name: model.name.clone(),
+        kind: ModelKind::Archive,
+        unit: Arc::new(unit),
+        module: Some(object),
+        entries: vec![Entry {
+            name: "forward".into(),
+            function: forward.clone(),
+            is_method: true,
+            defaults,
+            schema: None,
+        }],
+        methods: vec![forward],
+        extra: model.extra.clone(),
+    })
+}

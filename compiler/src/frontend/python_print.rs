@@ -831,6 +831,29 @@ impl<'g> Printer<'g> {
         // Tensors and strings code cannot spell go to the constant table.
         match g.attr(n, sym::attr_value()) {
             Some(v @ AttrValue::Tensor(_)) => return Ok(self.table_constant(v.clone())),
+            // A list of tensors: a list of table entries.
+            Some(AttrValue::Tensors(ts)) => {
+                let items: Vec<String> = ts
+                    .iter()
+                    .map(|t| self.table_constant(AttrValue::Tensor(t.clone())))
+                    .collect();
+                return Ok(format!("[{}]", items.join(", ")));
+            }
+            Some(AttrValue::IValue(ConstValue::List(items)))
+                if !items.is_empty()
+                    && items.iter().all(|c| matches!(c, ConstValue::Tensor(_))) =>
+            {
+                let items: Vec<String> = items
+                    .iter()
+                    .filter_map(|c| match c {
+                        ConstValue::Tensor(t) => {
+                            Some(self.table_constant(AttrValue::Tensor(t.clone())))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                return Ok(format!("[{}]", items.join(", ")));
+            }
             Some(AttrValue::Str(s)) if !s.is_ascii() && !matches!(ty, Type::Enum(_)) => {
                 return Ok(self.table_constant(AttrValue::Str(s.clone())))
             }
