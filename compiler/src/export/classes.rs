@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use ember_dialects::schema::{Argument, FunctionSchema};
 use ember_dialects::types::TupleType;
+use ember_dialects::symbol::sym;
 use ember_dialects::{AttrValue, Graph, Type};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::prim::const_to_ivalue;
@@ -85,6 +86,7 @@ pub fn print_classes(
         let Ok((path, name)) = split(&f.qualname) else {
             continue;
         };
+        check_loadable(&f.graph, &f.qualname)?;
         let text = print_function_with_constants(&printable(&f.graph), name, None, constants)
             .map_err(|e| format!("{}: {e}", f.qualname))?;
         files.entry(record(path)).or_default().push_str(&text);
@@ -176,6 +178,7 @@ fn print_class(
         let schema = defaults
             .get(&f.qualname)
             .and_then(|d| method_schema(&f.graph, mname, d));
+        check_loadable(&f.graph, &f.qualname)?;
         let text =
             print_function_with_constants(&printable(&f.graph), mname, schema.as_ref(), constants)
                 .map_err(|e| format!("{}.{mname}: {e}", class.qualname))?;
@@ -238,6 +241,30 @@ fn print_enum(class: &ClassType, name: &str) -> String {
         let _ = writeln!(out, "  {member} = {}", repr(value));
     }
     out
+}
+
+/// Refuses a graph with nodes PyTorch's loader has no operator for: Ember's own kernels, the
+/// executor's guards, groups and profile nodes. They only exist in graphs Ember optimized for
+/// itself; an archive must hold PyTorch's ops (write before those passes, or `--freeze`, which
+/// writes PyTorch's ops).
+fn check_loadable(g: &Graph, what: &str) -> Result<(), String> {
+    for n in g.nodes() {
+        let kind = g.kind(n);
+        let executor_only = [
+            sym::tensor_expr_group(),
+            sym::type_check(),
+            sym::profile(),
+            sym::fusion_group(),
+        ]
+        .contains(&kind);
+        if kind.namespace() == "ember" || executor_only {
+            let at = g.source_range(n).map(|r| format!(" at {r}")).unwrap_or_default();
+            return Err(format!(
+                "{what}: '{kind}'{at} cannot be written to an archive: PyTorch has no such operator"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `g` without its dead nodes (the importer's unused `prim::Uninitialized` values), which
