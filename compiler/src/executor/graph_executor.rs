@@ -285,3 +285,86 @@ impl GraphExecutor {
             .log(LogLevel::Dump, message);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ember_dialects::parse::parse_graph;
+    use ember_runtime::tensor::Tensor;
+
+    const POINTWISE: &str = "graph(%a : Tensor, %b : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %s : Tensor = aten::add(%a, %b, %one)
+  %m : Tensor = aten::mul(%s, %a)
+  %r : Tensor = aten::relu(%m)
+  return (%r)
+";
+
+    fn t(rows: i64) -> IValue {
+        let data: Vec<f32> = (0..rows * 3).map(|i| i as f32 - 4.0).collect();
+        IValue::Tensor(Tensor::from_vec(data, &[rows, 3]).unwrap())
+    }
+
+    fn executor(max_plans: usize) -> GraphExecutor {
+        let options = ExecutorOptions {
+            profiling_runs: 1,
+            jit: true,
+            max_plans,
+            chaos: None,
+            config: PassConfig::default(),
+        };
+        GraphExecutor::new(parse_graph(POINTWISE).unwrap(), None, "f", options).unwrap()
+    }
+
+    fn check(e: &GraphExecutor, rows: i64) {
+        let reference = interpret(
+            &Code::new(&parse_graph(POINTWISE).unwrap()).unwrap(),
+            vec![t(rows), t(rows)],
+        )
+        .unwrap();
+        let got = e.run(vec![t(rows), t(rows)]).unwrap();
+        let (IValue::Tensor(a), IValue::Tensor(b)) = (&got[0], &reference[0]) else {
+            panic!("not tensors");
+        };
+        assert_eq!(a.to_vec::<f32>(), b.to_vec::<f32>());
+    }
+
+    /// A new shape fails the guard, runs the fallback, and makes the executor profile again:
+    /// the next plan serves both shapes (`Float(*, 3)`).
+    #[test]
+    fn new_shapes_bail_out_then_generalize() {
+        let e = executor(MAX_PLANS);
+        check(&e, 2); // profiled
+        check(&e, 2); // the plan
+        let first = e.last_executed_graph().to_string();
+        assert!(
+            first.contains("prim::TypeCheck[types=[Float(2, 3"),
+            "{first}"
+        );
+        check(&e, 4); // guard fails: fallback, then profiling again
+        check(&e, 4); // profiled
+        check(&e, 4); // the general plan
+        let general = e.last_executed_graph().to_string();
+        assert!(general.contains("Float(*, 3"), "{general}");
+        check(&e, 2);
+        check(&e, 7);
+        assert_eq!(
+            e.last_executed_graph().to_string(),
+            general,
+            "no further plan"
+        );
+    }
+
+    /// With the plans used up, failing guards keep running the fallback: no more profiling.
+    #[test]
+    fn plans_are_bounded() {
+        let e = executor(1);
+        check(&e, 2);
+        check(&e, 2);
+        let plan = e.last_executed_graph().to_string();
+        for rows in [3, 4, 5, 6] {
+            check(&e, rows);
+        }
+        assert_eq!(e.last_executed_graph().to_string(), plan);
+    }
+}

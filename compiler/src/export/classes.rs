@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use ember_dialects::schema::{Argument, FunctionSchema};
-use ember_dialects::types::TupleType;
 use ember_dialects::symbol::sym;
+use ember_dialects::types::TupleType;
 use ember_dialects::{AttrValue, Graph, Type};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::prim::const_to_ivalue;
@@ -258,7 +258,10 @@ fn check_loadable(g: &Graph, what: &str) -> Result<(), String> {
         ]
         .contains(&kind);
         if kind.namespace() == "ember" || executor_only {
-            let at = g.source_range(n).map(|r| format!(" at {r}")).unwrap_or_default();
+            let at = g
+                .source_range(n)
+                .map(|r| format!(" at {r}"))
+                .unwrap_or_default();
             return Err(format!(
                 "{what}: '{kind}'{at} cannot be written to an archive: PyTorch has no such operator"
             ));
