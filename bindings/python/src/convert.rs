@@ -10,6 +10,7 @@ use ember_runtime::ivalue::{Dict, DictKey, IValue};
 use ember_runtime::tensor::{DType, Device, Meta, Storage, Tensor};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::module::Module;
@@ -288,8 +289,12 @@ fn tensor_to_py(py: Python<'_>, t: Tensor, style: Style) -> PyResult<Py<PyAny>> 
     } else {
         t
     };
+    static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let asarray = ASARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("numpy")?.getattr("asarray")?.unbind())
+    })?;
     let memory = Py::new(py, TensorMemory { tensor: t })?;
-    let array = py.import("numpy")?.call_method1("asarray", (memory,))?;
+    let array = asarray.bind(py).call1((memory,))?;
     if style.torch {
         return Ok(py
             .import("torch")?

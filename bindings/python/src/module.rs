@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use ember_compiler::model::Model;
-use ember_runtime::interpreter::{on_kernel_pool, run, RuntimeError};
+use ember_runtime::interpreter::{run, RuntimeError};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::unit::{AttributeKind, Function as EmberFunction};
 use pyo3::exceptions::PyAttributeError;
@@ -101,7 +101,9 @@ pub fn call(
     let outputs = py
         .detach(|| -> Result<Vec<IValue>, String> {
             let code = f.code(Some(&unit)).map_err(|e| e.message)?;
-            on_kernel_pool(|| run(&code, inputs)).map_err(|e: RuntimeError| {
+            // On the calling thread: handing a small call to the kernel pool costs more than
+            // the call; the kernels still spread large work over the pool.
+            run(&code, inputs).map_err(|e: RuntimeError| {
                 let mut message = e.message.clone();
                 for entry in &e.call_stack {
                     message.push_str(&format!("\n  {entry}"));
