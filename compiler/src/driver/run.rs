@@ -94,7 +94,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
         let executor =
             GraphExecutor::new(graph.clone(), Some(model.unit.clone()), &code.name, options)
                 .map_err(|e| runtime_error(graph, &opts.model, &e))?;
-        Runner::Executor(executor)
+        Runner::Executor(Box::new(executor))
     } else {
         Runner::Interpreter(code)
     };
@@ -264,7 +264,7 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
 
 /// What runs the method: the executor, or (`--no-jit`) the interpreter alone.
 enum Runner {
-    Executor(GraphExecutor),
+    Executor(Box<GraphExecutor>),
     Interpreter(std::sync::Arc<Code>),
 }
 
