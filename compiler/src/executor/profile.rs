@@ -10,7 +10,7 @@
 use std::sync::{Arc, Mutex};
 
 use ember_dialects::symbol::sym;
-use ember_dialects::types::{Device as TypeDevice, Dim, TensorType};
+use ember_dialects::types::{merge_tensor_types as merge, Device as TypeDevice, Dim, TensorType};
 use ember_dialects::{AttrValue, Block, Graph, Node, Symbol, Type};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::Operation;
@@ -120,40 +120,6 @@ pub fn type_of_tensor(t: &Tensor) -> TensorType {
         }),
         requires_grad: Some(meta.requires_grad),
         undefined: None,
-    }
-}
-
-/// PyTorch's `TensorType::merge`: what both types say, each differing property unknown. A
-/// size seen differently becomes `*`; a different rank leaves the sizes unknown.
-pub fn merge(a: &TensorType, b: &TensorType) -> TensorType {
-    fn same<T: Clone + PartialEq>(a: &Option<T>, b: &Option<T>) -> Option<T> {
-        (a == b).then(|| a.clone()).flatten()
-    }
-    let sizes = match (&a.sizes, &b.sizes) {
-        (Some(x), Some(y)) if x.len() == y.len() => Some(
-            x.iter()
-                .zip(y)
-                .map(|(p, q)| if p == q { *p } else { Dim::Unknown })
-                .collect(),
-        ),
-        _ => None,
-    };
-    let strides = match (&a.strides, &b.strides) {
-        (Some(x), Some(y)) if x.len() == y.len() => Some(
-            x.iter()
-                .zip(y)
-                .map(|(p, q)| if p == q { *p } else { None })
-                .collect(),
-        ),
-        _ => None,
-    };
-    TensorType {
-        dtype: same(&a.dtype, &b.dtype),
-        sizes,
-        strides,
-        device: same(&a.device, &b.device),
-        requires_grad: same(&a.requires_grad, &b.requires_grad),
-        undefined: same(&a.undefined, &b.undefined),
     }
 }
 
