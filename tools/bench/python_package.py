@@ -68,15 +68,17 @@ def main():
         print(f"  rounds (ember, torch): {', '.join(f'({a:.2f}, {b:.2f})' for a, b in rounds)}")
 
     resnet = os.path.join(ROOT, "target", "pt-large", "resnet18.pt")
+    # Resident memory from /proc (VmRSS): ru_maxrss would count the parent's memory at fork.
     probe = (
-        "import time, resource; t = time.perf_counter(); import {m}; i = time.perf_counter() - t; "
-        "{load}; print(f'{{i * 1e3:.1f}} {{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}}')"
+        "import time; t = time.perf_counter(); import {m}; i = time.perf_counter() - t; "
+        "{load}; rss = [l for l in open('/proc/self/status') if l.startswith('VmRSS:')][0].split()[1]; "
+        "print(f'{{i * 1e3:.1f}} {{int(rss) / 1024:.0f}}')"
     )
     for name, load in [("ember", f"ember.load({resnet!r})"), ("torch", f"torch.jit.load({resnet!r})")]:
         runs = [fresh(probe.format(m=name, load=load if os.path.exists(resnet) else "pass"), ember_dir) for _ in range(5)]
         imports = sorted(float(r.split()[0]) for r in runs)
         rss = sorted(float(r.split()[1]) for r in runs)
-        print(f"import {name}: {imports[2]:.1f} ms (median of 5); max RSS after loading resnet18: {rss[2]:.0f} MB")
+        print(f"import {name}: {imports[2]:.1f} ms (median of 5); resident memory after loading resnet18: {rss[2]:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,15 @@ fn is_torch_tensor(obj: &Bound<'_, PyAny>) -> bool {
 
 /// A Python argument as an IValue; `style.torch` notes a torch tensor among the inputs.
 pub fn to_ivalue(obj: &Bound<'_, PyAny>, style: &mut Style) -> PyResult<IValue> {
+    // Arrays first: the common argument, recognized by one type check.
+    static NDARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = obj.py();
+    let ndarray = NDARRAY.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("numpy")?.getattr("ndarray")?.unbind())
+    })?;
+    if obj.get_type().is(ndarray.bind(py)) {
+        return array_to_tensor(obj).map(IValue::Tensor);
+    }
     if obj.is_none() {
         return Ok(IValue::None);
     }

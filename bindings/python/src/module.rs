@@ -67,7 +67,8 @@ impl Module {
         for a in args.iter() {
             inputs.push(to_ivalue(&a, &mut style)?);
         }
-        if self.is_root() {
+        let missing = f.graph.inputs().len() > inputs.len();
+        if missing && self.is_root() {
             if let Ok(entry) = self.loaded.model.entry(Some(name)) {
                 let given = inputs.len() - 1;
                 let d = &entry.defaults;
