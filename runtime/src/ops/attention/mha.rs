@@ -5,7 +5,8 @@
 
 use super::softmax::{softmax_rows, EmptyRow, Mask};
 use crate::ops::linalg::matmul::matmul;
-use crate::ops::linalg::products::linear;
+use crate::ops::linalg::products::{linear, linear_with};
+use crate::ops::linalg::sgemm::PackCache;
 use crate::ops::shape::join::cat_tensors;
 use crate::tensor::{wrap_dim, DType, Tensor, TensorError, TensorResult};
 
@@ -108,6 +109,8 @@ pub struct Mha<'a> {
     pub need_weights: bool,
     pub average_attn_weights: bool,
     pub mask_type: Option<i64>,
+    /// Packed constant weights kept across calls (frozen graphs): `[qkv, proj]`.
+    pub(crate) packs: [Option<&'a PackCache>; 2],
 }
 
 /// `_native_multi_head_attention(query, key, value, ...)` on batch-first `[B, T, D]` inputs:
@@ -128,7 +131,7 @@ pub fn native_multi_head_attention(
     // PyTorch projects q, k and v with one product when they are the same tensor; the rows of
     // the weight are the three projections either way.
     let qkv = if query.is_same(key) && key.is_same(value) {
-        linear(query, p.qkv_weight, Some(p.qkv_bias))?
+        linear_with(query, p.qkv_weight, Some(p.qkv_bias), p.packs[0])?
     } else {
         let parts = [query, key, value]
             .iter()
@@ -176,7 +179,7 @@ pub fn native_multi_head_attention(
     )?;
     let ctx = matmul(&attn, &v)?; // [B, H, T, dh]
     let merged = ctx.permute(&[0, 2, 1, 3])?.reshape(&[b, t, d])?;
-    let out = linear(&merged, p.proj_weight, Some(p.proj_bias))?;
+    let out = linear_with(&merged, p.proj_weight, Some(p.proj_bias), p.packs[1])?;
     if !p.need_weights {
         return Ok((out, None));
     }

@@ -9,6 +9,8 @@ pub mod nested;
 pub mod sdpa;
 pub mod softmax;
 
+use crate::ops::linalg::is_constant;
+use crate::ops::linalg::sgemm::PackCache;
 use ember_dialects::{Graph, Node};
 
 use self::encoder::EncoderLayer;
@@ -93,6 +95,8 @@ fn masked_softmax(g: &Graph, n: Node) -> Result<Operation, String> {
 /// form (two out tensors). Without weights the second result is None (an undefined tensor).
 fn native_mha(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = count_in(g, n, 9, 15, "aten::_native_multi_head_attention")?;
+    // Constant weights (frozen graphs) are packed once for this node: qkv, proj.
+    let packs = [5, 7].map(|i| is_constant(g, n, i).then(PackCache::default));
     Ok(op_multi(count, move |a| {
         let (q, k, v) = (tensor(&a[0])?, tensor(&a[1])?, tensor(&a[2])?);
         let w = [
@@ -113,6 +117,7 @@ fn native_mha(g: &Graph, n: Node) -> Result<Operation, String> {
             need_weights: a.get(10).map_or(Ok(true), boolean)?,
             average_attn_weights: a.get(11).map_or(Ok(true), boolean)?,
             mask_type: opt_int_arg(a.get(12))?,
+            packs: [packs[0].as_ref(), packs[1].as_ref()],
         };
         let (out, weights) = mha::native_multi_head_attention(&q, &k, &v, &p).map_err(err)?;
         if count == 15 {
@@ -135,6 +140,8 @@ fn native_mha(g: &Graph, n: Node) -> Result<Operation, String> {
 /// ffn_bias_1, ffn_weight_2, ffn_bias_2, mask=None, mask_type=None)` and the `.out` form.
 fn encoder_layer(g: &Graph, n: Node) -> Result<Operation, String> {
     let count = count_in(g, n, 18, 21, "aten::_transformer_encoder_layer_fwd")?;
+    // Constant weights (frozen graphs) are packed once for this node: qkv, proj, ffn1, ffn2.
+    let packs = [3, 5, 14, 16].map(|i| is_constant(g, n, i).then(PackCache::default));
     Ok(op_n(count, move |a| {
         let src = tensor(&a[0])?;
         let t = |i: usize| tensor(&a[i]);
@@ -155,6 +162,7 @@ fn encoder_layer(g: &Graph, n: Node) -> Result<Operation, String> {
                 need_weights: false,
                 average_attn_weights: true,
                 mask_type: opt_int_arg(a.get(19))?,
+                packs: [packs[0].as_ref(), packs[1].as_ref()],
             },
             use_gelu: boolean(&a[7])?,
             norm_first: boolean(&a[8])?,
@@ -163,6 +171,7 @@ fn encoder_layer(g: &Graph, n: Node) -> Result<Operation, String> {
             norm2: (&w[6], &w[7]),
             ffn1: (&w[8], &w[9]),
             ffn2: (&w[10], &w[11]),
+            ffn_packs: [packs[2].as_ref(), packs[3].as_ref()],
         };
         let r = encoder::transformer_encoder_layer(&src, &p).map_err(err)?;
         match a.get(20) {

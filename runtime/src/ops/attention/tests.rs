@@ -85,6 +85,7 @@ fn malformed_attention_inputs_are_errors() {
     );
     let mha = |heads: i64, pw: &Tensor| -> bool {
         let p = Mha {
+            packs: [None, None],
             embed_dim: 8,
             num_head: heads,
             qkv_weight: &w,

@@ -9,7 +9,7 @@
 mod activation;
 mod binary;
 mod compare;
-mod fast;
+pub(crate) mod fast;
 mod logical;
 mod strided;
 mod ternary;
