@@ -114,6 +114,20 @@ fn cases() -> Vec<Case> {
     out
 }
 
+/// The cases with runs that are not expected to fail, with their source and entry def.
+fn runnable_cases() -> Vec<(Case, String, String)> {
+    let expected = expected_failures();
+    cases()
+        .into_iter()
+        .filter(|c| !expected.contains_key(&c.id) && !c.runs().is_empty())
+        .filter_map(|c| {
+            let source = std::fs::read_to_string(&c.py).expect("readable case");
+            let entry = entry_name(&source)?;
+            Some((c, source, entry))
+        })
+        .collect()
+}
+
 /// The name of the last top-level def of a source file: the case's entry point.
 fn entry_name(source: &str) -> Option<String> {
     source
@@ -626,16 +640,8 @@ fn passes_keep_script_outputs() {
         .map(|p| vec![p.name])
         .collect();
     pipelines.push(OPTIMIZATION_PIPELINE.to_vec());
-    let expected = expected_failures();
     let (mut runs, mut problems) = (0, Vec::new());
-    for case in cases() {
-        if expected.contains_key(&case.id) || case.runs().is_empty() {
-            continue;
-        }
-        let source = std::fs::read_to_string(&case.py).expect("readable case");
-        let Some(entry) = entry_name(&source) else {
-            continue;
-        };
+    for (case, source, entry) in runnable_cases() {
         for passes in &pipelines {
             let outcome = (|| -> Result<(), String> {
                 let mut model = Model::from_source(&case.display_name(), &source)?;
@@ -670,16 +676,8 @@ fn executor_keeps_script_outputs() {
     use ember_compiler::model::Model;
     use ember_compiler::passes::PassConfig;
     let configs = [(1, None), (2, None), (1, Some(7u64))];
-    let expected = expected_failures();
     let (mut calls, mut fused, mut problems) = (0, 0, Vec::new());
-    for case in cases() {
-        if expected.contains_key(&case.id) || case.runs().is_empty() {
-            continue;
-        }
-        let source = std::fs::read_to_string(&case.py).expect("readable case");
-        let Some(entry) = entry_name(&source) else {
-            continue;
-        };
+    for (case, source, entry) in runnable_cases() {
         for &(profiling_runs, chaos) in &configs {
             let outcome = (|| -> Result<(), String> {
                 let model = Model::from_source(&case.display_name(), &source)?;
@@ -749,13 +747,8 @@ fn written_archives_round_trip() {
             .filter_map(|l| l.split_once('\t'))
             .map(|(n, s)| (n.to_string(), s.to_string()))
             .collect();
-    let expected = expected_failures();
     let (mut written, mut problems) = (0, Vec::new());
-    for case in cases() {
-        if expected.contains_key(&case.id) || case.runs().is_empty() {
-            continue;
-        }
-        let source = std::fs::read_to_string(&case.py).expect("readable case");
+    for (case, source, _) in runnable_cases() {
         let outcome = (|| -> Result<(), String> {
             let model = Model::from_source(&case.display_name(), &source)?;
             let entry = model.entry(None)?.name.clone();

@@ -114,11 +114,7 @@ fn print_class(
     constants: &mut Vec<AttrValue>,
 ) -> Result<String, String> {
     let mut out = String::new();
-    let attrs = class
-        .attributes
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let attrs = snapshot(&class.attributes);
     if class.is_module {
         let _ = writeln!(out, "class {name}(Module):");
         for (label, kind) in [
@@ -148,11 +144,7 @@ fn print_class(
             );
         }
     }
-    let class_constants = class
-        .constants
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let class_constants = snapshot(&class.constants);
     for (cname, value) in &class_constants {
         let ty = match value {
             IValue::Bool(_) => "bool",
@@ -169,11 +161,7 @@ fn print_class(
         };
         let _ = writeln!(out, "  {cname} : Final[{ty}] = {}", repr(value));
     }
-    let methods = class
-        .methods
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let methods = snapshot(&class.methods);
     for (mname, f) in &methods {
         let schema = defaults
             .get(&f.qualname)
@@ -200,11 +188,7 @@ fn print_interface(class: &ClassType, name: &str) -> String {
         "Interface"
     };
     let mut out = format!("class {name}({base}):\n");
-    let methods = class
-        .methods
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
+    let methods = snapshot(&class.methods);
     for (mname, f) in &methods {
         let g = &f.graph;
         let mut params = vec!["self".to_string()];
@@ -241,6 +225,11 @@ fn print_enum(class: &ClassType, name: &str) -> String {
         let _ = writeln!(out, "  {member} = {}", repr(value));
     }
     out
+}
+
+/// A copy of what `lock` holds (a poisoned lock's data is still whole).
+fn snapshot<T: Clone>(lock: &std::sync::RwLock<T>) -> T {
+    lock.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Refuses a graph with nodes PyTorch's loader has no operator for: Ember's own kernels, the
