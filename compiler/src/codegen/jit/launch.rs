@@ -1,0 +1,321 @@
+//! Calling a JIT kernel safely: the inputs are checked against the parameters the kernel was
+//! built for, the broadcast iteration space and every operand's strides are computed here
+//! (dimensions that are contiguous for every operand merged, so the common case is one long
+//! row), the outputs are allocated, and large calls are split over the runtime's thread pool.
+
+use ember_runtime::ivalue::IValue;
+use ember_runtime::kernel_abi::JitKernelFn;
+use ember_runtime::ops::pointwise::HEAVY_PARALLEL_THRESHOLD;
+use ember_runtime::tensor::{
+    broadcast_shapes, checked_numel, contiguous_strides, Device, Meta, ScalarKind, Storage, Tensor,
+};
+use rayon::prelude::*;
+
+use super::group::{Param, PointwiseKernel};
+
+/// Elements per task when a call is split: large enough that a task costs far more than
+/// handing it to the pool.
+const TASK_ELEMENTS: usize = 1 << 16;
+
+pub fn run(
+    k: &PointwiseKernel,
+    entry: JitKernelFn,
+    inputs: &[IValue],
+) -> Result<Vec<IValue>, String> {
+    if inputs.len() != k.params.len() {
+        return Err(format!(
+            "the fused kernel takes {} inputs, got {}",
+            k.params.len(),
+            inputs.len()
+        ));
+    }
+    let rank = k.rank;
+    // Metadata of every tensor input (cloned: it holds the storage alive for the call).
+    let mut metas: Vec<Meta> = Vec::new();
+    let mut scalars: Vec<i64> = Vec::new();
+    let mut shape: Vec<i64> = Vec::new();
+    for (i, (p, v)) in k.params.iter().zip(inputs).enumerate() {
+        match (p, v) {
+            (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
+                let m = t.meta().clone();
+                if m.dtype != *dtype || m.device != Device::Cpu || m.sizes.len() != sizes.len() {
+                    return Err(format!(
+                        "input {i}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
+                        sizes.len(),
+                        m.device,
+                        m.dtype,
+                        m.sizes.len()
+                    ));
+                }
+                for (d, (want, got)) in sizes.iter().zip(m.sizes.iter()).enumerate() {
+                    if want.is_some_and(|w| w != *got) {
+                        return Err(format!(
+                            "input {i}: size {got} in dimension {d}, the kernel was built for {}",
+                            want.unwrap_or(0)
+                        ));
+                    }
+                }
+                shape = broadcast_shapes(&shape, &m.sizes)
+                    .map_err(|e| format!("input {i}: {e}"))?
+                    .to_vec();
+                metas.push(m);
+            }
+            (Param::Scalar(ScalarKind::Int), IValue::Int(x)) => scalars.push(*x),
+            (Param::Scalar(ScalarKind::Float), IValue::Double(x)) => {
+                scalars.push(x.to_bits() as i64)
+            }
+            (Param::Scalar(ScalarKind::Bool), IValue::Bool(b)) => scalars.push(*b as i64),
+            (p, v) => {
+                return Err(format!(
+                    "input {i}: expected {}, got {}",
+                    match p {
+                        Param::Tensor { .. } => "a tensor",
+                        Param::Scalar(ScalarKind::Int) => "an int",
+                        Param::Scalar(ScalarKind::Float) => "a float",
+                        Param::Scalar(ScalarKind::Bool) => "a bool",
+                    },
+                    v.kind_name()
+                ))
+            }
+        }
+    }
+    if shape.len() > rank {
+        return Err("inputs of a higher rank than the kernel's".into());
+    }
+    let mut iter_shape = vec![1i64; rank - shape.len()];
+    iter_shape.extend_from_slice(&shape);
+    let tensor_params: Vec<usize> = (0..k.params.len())
+        .filter(|&i| matches!(k.params[i], Param::Tensor { .. }))
+        .collect();
+    // Every result must have the full broadcast shape (its rank is the kernel's).
+    for (r, res) in k.results.iter().enumerate() {
+        let mut s: Vec<i64> = Vec::new();
+        for p in &res.shape_from {
+            let m = &metas[tensor_params
+                .iter()
+                .position(|q| q == p)
+                .expect("tensor param")];
+            s = broadcast_shapes(&s, &m.sizes)
+                .map_err(|e| e.to_string())?
+                .to_vec();
+        }
+        let mut padded = vec![1i64; rank.saturating_sub(s.len())];
+        padded.extend_from_slice(&s);
+        if padded != iter_shape {
+            return Err(format!(
+                "output {r} would have shape {padded:?}, not the broadcast shape {iter_shape:?}"
+            ));
+        }
+    }
+    let numel = checked_numel(&iter_shape).map_err(|e| e.to_string())?;
+    let mut outputs = Vec::with_capacity(k.results.len());
+    for res in &k.results {
+        let nbytes = numel
+            .checked_mul(res.dtype.size())
+            .ok_or("output size overflows")?;
+        let storage = Storage::for_overwrite(nbytes).map_err(|e| e.to_string())?;
+        outputs.push(
+            Tensor::from_meta(Meta {
+                storage,
+                dtype: res.dtype,
+                device: Device::Cpu,
+                sizes: iter_shape.as_slice().into(),
+                strides: contiguous_strides(&iter_shape),
+                offset: 0,
+                requires_grad: false,
+            })
+            .map_err(|e| e.to_string())?,
+        );
+    }
+    if numel > 0 {
+        call(k, entry, &metas, &outputs, &iter_shape, &scalars);
+    }
+    Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// Element strides of a tensor of `sizes`/`strides` broadcast to `shape` (rank aligned at the
+/// right; 0 where it broadcasts or the size is 1).
+fn broadcast_strides(sizes: &[i64], strides: &[i64], shape: &[i64]) -> Vec<i64> {
+    let lead = shape.len() - sizes.len();
+    (0..shape.len())
+        .map(|d| {
+            if d < lead || sizes[d - lead] == 1 {
+                0
+            } else {
+                strides[d - lead]
+            }
+        })
+        .collect()
+}
+
+/// Merges dimensions that are contiguous for every operand and drops size-1 dimensions,
+/// then pads back to `rank` with leading size-1 dimensions.
+fn collapse(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
+    let mut sizes: Vec<i64> = Vec::new();
+    let mut out: Vec<Vec<i64>> = vec![Vec::new(); strides.len()];
+    for d in 0..shape.len() {
+        if shape[d] == 1 {
+            continue;
+        }
+        let mergeable = !sizes.is_empty()
+            && strides
+                .iter()
+                .zip(&out)
+                .all(|(s, o)| *o.last().expect("dim") == s[d] * shape[d]);
+        if mergeable {
+            *sizes.last_mut().expect("dim") *= shape[d];
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                *o.last_mut().expect("dim") = s[d];
+            }
+        } else {
+            sizes.push(shape[d]);
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                o.push(s[d]);
+            }
+        }
+    }
+    // Keep at most `rank` dimensions (merging can only reduce their number).
+    let pad = rank - sizes.len().min(rank);
+    let mut padded = vec![1i64; pad];
+    padded.extend_from_slice(&sizes);
+    for (s, o) in strides.iter_mut().zip(out) {
+        let mut p = vec![0i64; pad];
+        p.extend_from_slice(&o);
+        *s = p;
+    }
+    padded
+}
+
+struct Call<'a> {
+    entry: JitKernelFn,
+    sizes: &'a [i64],
+    ptrs: &'a [*mut u8],
+    strides: &'a [i64],
+    scalars: &'a [i64],
+}
+
+// SAFETY: the pointers are to storages kept alive by the caller for the whole call; tasks
+// write disjoint ranges of the outputs and only read the inputs.
+unsafe impl Sync for Call<'_> {}
+
+impl Call<'_> {
+    fn rows(&self, rows: (i64, i64), cols: (i64, i64)) {
+        // SAFETY: `run` checked every input against the kernel's parameters and computed the
+        // sizes and strides from the tensors' own (bounds-checked) metadata; the outputs are
+        // fresh contiguous buffers of the iteration space's size.
+        unsafe {
+            (self.entry)(
+                rows.0,
+                rows.1,
+                cols.0,
+                cols.1,
+                self.sizes.as_ptr(),
+                self.ptrs.as_ptr(),
+                self.strides.as_ptr(),
+                self.scalars.as_ptr(),
+            )
+        }
+    }
+}
+
+fn call(
+    k: &PointwiseKernel,
+    entry: JitKernelFn,
+    inputs: &[Meta],
+    outputs: &[Tensor],
+    shape: &[i64],
+    scalars: &[i64],
+) {
+    let rank = k.rank;
+    let mut strides: Vec<Vec<i64>> = inputs
+        .iter()
+        .map(|m| broadcast_strides(&m.sizes, &m.strides, shape))
+        .collect();
+    strides.extend(outputs.iter().map(|_| contiguous_strides(shape).to_vec()));
+    let sizes = collapse(shape, &mut strides, rank);
+    let mut ptrs: Vec<*mut u8> = inputs
+        .iter()
+        .map(|m| {
+            m.storage
+                .as_ptr()
+                .wrapping_add(m.offset as usize * m.dtype.size())
+        })
+        .collect();
+    ptrs.extend(outputs.iter().map(|t| t.data_ptr()));
+    let flat: Vec<i64> = strides.concat();
+    // The kernel reads one 64-bit slot per scalar; keep the array non-empty.
+    let scalars = if scalars.is_empty() {
+        &[0][..]
+    } else {
+        scalars
+    };
+    let c = Call {
+        entry,
+        sizes: &sizes,
+        ptrs: &ptrs,
+        strides: &flat,
+        scalars,
+    };
+    let cols = sizes[rank - 1];
+    let rows: i64 = sizes[..rank - 1].iter().product();
+    let numel = (rows * cols) as usize;
+    let threads = rayon::current_num_threads();
+    if numel < HEAVY_PARALLEL_THRESHOLD || threads < 2 {
+        c.rows((0, rows), (0, cols));
+        return;
+    }
+    let tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
+    if rows >= tasks {
+        let per = (rows + tasks - 1) / tasks;
+        (0..tasks).into_par_iter().for_each(|t| {
+            let (b, e) = (t * per, ((t + 1) * per).min(rows));
+            if b < e {
+                c.rows((b, e), (0, cols));
+            }
+        });
+    } else {
+        // Few long rows: split each row's columns.
+        let per_row = (tasks + rows - 1) / rows;
+        let chunk = (cols + per_row - 1) / per_row;
+        (0..rows * per_row).into_par_iter().for_each(|t| {
+            let (r, j) = (t / per_row, t % per_row);
+            let (b, e) = (j * chunk, ((j + 1) * chunk).min(cols));
+            if b < e {
+                c.rows((r, r + 1), (b, e));
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_operands_collapse_to_one_row() {
+        let shape = [4, 3, 5];
+        let mut strides = vec![vec![15, 5, 1], vec![15, 5, 1]];
+        let sizes = collapse(&shape, &mut strides, 3);
+        assert_eq!(sizes, vec![1, 1, 60]);
+        assert_eq!(strides, vec![vec![0, 0, 1], vec![0, 0, 1]]);
+    }
+
+    #[test]
+    fn broadcast_rows_stay_apart() {
+        // A [5] bias over [4, 5]: the bias restarts each row.
+        let shape = [4, 5];
+        let mut strides = vec![broadcast_strides(&[5], &[1], &shape), vec![5, 1]];
+        assert_eq!(strides[0], vec![0, 1]);
+        let sizes = collapse(&shape, &mut strides, 2);
+        assert_eq!(sizes, vec![4, 5]);
+        assert_eq!(strides, vec![vec![0, 1], vec![5, 1]]);
+    }
+
+    #[test]
+    fn size_one_dimensions_are_dropped() {
+        let shape = [1, 6, 1];
+        let mut strides = vec![vec![6, 1, 1]];
+        assert_eq!(collapse(&shape, &mut strides, 3), vec![1, 1, 6]);
+        assert_eq!(strides, vec![vec![0, 0, 1]]);
+    }
+}
