@@ -5,6 +5,7 @@ pub mod analysis;
 #[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod driver;
+pub mod executor;
 pub mod fold;
 pub mod freeze;
 pub mod frontend;
