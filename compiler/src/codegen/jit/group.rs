@@ -111,7 +111,9 @@ pub struct PointwiseKernel {
     pub params: Vec<Param>,
     pub exprs: Vec<TypedExpr>,
     pub results: Vec<KernelResult>,
-    /// The largest rank of any tensor parameter (at least 1).
+    /// The largest rank of any tensor parameter: the rank of every result.
+    pub tensor_rank: usize,
+    /// The rank of the kernel's iteration space: `tensor_rank`, at least 1.
     pub rank: usize,
 }
 
@@ -157,6 +159,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
             params: Vec::new(),
             exprs: Vec::new(),
             results: Vec::new(),
+            tensor_rank: 0,
             rank: 1,
         },
         memo: HashMap::new(),
@@ -165,6 +168,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
     for (i, &p) in g.inputs().iter().enumerate() {
         let (param, rank) = param_of(g, p)?;
         if let Some(r) = rank {
+            b.k.tensor_rank = b.k.tensor_rank.max(r);
             b.k.rank = b.k.rank.max(r);
         }
         let dtype = match &param {
@@ -216,11 +220,11 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
                 rank: Some(r),
                 shape_from,
             }) => {
-                if *r != b.k.rank {
+                if *r != b.k.tensor_rank {
                     return Err(CodegenError::at(
                         g,
                         ret,
-                        format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape are fused", b.k.rank),
+                        format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape are fused", b.k.tensor_rank),
                     ));
                 }
                 b.k.results.push(KernelResult {
@@ -565,13 +569,12 @@ impl Builder<'_> {
                 if xd == DType::Bool {
                     return Err(fail("bool tensors are not supported".into()));
                 }
-                // A float bound on an integer tensor promotes (clamp), as PyTorch does.
-                let has_float = [lo, hi].iter().flatten().any(|f| f.fract() != 0.0)
-                    && op == "clamp"
-                    && [1, 2].iter().any(|&i| {
-                        matches!(inputs.get(i), Some(Item::Value { val, .. }) if self.k.dtype(*val) == DType::F64)
+                // A float bound on an integer tensor promotes clamp (not hardtanh), as PyTorch.
+                let float_bound = op.starts_with("clamp")
+                    && (1..inputs.len()).any(|i| {
+                        matches!(&inputs[i], Item::Value { val, rank: None, .. } if self.k.dtype(*val) == DType::F64)
                     });
-                let d = if has_float && !xd.is_floating() {
+                let d = if float_bound && !xd.is_floating() {
                     DType::F32
                 } else {
                     xd
@@ -579,7 +582,15 @@ impl Builder<'_> {
                 let x = self.cast(x, d);
                 let lo = lo.map(|f| self.number_in(f, d));
                 let hi = hi.map(|f| self.number_in(f, d));
-                self.clamp(x, lo, hi)
+                if op.starts_with("clamp") {
+                    self.clamp(x, lo, hi)
+                } else {
+                    // hardtanh: the lower bound wins when the bounds cross.
+                    let r = self.clamp(x, None, hi);
+                    let lo = lo.expect("hardtanh has both bounds");
+                    let below = self.bin(Binary::Lt, x, lo);
+                    self.select(below, lo, r)
+                }
             }
             "leaky_relu" | "elu" | "softplus" | "celu" | "selu" => {
                 if !xd.is_floating() {

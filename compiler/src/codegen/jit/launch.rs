@@ -99,11 +99,9 @@ pub fn run(
                 .map_err(|e| e.to_string())?
                 .to_vec();
         }
-        let mut padded = vec![1i64; rank.saturating_sub(s.len())];
-        padded.extend_from_slice(&s);
-        if padded != iter_shape {
+        if s != shape {
             return Err(format!(
-                "output {r} would have shape {padded:?}, not the broadcast shape {iter_shape:?}"
+                "output {r} would have shape {s:?}, not the broadcast shape {shape:?}"
             ));
         }
     }
@@ -119,8 +117,8 @@ pub fn run(
                 storage,
                 dtype: res.dtype,
                 device: Device::Cpu,
-                sizes: iter_shape.as_slice().into(),
-                strides: contiguous_strides(&iter_shape),
+                sizes: shape.as_slice().into(),
+                strides: contiguous_strides(&shape),
                 offset: 0,
                 requires_grad: false,
             })

@@ -59,12 +59,14 @@ fn repr(ctx: &Context, d: DType) -> Type<'_> {
     }
 }
 
-/// The MLIR type of an element of `d` in memory (bools are bytes).
+/// The MLIR type of an element of `d` in memory (bools are bytes; bfloat16 is handled as its
+/// 16 bits, since x86 without AVX512-BF16 has no conversion and LLVM would call a libgcc
+/// function that older toolchains lack).
 fn storage(ctx: &Context, d: DType) -> Type<'_> {
     match d {
         DType::Bool => int(ctx, 8),
         DType::F16 => Type::float16(ctx),
-        DType::BF16 => Type::bfloat16(ctx),
+        DType::BF16 => int(ctx, 16),
         d => repr(ctx, d),
     }
 }
@@ -533,7 +535,11 @@ fn from_storage<'c, 'a>(e: &Emit<'c, 'a>, raw: Value<'c, 'a>, d: DType) -> Value
             ));
             e.cmpi(CmpiPredicate::Ne, raw, zero)
         }
-        DType::F16 | DType::BF16 => op(e, "arith.extf", &[raw], e.f32()),
+        DType::F16 => op(e, "arith.extf", &[raw], e.f32()),
+        DType::BF16 => {
+            let wide = op(e, "arith.extui", &[raw], e.i32());
+            e.bitcast(e.shli(wide, e.const_i32(16)), e.f32())
+        }
         _ => raw,
     }
 }
@@ -541,7 +547,16 @@ fn from_storage<'c, 'a>(e: &Emit<'c, 'a>, raw: Value<'c, 'a>, d: DType) -> Value
 fn to_storage<'c, 'a>(e: &Emit<'c, 'a>, v: Value<'c, 'a>, d: DType) -> Value<'c, 'a> {
     match d {
         DType::Bool => op(e, "arith.extui", &[v], int(e.ctx, 8)),
-        DType::F16 | DType::BF16 => op(e, "arith.truncf", &[v], storage(e.ctx, d)),
+        DType::F16 => op(e, "arith.truncf", &[v], storage(e.ctx, d)),
+        DType::BF16 => {
+            let bits = e.bitcast(v, e.i32());
+            op(
+                e,
+                "arith.trunci",
+                &[e.shrui(bits, e.const_i32(16))],
+                storage(e.ctx, d),
+            )
+        }
         _ => v,
     }
 }
@@ -549,9 +564,19 @@ fn to_storage<'c, 'a>(e: &Emit<'c, 'a>, v: Value<'c, 'a>, d: DType) -> Value<'c,
 /// Rounds a float32 value to float16/bfloat16 precision (other dtypes: unchanged).
 fn round<'c, 'a>(e: &Emit<'c, 'a>, v: Value<'c, 'a>, d: DType) -> Value<'c, 'a> {
     match d {
-        DType::F16 | DType::BF16 => {
+        DType::F16 => {
             let narrow = op(e, "arith.truncf", &[v], storage(e.ctx, d));
             op(e, "arith.extf", &[narrow], e.f32())
+        }
+        DType::BF16 => {
+            // Round to nearest even on the bits (c10's round_to_nearest_even); NaN stays NaN.
+            let bits = e.bitcast(v, e.i32());
+            let lsb = e.andi(e.shrui(bits, e.const_i32(16)), e.const_i32(1));
+            let biased = e.addi(e.addi(bits, e.const_i32(0x7fff)), lsb);
+            let rounded = e.andi(biased, e.const_i32(0xffff0000_u32 as i32));
+            let nan = e.cmpf(CmpfPredicate::Uno, v, v);
+            let r = e.select(nan, e.const_i32(0x7fc00000), rounded);
+            e.bitcast(r, e.f32())
         }
         _ => v,
     }

@@ -168,8 +168,7 @@ pub fn compile_object(
     Ok(buf.as_slice().to_vec())
 }
 
-/// The JIT's MLIR pipeline: bfloat16 conversions expanded into integer ops (x86 has no
-/// instruction for them), math to LLVM intrinsics (float64 `exp`/`log` become libm calls that
+/// The JIT's MLIR pipeline: math to LLVM intrinsics (float64 `exp`/`log` become libm calls that
 /// the JIT resolves in the process) and libm calls for what has no intrinsic (`erf`).
 fn lower_to_llvm_dialect(
     ctx: &melior::Context,
@@ -178,7 +177,7 @@ fn lower_to_llvm_dialect(
     use melior::ir::operation::OperationLike;
     melior::utility::register_all_passes();
     let pm = melior::pass::PassManager::new(ctx);
-    let pipeline = "builtin.module(arith-expand{include-bf16=true},convert-scf-to-cf,\
+    let pipeline = "builtin.module(convert-scf-to-cf,\
         convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,\
         convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";
     melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
