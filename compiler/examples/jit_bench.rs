@@ -102,14 +102,23 @@ fn run_case(case: &str, calls: usize) -> Result<String, String> {
     let g = parse(&src);
     let group = compile_group(&g).map_err(|e| e.to_string())?;
     let code = Code::new(&g).map_err(|e| e.message)?;
-    // Both sides run on the kernel pool, as ember-run runs a program.
+    // Both sides run on the kernel pool, as ember-run runs a program. `EMBER_BENCH_SIDE=jit`
+    // or `interp` times one side only (for perf).
+    let side = std::env::var("EMBER_BENCH_SIDE").unwrap_or_default();
+    let calls_for = |s: &str| {
+        if side.is_empty() || side == s {
+            calls
+        } else {
+            1
+        }
+    };
     let (jm, jn) = on_kernel_pool(|| {
-        time_calls(calls, || {
+        time_calls(calls_for("jit"), || {
             std::hint::black_box(group.run(&ins).unwrap());
         })
     });
     let (im, imin) = on_kernel_pool(|| {
-        time_calls(calls, || {
+        time_calls(calls_for("interp"), || {
             std::hint::black_box(run(&code, ins.clone()).unwrap());
         })
     });
@@ -162,7 +171,10 @@ fn compile_times(n: usize) -> Result<String, String> {
     let _ = std::fs::remove_dir_all(&dir);
     let warm = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() {
-        return Err(format!("warm child: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "warm child: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     cold.sort_by(f64::total_cmp);
     Ok(format!("{:.2}\t{:.2}\t{warm}", cold[n / 2], cold[n - 1]))

@@ -619,3 +619,52 @@ fn compiled_groups_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<CompiledGroup>();
 }
+
+/// float32 exp/log/tanh/erf are the runtime's own algorithms, emitted in the same order: the
+/// kernels give the interpreter's bits, at every CPU form.
+#[test]
+fn float32_transcendentals_match_the_interpreter_bit_for_bit() {
+    use ember_compiler::codegen::jit::{compile_group_for, JitTarget};
+    use ember_runtime::ops::cpu::available_levels;
+    let mut rng = Rng::new(15);
+    let bodies = [
+        "  %r = aten::exp(%x)",
+        "  %r = aten::log(%x)",
+        "  %r = aten::tanh(%x)",
+        "  %r = aten::sigmoid(%x)",
+        "  %r = aten::silu(%x)",
+        "  %g : str = prim::Constant[value=\"none\"]()\n  %r = aten::gelu(%x, %g)",
+        "  %g : str = prim::Constant[value=\"tanh\"]()\n  %r = aten::gelu(%x, %g)",
+    ];
+    for body in bodies {
+        let g = parse(&unary_graph(DType::F32, &[4099], body));
+        for (lo, hi) in [(-10.0, 10.0), (-100.0, 100.0), (1e-6, 3.0)] {
+            let x = [IValue::Tensor(tensor(
+                &mut rng,
+                DType::F32,
+                &[4099],
+                lo,
+                hi,
+            ))];
+            let want = interpret(&g, &x).unwrap()[0]
+                .as_tensor()
+                .unwrap()
+                .to_vec::<f32>();
+            for isa in available_levels() {
+                let got = compile_group_for(&g, &JitTarget::for_isa(isa))
+                    .unwrap()
+                    .run(&x)
+                    .unwrap()[0]
+                    .as_tensor()
+                    .unwrap()
+                    .to_vec::<f32>();
+                for (i, (a, b)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                        "{body} ({isa:?}) element {i}: {a:e} vs {b:e}"
+                    );
+                }
+            }
+        }
+    }
+}

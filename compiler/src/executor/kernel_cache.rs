@@ -63,7 +63,8 @@ pub fn default_dir() -> Option<PathBuf> {
     Some(base.join("ember").join("kernels"))
 }
 
-fn log_enabled() -> bool {
+/// Whether `EMBER_LOG` names `jit`.
+pub fn log_enabled() -> bool {
     std::env::var("EMBER_LOG").is_ok_and(|v| {
         v.split(':')
             .any(|e| e.trim().trim_start_matches('>') == "jit")

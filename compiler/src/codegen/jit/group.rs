@@ -963,9 +963,10 @@ impl Builder<'_> {
                 let inner = if gelu_tanh {
                     let k = self.float((2.0 / std::f64::consts::PI).sqrt(), d);
                     let c = self.float(0.044715, d);
-                    let x3 = self.bin(Binary::Mul, x, x);
-                    let x3 = self.bin(Binary::Mul, x3, x);
-                    let t = self.bin(Binary::Mul, c, x3);
+                    // ((c * x) * x) * x, the runtime's order.
+                    let t = self.bin(Binary::Mul, c, x);
+                    let t = self.bin(Binary::Mul, t, x);
+                    let t = self.bin(Binary::Mul, t, x);
                     let t = self.bin(Binary::Add, x, t);
                     let t = self.bin(Binary::Mul, k, t);
                     self.un(Unary::Tanh, t)

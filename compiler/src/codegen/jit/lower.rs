@@ -23,8 +23,8 @@ use melior::Context;
 
 use ember_runtime::tensor::DType;
 
+use super::fast_math;
 use super::group::{Binary, Expr, Param, PointwiseKernel, Unary, Val};
-use crate::codegen::math_expansion;
 use crate::codegen::mlir_builder::Emit;
 
 /// The module holding kernel `name`.
@@ -669,10 +669,10 @@ fn unary<'c, 'a>(e: &Emit<'c, 'a>, u: Unary, x: Value<'c, 'a>, d: DType) -> Valu
         Unary::Neg => e.negf(x),
         Unary::Abs => op(e, "math.absf", &[x], ty),
         Unary::Sqrt => op(e, "math.sqrt", &[x], ty),
-        Unary::Exp if f32 => math_expansion::exp(e, x),
-        Unary::Log if f32 => math_expansion::log(e, x),
-        Unary::Tanh if f32 => math_expansion::tanh(e, x),
-        Unary::Erf if f32 => erf_f32(e, x),
+        Unary::Exp if f32 => fast_math::exp(e, x),
+        Unary::Log if f32 => fast_math::log(e, x),
+        Unary::Tanh if f32 => fast_math::tanh(e, x),
+        Unary::Erf if f32 => fast_math::erf(e, x),
         Unary::Expm1 => {
             // Kahan: (u - 1) * x / log(u) with u = exp(x), exact near 0.
             let u = exp_of(e, x, d);
@@ -707,7 +707,7 @@ fn exp_of<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>, d: DType) -> Value<'c, 'a>
     if d == DType::F64 {
         op(e, "math.exp", &[x], repr(e.ctx, d))
     } else {
-        math_expansion::exp(e, x)
+        fast_math::exp(e, x)
     }
 }
 
@@ -715,23 +715,8 @@ fn log_of<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>, d: DType) -> Value<'c, 'a>
     if d == DType::F64 {
         op(e, "math.log", &[x], repr(e.ctx, d))
     } else {
-        math_expansion::log(e, x)
+        fast_math::log(e, x)
     }
-}
-
-/// Abramowitz and Stegun 7.1.26, the formula of PyTorch's vectorized float32 `erf` (and the
-/// runtime's): absolute error below 5e-7.
-fn erf_f32<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
-    let a = op(e, "math.absf", &[x], e.f32());
-    let one = e.const_f32(1.0);
-    let t = e.divf(one, e.addf(one, e.mulf(e.const_f32(0.327_591_1), a)));
-    let mut r = e.const_f32(1.061_405_4);
-    for c in [-1.453_152, 1.421_413_8, -0.284_496_74, 0.254_829_6] {
-        r = e.addf(e.mulf(r, t), e.const_f32(c));
-    }
-    let ex = math_expansion::exp(e, e.negf(e.mulf(a, a)));
-    let y = e.subf(one, e.mulf(e.mulf(r, t), ex));
-    op(e, "math.copysign", &[y, x], e.f32())
 }
 
 fn binary<'c, 'a>(

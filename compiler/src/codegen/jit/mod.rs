@@ -8,6 +8,7 @@
 //! inputs, allocates the outputs and splits the call over the thread pool. The object bytes are
 //! what the kernel cache (`executor::kernel_cache`) keeps on disk.
 
+pub mod fast_math;
 pub mod group;
 pub mod launch;
 pub mod lower;
@@ -127,9 +128,10 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// The MLIR module of `kernel` as text (for `--emit=mlir` and tests).
 pub fn kernel_mlir(kernel: &PointwiseKernel, symbol: &str) -> String {
-    let ctx = new_context();
-    let module = lower::kernel_to_mlir(&ctx, kernel, symbol);
-    module.as_operation().to_string()
+    MLIR_CONTEXT.with(|ctx| {
+        let module = lower::kernel_to_mlir(ctx, kernel, symbol);
+        module.as_operation().to_string()
+    })
 }
 
 /// Compiles `kernel` to a relocatable object defining `symbol`, optimized for `target`.
@@ -138,34 +140,108 @@ pub fn compile_object(
     symbol: &str,
     target: &JitTarget,
 ) -> Result<Vec<u8>, CodegenError> {
+    with_optimized_module(kernel, symbol, target, |module, machine| {
+        let buf = machine
+            .write_to_memory_buffer(module, FileType::Object)
+            .map_err(|e| CodegenError::general(format!("code generation: {}", e.to_string())))?;
+        Ok(buf.as_slice().to_vec())
+    })
+}
+
+/// The optimized LLVM IR of `kernel` (`--emit=llvm` of a group, and tests that check it is
+/// vectorized).
+pub fn kernel_llvm_ir(
+    kernel: &PointwiseKernel,
+    symbol: &str,
+    target: &JitTarget,
+) -> Result<String, CodegenError> {
+    with_optimized_module(kernel, symbol, target, |module, _| {
+        Ok(module.print_to_string().to_string())
+    })
+}
+
+/// Builds, lowers and optimizes `kernel`, then hands the LLVM module to `f`. With
+/// `EMBER_LOG=jit` the time of each step is logged.
+fn with_optimized_module<R>(
+    kernel: &PointwiseKernel,
+    symbol: &str,
+    target: &JitTarget,
+    f: impl FnOnce(
+        &inkwell::module::Module,
+        &inkwell::targets::TargetMachine,
+    ) -> Result<R, CodegenError>,
+) -> Result<R, CodegenError> {
     use melior::ir::operation::OperationLike;
-    let ctx = new_context();
-    let mut module = lower::kernel_to_mlir(&ctx, kernel, symbol);
-    if !module.as_operation().verify() {
-        return Err(CodegenError::general(format!(
-            "the JIT built invalid MLIR for {symbol}"
-        )));
+    let mut steps = Steps::new();
+    MLIR_CONTEXT.with(|ctx| {
+        let mut module = lower::kernel_to_mlir(ctx, kernel, symbol);
+        if !module.as_operation().verify() {
+            return Err(CodegenError::general(format!(
+                "the JIT built invalid MLIR for {symbol}"
+            )));
+        }
+        steps.done("mlir build");
+        lower_to_llvm_dialect(ctx, &mut module)?;
+        steps.done("mlir lower");
+        let llvm_ctx = inkwell::context::Context::create();
+        let llvm_module = translate_to_llvm_ir(&module, &llvm_ctx, symbol)?;
+        let machine = target.machine()?;
+        llvm_module.set_triple(&machine.get_triple());
+        llvm_module.set_data_layout(&machine.get_target_data().get_data_layout());
+        llvm_module
+            .verify()
+            .map_err(|e| CodegenError::general(format!("invalid LLVM IR: {}", e.to_string())))?;
+        steps.done("translate");
+        llvm_module
+            .run_passes(
+                "default<O3>",
+                &machine,
+                inkwell::passes::PassBuilderOptions::create(),
+            )
+            .map_err(|e| CodegenError::general(format!("LLVM optimization: {}", e.to_string())))?;
+        steps.done("llvm O3");
+        let r = f(&llvm_module, &machine)?;
+        steps.done("emit");
+        steps.log(symbol);
+        Ok(r)
+    })
+}
+
+thread_local! {
+    /// One MLIR context per thread, reused: creating one and loading its dialects costs more
+    /// than compiling a small kernel.
+    static MLIR_CONTEXT: melior::Context = new_context();
+}
+
+/// Times of the compilation steps, logged with `EMBER_LOG=jit`.
+struct Steps {
+    last: std::time::Instant,
+    times: Vec<(&'static str, f64)>,
+}
+
+impl Steps {
+    fn new() -> Steps {
+        Steps {
+            last: std::time::Instant::now(),
+            times: Vec::new(),
+        }
     }
-    lower_to_llvm_dialect(&ctx, &mut module)?;
-    let llvm_ctx = inkwell::context::Context::create();
-    let llvm_module = translate_to_llvm_ir(&module, &llvm_ctx, symbol)?;
-    let machine = target.machine()?;
-    llvm_module.set_triple(&machine.get_triple());
-    llvm_module.set_data_layout(&machine.get_target_data().get_data_layout());
-    llvm_module
-        .verify()
-        .map_err(|e| CodegenError::general(format!("invalid LLVM IR: {}", e.to_string())))?;
-    llvm_module
-        .run_passes(
-            "default<O3>",
-            &machine,
-            inkwell::passes::PassBuilderOptions::create(),
-        )
-        .map_err(|e| CodegenError::general(format!("LLVM optimization: {}", e.to_string())))?;
-    let buf = machine
-        .write_to_memory_buffer(&llvm_module, FileType::Object)
-        .map_err(|e| CodegenError::general(format!("code generation: {}", e.to_string())))?;
-    Ok(buf.as_slice().to_vec())
+    fn done(&mut self, step: &'static str) {
+        let now = std::time::Instant::now();
+        self.times
+            .push((step, (now - self.last).as_secs_f64() * 1e3));
+        self.last = now;
+    }
+    fn log(&self, symbol: &str) {
+        if crate::executor::kernel_cache::log_enabled() {
+            let parts: Vec<String> = self
+                .times
+                .iter()
+                .map(|(s, ms)| format!("{s} {ms:.2} ms"))
+                .collect();
+            eprintln!("[jit] {symbol}: {}", parts.join(", "));
+        }
+    }
 }
 
 /// The JIT's MLIR pipeline: math to LLVM intrinsics (float64 `exp`/`log` become libm calls that
