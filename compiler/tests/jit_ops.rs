@@ -668,3 +668,33 @@ fn float32_transcendentals_match_the_interpreter_bit_for_bit() {
         }
     }
 }
+
+/// The AVX-512 form computes 16 float32 lanes at a time and the AVX2 form 8, each with a
+/// unit-stride loop only (the strided loop stays scalar, so no second vector copy is compiled).
+#[test]
+fn each_cpu_form_vectorizes_at_its_width() {
+    use ember_compiler::codegen::jit::{group, kernel_llvm_ir, JitTarget};
+    use ember_runtime::ops::cpu::{hardware, Isa};
+    let g = parse(&lstm_cell_src("64, 2048"));
+    let k = group::build(&g).unwrap();
+    let mut forms = vec![(Isa::Avx2, "<8 x float>", "<16 x float>")];
+    if hardware() == Isa::Avx512 {
+        forms.push((Isa::Avx512, "<16 x float>", "<32 x float>"));
+    }
+    for (isa, want, wider) in forms {
+        let ir = kernel_llvm_ir(&k, "lstm", &JitTarget::for_isa(isa)).unwrap();
+        assert!(
+            ir.contains(&format!("load {want}")),
+            "{isa:?}: no {want} loads"
+        );
+        assert!(!ir.contains(wider), "{isa:?}: vectors wider than the form");
+        assert_eq!(
+            ir.matches("define ").count(),
+            1,
+            "{isa:?}: one function left after inlining"
+        );
+    }
+    if hardware() != Isa::Avx512 {
+        println!("skipped the AVX-512 form: this CPU has no AVX-512");
+    }
+}

@@ -341,6 +341,11 @@ fn rows_func<'c>(
                 Identifier::new(ctx, "sym_visibility"),
                 StringAttribute::new(ctx, "private").into(),
             ),
+            // Internal, so that once inlined into the entry no second copy is compiled.
+            (
+                Identifier::new(ctx, "llvm.linkage"),
+                Attribute::parse(ctx, "#llvm.linkage<internal>").expect("valid linkage"),
+            ),
         ],
         loc,
     )
@@ -388,7 +393,20 @@ fn column_loop<'c>(
         }
         let region = Region::new();
         region.append_block(col_block);
-        outer.append_operation(scf::r#for(begin, end, one, region, loc));
+        let mut for_op = scf::r#for(begin, end, one, region, loc);
+        if strides.is_some() {
+            // LLVM would version this loop for unit strides, duplicating the loop above;
+            // that the unit-stride loop exists is why this one is left scalar.
+            let no_vectorize =
+                Attribute::parse(ctx, "#llvm.loop_annotation<vectorize = <disable = true>>")
+                    .expect("valid loop annotation");
+            melior::ir::operation::OperationMutLike::set_attribute(
+                &mut for_op,
+                "loop_annotation",
+                no_vectorize,
+            );
+        }
+        outer.append_operation(for_op);
         outer.append_operation(scf::r#yield(&[], loc));
     }
     let region = Region::new();
