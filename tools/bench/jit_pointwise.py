@@ -9,8 +9,11 @@ executor, after its warm-up runs), on the same deterministic inputs, two threads
 
 import sys
 import time
+import warnings
 
 import torch
+
+warnings.filterwarnings("ignore")
 
 torch.set_num_threads(2)
 

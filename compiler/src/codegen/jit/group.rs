@@ -9,7 +9,7 @@
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::sym;
-use ember_dialects::types::{Dim, ScalarType};
+use ember_dialects::types::Dim;
 use ember_dialects::{AttrValue, Graph, Node, Type, Value};
 use ember_runtime::tensor::{result_type, DType, Operand as Promo, ScalarKind};
 use hashbrown::HashMap;
@@ -122,11 +122,22 @@ impl PointwiseKernel {
         self.exprs[v.0].dtype
     }
 
-    /// Tensor operands in kernel order: tensor parameters, then results.
-    pub fn tensor_params(&self) -> impl Iterator<Item = (usize, DType)> + '_ {
-        self.params.iter().enumerate().filter_map(|(i, p)| match p {
-            Param::Tensor { dtype, .. } => Some((i, *dtype)),
-            Param::Scalar(_) => None,
+    /// Whether the kernel spends several nanoseconds per element (transcendental functions,
+    /// division, pow) rather than being bound by memory.
+    pub fn is_compute_heavy(&self) -> bool {
+        self.exprs.iter().any(|e| {
+            matches!(
+                e.expr,
+                Expr::Unary(
+                    Unary::Exp
+                        | Unary::Expm1
+                        | Unary::Log
+                        | Unary::Log1p
+                        | Unary::Tanh
+                        | Unary::Erf,
+                    _
+                ) | Expr::Binary(Binary::Div | Binary::Pow, _, _)
+            )
         })
     }
 }
@@ -1014,9 +1025,4 @@ fn floating_of(d: DType) -> DType {
     } else {
         DType::F32
     }
-}
-
-/// The dtype a TorchScript scalar type names, for callers that read graph types.
-pub fn dtype_of(st: ScalarType) -> Option<DType> {
-    DType::from_scalar_type(st)
 }

@@ -5,7 +5,7 @@
 
 use ember_runtime::ivalue::IValue;
 use ember_runtime::kernel_abi::JitKernelFn;
-use ember_runtime::ops::pointwise::HEAVY_PARALLEL_THRESHOLD;
+use ember_runtime::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
 use ember_runtime::tensor::{
     broadcast_shapes, checked_numel, contiguous_strides, Device, Meta, ScalarKind, Storage, Tensor,
 };
@@ -13,9 +13,10 @@ use rayon::prelude::*;
 
 use super::group::{Param, PointwiseKernel};
 
-/// Elements per task when a call is split: large enough that a task costs far more than
-/// handing it to the pool.
-const TASK_ELEMENTS: usize = 1 << 16;
+/// Elements per task when a call is split: a task costs far more than handing it to the
+/// pool, and there are several per thread so that a thread slowed by other work (the cores
+/// are shared) does not hold up the call.
+const TASK_ELEMENTS: usize = 1 << 14;
 
 pub fn run(
     k: &PointwiseKernel,
@@ -258,7 +259,13 @@ fn call(
     let rows: i64 = sizes[..rank - 1].iter().product();
     let numel = (rows * cols) as usize;
     let threads = rayon::current_num_threads();
-    if numel < HEAVY_PARALLEL_THRESHOLD || threads < 2 {
+    // The runtime's thresholds: memory-bound kernels split later than ones doing math.
+    let threshold = if k.is_compute_heavy() {
+        HEAVY_PARALLEL_THRESHOLD
+    } else {
+        PARALLEL_THRESHOLD
+    };
+    if numel < threshold || threads < 2 {
         c.rows((0, rows), (0, cols));
         return;
     }
