@@ -817,7 +817,7 @@ impl Builder<'_> {
                 let scaled = match inputs.get(2) {
                     None => b,
                     Some(_) => match number(self, 2) {
-                        Some(al) if al == 1.0 => b,
+                        Some(1.0) => b,
                         Some(al) => {
                             let al = self.number_in(al, d);
                             self.bin(Binary::Mul, al, b)
