@@ -344,7 +344,7 @@ fn random_elementwise_groups_match_the_interpreter() {
     let count: usize = std::env::var("EMBER_JIT_RANDOM_GRAPHS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+        .unwrap_or(2000);
     let seed: u64 = std::env::var("EMBER_JIT_RANDOM_SEED")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -53,21 +53,6 @@ pub fn tensor(rng: &mut Rng, dtype: DType, shape: &[i64], lo: f64, hi: f64) -> T
     t
 }
 
-pub fn type_name(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "Bool",
-        DType::U8 => "Byte",
-        DType::I8 => "Char",
-        DType::I16 => "Short",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-    }
-}
-
 /// `Float(4, *, 3, device=cpu)`: a tensor type with `None` sizes unknown.
 pub fn type_text(d: DType, sizes: &[Option<i64>]) -> String {
     let dims: Vec<String> = sizes
@@ -75,11 +60,11 @@ pub fn type_text(d: DType, sizes: &[Option<i64>]) -> String {
         .map(|s| s.map_or("*".to_string(), |n| n.to_string()))
         .collect();
     if dims.is_empty() {
-        format!("{}(requires_grad=0, device=cpu)", type_name(d))
+        format!("{}(requires_grad=0, device=cpu)", d.scalar_type_name())
     } else {
         format!(
             "{}({}, requires_grad=0, device=cpu)",
-            type_name(d),
+            d.scalar_type_name(),
             dims.join(", ")
         )
     }

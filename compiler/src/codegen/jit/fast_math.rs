@@ -14,14 +14,19 @@ fn c<'c, 'a>(e: &Emit<'c, 'a>, x: f32) -> Value<'c, 'a> {
     e.const_f32(x as f64)
 }
 
-fn copysign<'c, 'a>(e: &Emit<'c, 'a>, mag: Value<'c, 'a>, sign: Value<'c, 'a>) -> Value<'c, 'a> {
+/// A float32 `math` operation.
+fn math_op<'c, 'a>(e: &Emit<'c, 'a>, name: &str, operands: &[Value<'c, 'a>]) -> Value<'c, 'a> {
     e.push(
-        OperationBuilder::new("math.copysign", e.loc)
-            .add_operands(&[mag, sign])
+        OperationBuilder::new(name, e.loc)
+            .add_operands(operands)
             .add_results(&[e.f32()])
             .build()
-            .expect("valid math.copysign"),
+            .expect("valid math operation"),
     )
+}
+
+fn copysign<'c, 'a>(e: &Emit<'c, 'a>, mag: Value<'c, 'a>, sign: Value<'c, 'a>) -> Value<'c, 'a> {
+    math_op(e, "math.copysign", &[mag, sign])
 }
 
 /// `p = coeffs[0]; p = p * x + coeffs[i]` (Horner, no FMA).
@@ -86,13 +91,7 @@ fn exp_nonpositive<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> 
 }
 
 pub fn tanh<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
-    let a = e.push(
-        OperationBuilder::new("math.absf", e.loc)
-            .add_operands(&[x])
-            .add_results(&[e.f32()])
-            .build()
-            .expect("valid math.absf"),
-    );
+    let a = math_op(e, "math.absf", &[x]);
     let ex = exp(e, e.mulf(c(e, 2.0), a));
     let one = c(e, 1.0);
     let big = copysign(e, e.subf(one, e.divf(c(e, 2.0), e.addf(ex, one))), x);
@@ -154,13 +153,7 @@ pub fn log<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
 
 /// Abramowitz and Stegun 7.1.26, PyTorch's vectorized float32 `erf` (5e-7 absolute).
 pub fn erf<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
-    let a = e.push(
-        OperationBuilder::new("math.absf", e.loc)
-            .add_operands(&[x])
-            .add_results(&[e.f32()])
-            .build()
-            .expect("valid math.absf"),
-    );
+    let a = math_op(e, "math.absf", &[x]);
     let one = c(e, 1.0);
     let t = e.divf(one, e.addf(one, e.mulf(c(e, 0.327_591_1), a)));
     let r = horner(

@@ -118,21 +118,30 @@ fn i64_const<'c, 'a>(e: &Emit<'c, 'a>, x: i64) -> Value<'c, 'a> {
     e.push(arith::constant(e.ctx, attr.into(), e.loc))
 }
 
-/// Loads `ty` from `base[index]` (`index` an i64 count of `elem` elements).
-fn load_at<'c, 'a>(
+/// The address of `base[index]` (`index` an i64 count of `elem` elements).
+fn element_ptr<'c, 'a>(
     e: &Emit<'c, 'a>,
     base: Value<'c, '_>,
     index: Value<'c, '_>,
     elem: Type<'c>,
 ) -> Value<'c, 'a> {
-    let p = e.push(llvm::get_element_ptr_dynamic(
+    e.push(llvm::get_element_ptr_dynamic(
         e.ctx,
         base,
         &[index],
         elem,
         ptr(e.ctx),
         e.loc,
-    ));
+    ))
+}
+
+fn load_at<'c, 'a>(
+    e: &Emit<'c, 'a>,
+    base: Value<'c, '_>,
+    index: Value<'c, '_>,
+    elem: Type<'c>,
+) -> Value<'c, 'a> {
+    let p = element_ptr(e, base, index, elem);
     e.push(llvm::load(e.ctx, p, elem, e.loc, LoadStoreOptions::new()))
 }
 
@@ -143,14 +152,7 @@ fn store_at<'c>(
     index: Value<'c, '_>,
     elem: Type<'c>,
 ) {
-    let p = e.push(llvm::get_element_ptr_dynamic(
-        e.ctx,
-        base,
-        &[index],
-        elem,
-        ptr(e.ctx),
-        e.loc,
-    ));
+    let p = element_ptr(e, base, index, elem);
     e.block
         .append_operation(llvm::store(e.ctx, value, p, e.loc, LoadStoreOptions::new()));
 }

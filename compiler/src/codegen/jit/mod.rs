@@ -24,7 +24,7 @@ use inkwell::targets::FileType;
 
 use super::fusion_to_mlir::new_context;
 use super::kernel::CodegenError;
-use super::mlir_to_llvm::translate_to_llvm_ir;
+use super::mlir_to_llvm::{run_pipeline, translate_to_llvm_ir};
 pub use group::PointwiseKernel;
 pub use target::JitTarget;
 
@@ -181,7 +181,7 @@ fn with_optimized_module<R>(
             )));
         }
         steps.done("mlir build");
-        lower_to_llvm_dialect(ctx, &mut module)?;
+        run_pipeline(ctx, &mut module, JIT_PIPELINE)?;
         steps.done("mlir lower");
         let llvm_ctx = inkwell::context::Context::create();
         let llvm_module = translate_to_llvm_ir(&module, &llvm_ctx, symbol)?;
@@ -244,26 +244,8 @@ impl Steps {
     }
 }
 
-/// The JIT's MLIR pipeline: math to LLVM intrinsics (float64 `exp`/`log` become libm calls that
-/// the JIT resolves in the process) and libm calls for what has no intrinsic (`erf`).
-fn lower_to_llvm_dialect(
-    ctx: &melior::Context,
-    module: &mut melior::ir::Module,
-) -> Result<(), CodegenError> {
-    use melior::ir::operation::OperationLike;
-    melior::utility::register_all_passes();
-    let pm = melior::pass::PassManager::new(ctx);
-    let pipeline = "builtin.module(convert-scf-to-cf,\
-        convert-math-to-llvm,convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,\
-        convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";
-    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
-        .map_err(|e| CodegenError::general(format!("MLIR pass pipeline: {e}")))?;
-    pm.run(module)
-        .map_err(|e| CodegenError::general(format!("MLIR lowering failed: {e}")))?;
-    if !module.as_operation().verify() {
-        return Err(CodegenError::general(
-            "MLIR lowering produced an invalid module",
-        ));
-    }
-    Ok(())
-}
+/// The JIT's MLIR pipeline: math to LLVM intrinsics (float64 `exp`/`log` become libm calls
+/// that the JIT resolves in the process) and libm calls for what has no intrinsic (`erf`).
+const JIT_PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-math-to-llvm,\
+    convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,\
+    convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";
