@@ -698,3 +698,39 @@ fn each_cpu_form_vectorizes_at_its_width() {
         println!("skipped the AVX-512 form: this CPU has no AVX-512");
     }
 }
+
+/// A per-row scale (`[N, C, 1, 1]` over `[N, C, H, W]`, squeeze-and-excitation's shape) takes
+/// the unit-stride loop reading the scale once per row; when the rows are 1 long it falls back
+/// to the strided loop.
+#[test]
+fn row_broadcast_operands() {
+    let mut rng = Rng::new(16);
+    let src = format!(
+        "graph(%x : {}, %s : {}):\n  %h = aten::hardsigmoid(%s)\n  %r = aten::mul(%x, %h)\n  return (%r)\n",
+        type_text(DType::F32, &[Some(2), Some(6), None, None]),
+        type_text(DType::F32, &[Some(2), Some(6), Some(1), Some(1)]),
+    );
+    let g = parse(&src);
+    for hw in [[7i64, 7], [1, 1], [1, 33], [5, 1]] {
+        let inputs = [
+            t(&mut rng, DType::F32, &[2, 6, hw[0], hw[1]]),
+            t(&mut rng, DType::F32, &[2, 6, 1, 1]),
+        ];
+        check_graph(&g, &inputs, &format!("{hw:?}"));
+    }
+    // A column ([64, 1]) against rows of unknown length, and a transposed (strided) input.
+    let src = format!(
+        "graph(%x : {}, %c : {}):\n  %a : int = prim::Constant[value=1]()\n  %r = aten::sub(%x, %c, %a)\n  return (%r)\n",
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[Some(64), Some(1)]),
+    );
+    let g = parse(&src);
+    let x = tensor(&mut rng, DType::F32, &[100, 64], -2.0, 2.0);
+    for xv in [
+        tensor(&mut rng, DType::F32, &[64, 100], -2.0, 2.0),
+        x.transpose(0, 1).unwrap(),
+    ] {
+        let inputs = [IValue::Tensor(xv), t(&mut rng, DType::F32, &[64, 1])];
+        check_graph(&g, &inputs, "column");
+    }
+}

@@ -71,18 +71,44 @@ fn storage(ctx: &Context, d: DType) -> Type<'_> {
     }
 }
 
-/// Tensor operands in ABI order: (param index or None for a result, dtype, single element).
-fn tensor_operands(k: &PointwiseKernel) -> Vec<(Option<usize>, DType, bool)> {
+/// A tensor operand of the kernel, in ABI order (parameters, then results).
+#[derive(Clone, Copy)]
+struct TensorOperand {
+    /// The parameter it is (`None` for a result).
+    param: Option<usize>,
+    dtype: DType,
+    /// Every element is the same: read once per call ([`Param::is_single_element`]).
+    single: bool,
+    /// Its type fixes the last dimension to 1 (a `[N, C, 1]` scale over `[N, C, HW]`): the
+    /// unit-stride loop expects inner stride 0 and reads it once per row.
+    row_broadcast: bool,
+}
+
+fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
+    // Row broadcasting needs rows: some input whose last dimension is not fixed to 1.
+    let has_rows = k.params.iter().any(|p| {
+        matches!(p, Param::Tensor { sizes, .. } if sizes.len() == k.tensor_rank && sizes.last().is_some_and(|s| *s != Some(1)))
+    });
     let mut v: Vec<_> = k
         .params
         .iter()
         .enumerate()
         .filter_map(|(i, p)| match p {
-            Param::Tensor { dtype, .. } => Some((Some(i), *dtype, p.is_single_element())),
+            Param::Tensor { dtype, sizes } => Some(TensorOperand {
+                param: Some(i),
+                dtype: *dtype,
+                single: p.is_single_element(),
+                row_broadcast: has_rows && !p.is_single_element() && sizes.last() == Some(&Some(1)),
+            }),
             Param::Scalar(_) => None,
         })
         .collect();
-    v.extend(k.results.iter().map(|r| (None, r.dtype, false)));
+    v.extend(k.results.iter().map(|r| TensorOperand {
+        param: None,
+        dtype: r.dtype,
+        single: false,
+        row_broadcast: false,
+    }));
     v
 }
 
@@ -239,10 +265,10 @@ fn rows_func<'c>(
             fixed[p] = Some(arg(nt + s));
         }
         let zero = i64_const(&e, 0);
-        for (t, &(param, dtype, single)) in operands.iter().enumerate() {
-            if let (Some(p), true) = (param, single) {
-                let raw = load_at(&e, arg(t), zero, storage(ctx, dtype));
-                fixed[p] = Some(from_storage(&e, raw, dtype));
+        for (t, o) in operands.iter().enumerate() {
+            if let (Some(p), true) = (o.param, o.single) {
+                let raw = load_at(&e, arg(t), zero, storage(ctx, o.dtype));
+                fixed[p] = Some(from_storage(&e, raw, o.dtype));
             }
         }
         let outer_sizes: Vec<Value<'c, '_>> = (0..rank - 1)
@@ -252,8 +278,8 @@ fn rows_func<'c>(
             })
             .collect();
         let mut stride_of: Vec<Vec<Value<'c, '_>>> = Vec::new();
-        for (t, &(_, _, single)) in operands.iter().enumerate() {
-            stride_of.push(if single {
+        for (t, o) in operands.iter().enumerate() {
+            stride_of.push(if o.single {
                 Vec::new()
             } else {
                 (0..rank)
@@ -264,16 +290,20 @@ fn rows_func<'c>(
                     .collect()
             });
         }
-        // The unit-stride loop applies when every streamed operand has inner stride 1.
+        // The unit-stride loop applies when every streamed operand has inner stride 1 (0 for
+        // the row-broadcast ones).
         let one = i64_const(&e, 1);
         let mut contiguous = e.push(arith::constant(
             ctx,
             IntegerAttribute::new(int(ctx, 1), 1).into(),
             loc,
         ));
-        for s in stride_of.iter().filter(|s| !s.is_empty()) {
-            let unit = e.cmpi(CmpiPredicate::Eq, s[rank - 1], one);
-            contiguous = e.andi(contiguous, unit);
+        for (s, o) in stride_of.iter().zip(&operands) {
+            if !s.is_empty() {
+                let want = if o.row_broadcast { zero } else { one };
+                let unit = e.cmpi(CmpiPredicate::Eq, s[rank - 1], want);
+                contiguous = e.andi(contiguous, unit);
+            }
         }
         let body = RowBody {
             k,
@@ -289,7 +319,7 @@ fn rows_func<'c>(
             let mut rem = row;
             let mut bases: Vec<Option<Value<'c, '_>>> = operands
                 .iter()
-                .map(|&(_, _, single)| (!single).then(|| i64_const(&re, 0)))
+                .map(|o| (!o.single).then(|| i64_const(&re, 0)))
                 .collect();
             for d in (0..rank - 1).rev() {
                 let idx = re.push(arith::remui(rem, outer_sizes[d], loc));
@@ -355,7 +385,7 @@ fn rows_func<'c>(
 
 struct RowBody<'k, 'c, 'x> {
     k: &'k PointwiseKernel,
-    operands: &'k [(Option<usize>, DType, bool)],
+    operands: &'k [TensorOperand],
     ptrs: &'k [Value<'c, 'x>],
     fixed: &'k [Option<Value<'c, 'x>>],
 }
@@ -385,6 +415,7 @@ fn column_loop<'c>(
                 .enumerate()
                 .map(|(t, b)| {
                     b.map(|b| match strides {
+                        None if body.operands[t].row_broadcast => b,
                         None => ce.addi(b, col),
                         Some(s) => ce.addi(b, ce.muli(col, s[t].expect("stride"))),
                     })
@@ -439,7 +470,7 @@ fn emit_element<'c, 'a, 'x: 'a>(
                     let t = body
                         .operands
                         .iter()
-                        .position(|o| o.0 == Some(*p))
+                        .position(|o| o.param == Some(*p))
                         .expect("tensor operand");
                     let raw = load_at(
                         e,
