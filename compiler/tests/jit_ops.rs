@@ -603,7 +603,7 @@ fn run_refuses_inputs_the_kernel_was_not_built_for() {
 fn unsupported_groups_are_refused_with_the_node() {
     for (body, needle) in [
         ("  %r = aten::matmul(%x, %x)", "aten::matmul"),
-        ("  %r = aten::sin(%x)", "aten::sin"),
+        ("  %r = aten::atan(%x)", "aten::atan"),
     ] {
         let src = unary_graph(DType::F32, &[2, 2], body);
         let err = compile_group(&parse(&src)).unwrap_err();
@@ -733,4 +733,86 @@ fn row_broadcast_operands() {
         let inputs = [IValue::Tensor(xv), t(&mut rng, DType::F32, &[64, 1])];
         check_graph(&g, &inputs, "column");
     }
+}
+
+/// The LSTM cell as PyTorch's fuser groups it: the gates chunked inside the group
+/// (`prim::ConstantChunk` of a group input), with unknown batch size and an uneven chunk.
+#[test]
+fn constant_chunk_of_an_input() {
+    let mut rng = Rng::new(17);
+    let src = format!(
+        "graph(%gates : {}, %cx : {}):
+  %i, %f, %g, %o = prim::ConstantChunk[chunks=4, dim=1](%gates)
+  %ig = aten::sigmoid(%i)
+  %fg = aten::sigmoid(%f)
+  %cg = aten::tanh(%g)
+  %og = aten::sigmoid(%o)
+  %a = aten::mul(%fg, %cx)
+  %b = aten::mul(%ig, %cg)
+  %one : int = prim::Constant[value=1]()
+  %cy = aten::add(%a, %b, %one)
+  %t = aten::tanh(%cy)
+  %hy = aten::mul(%og, %t)
+  return (%hy, %cy)
+",
+        type_text(DType::F32, &[None, Some(32)]),
+        type_text(DType::F32, &[None, Some(8)]),
+    );
+    let g = parse(&src);
+    for batch in [1, 3, 300] {
+        let inputs = [
+            t(&mut rng, DType::F32, &[batch, 32]),
+            t(&mut rng, DType::F32, &[batch, 8]),
+        ];
+        check_graph(&g, &inputs, &format!("batch {batch}"));
+    }
+    // A transposed gates tensor: the pieces are strided views.
+    let gt = tensor(&mut rng, DType::F32, &[32, 5], -2.0, 2.0)
+        .transpose(0, 1)
+        .unwrap();
+    check_graph(
+        &g,
+        &[IValue::Tensor(gt), t(&mut rng, DType::F32, &[5, 8])],
+        "transposed gates",
+    );
+    // Uneven pieces (7 = 3 + 3 + 1; the 1-column piece broadcasts), negative dim.
+    let src = format!(
+        "graph(%x : {}):
+  %a, %b, %c = prim::ConstantChunk[chunks=3, dim=-1](%x)
+  %s = aten::mul(%a, %b)
+  %one : int = prim::Constant[value=1]()
+  %r = aten::sub(%s, %c, %one)
+  return (%r)
+",
+        type_text(DType::F32, &[Some(4), Some(7)]),
+    );
+    check(&src, &[t(&mut rng, DType::F32, &[4, 7])]);
+    // A chunk count the tensor cannot give is an error, not a wrong answer.
+    let src = format!(
+        "graph(%x : {}):
+  %a, %b, %c = prim::ConstantChunk[chunks=3, dim=0](%x)
+  %s = aten::mul(%a, %b)
+  %r = aten::mul(%s, %c)
+  return (%r)
+",
+        type_text(DType::F32, &[None, Some(4)]),
+    );
+    let group = compile_group(&parse(&src)).unwrap();
+    assert!(group.run(&[t(&mut rng, DType::F32, &[2, 4])]).is_err());
+    assert!(group.run(&[t(&mut rng, DType::F32, &[6, 4])]).is_ok());
+}
+
+#[test]
+fn chunks_of_computed_values_are_refused() {
+    let src = format!(
+        "graph(%x : {}):
+  %e = aten::exp(%x)
+  %a, %b = prim::ConstantChunk[chunks=2, dim=0](%e)
+  %r = aten::mul(%a, %b)
+  return (%r)
+",
+        type_text(DType::F32, &known(&[4, 2])),
+    );
+    let err = compile_group(&parse(&src)).unwrap_err();
+    assert!(err.to_string().contains("ConstantChunk"), "{err}");
 }

@@ -8,7 +8,7 @@
 //! kernels do.
 
 use ember_dialects::attr::ConstValue;
-use ember_dialects::symbol::sym;
+use ember_dialects::symbol::{sym, Symbol};
 use ember_dialects::types::Dim;
 use ember_dialects::{AttrValue, Graph, Node, Type, Value};
 use ember_runtime::tensor::{result_type, DType, Operand as Promo, ScalarKind};
@@ -51,6 +51,9 @@ pub enum Unary {
     Sqrt,
     Tanh,
     Erf,
+    /// In float64 for float32 too, as the runtime computes them.
+    Sin,
+    Cos,
     /// Logical not (bool only).
     Not,
 }
@@ -105,10 +108,31 @@ pub struct KernelResult {
     pub shape_from: Vec<usize>,
 }
 
+/// One output of a `prim::ConstantChunk` of a tensor parameter: a view the kernel reads as
+/// one more tensor operand (numbered after the parameters: `Expr::Param(params.len() + i)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChunkView {
+    /// The parameter chunked.
+    pub input: usize,
+    pub chunks: i64,
+    pub dim: i64,
+    /// How many pieces the node has (the run checks the tensor gives as many).
+    pub outputs: usize,
+    /// Which piece this is.
+    pub index: usize,
+    pub dtype: DType,
+    /// The piece's sizes where the parameter's type fixes them.
+    pub sizes: Vec<Option<i64>>,
+}
+
 /// The group as elementwise expressions over a broadcast iteration space of `rank` dims.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointwiseKernel {
     pub params: Vec<Param>,
+    pub views: Vec<ChunkView>,
+    /// Per parameter and then per view: whether the kernel reads its elements (a parameter
+    /// only chunked is not read itself, and its shape takes no part in broadcasting).
+    pub streamed: Vec<bool>,
     pub exprs: Vec<TypedExpr>,
     pub results: Vec<KernelResult>,
     /// The largest rank of any tensor parameter: the rank of every result.
@@ -168,6 +192,8 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
         g,
         k: PointwiseKernel {
             params: Vec::new(),
+            views: Vec::new(),
+            streamed: Vec::new(),
             exprs: Vec::new(),
             results: Vec::new(),
             tensor_rank: 0,
@@ -205,6 +231,13 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
         if g.kind(n) == sym::constant() {
             let item = constant_item(&mut b, n)?;
             items.insert(g.output(n, 0), item);
+            continue;
+        }
+        if g.kind(n) == Symbol::prim("ConstantChunk") {
+            let input = g.node_inputs(n).first().and_then(|v| items.get(v));
+            for (j, view) in chunk_views(&mut b, n, input)?.into_iter().enumerate() {
+                items.insert(g.output(n, j), view);
+            }
             continue;
         }
         let inputs: Vec<Item> = g
@@ -256,7 +289,93 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
     if b.k.results.is_empty() {
         return Err(CodegenError::at(g, ret, "the group has no outputs"));
     }
+    b.k.streamed = streamed_operands(&b.k);
     Ok(b.k)
+}
+
+/// Which parameters and views the results read.
+fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
+    let mut needed = vec![false; k.exprs.len()];
+    for r in &k.results {
+        needed[r.value.0] = true;
+    }
+    let mut streamed = vec![false; k.params.len() + k.views.len()];
+    for i in (0..k.exprs.len()).rev() {
+        if !needed[i] {
+            continue;
+        }
+        match &k.exprs[i].expr {
+            Expr::Param(p) => streamed[*p] = true,
+            Expr::Cast(a) | Expr::Unary(_, a) => needed[a.0] = true,
+            Expr::Binary(_, a, c) => {
+                needed[a.0] = true;
+                needed[c.0] = true;
+            }
+            Expr::Select(c, a, d) => {
+                needed[c.0] = true;
+                needed[a.0] = true;
+                needed[d.0] = true;
+            }
+            Expr::Float(_) | Expr::Int(_) => {}
+        }
+    }
+    streamed
+}
+
+/// The outputs of `prim::ConstantChunk[chunks, dim](input)`, each a view of a tensor parameter.
+fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Item>, CodegenError> {
+    let g = b.g;
+    let fail = |m: &str| CodegenError::at(g, n, format!("prim::ConstantChunk: {m}"));
+    let attr = |name: &str| match g.attr(n, Symbol::new(&format!("attr::{name}"))) {
+        Some(AttrValue::Int(v)) => Ok(*v),
+        _ => Err(fail(&format!("needs an int attribute '{name}'"))),
+    };
+    let (chunks, dim) = (attr("chunks")?, attr("dim")?);
+    let param = match input {
+        Some(Item::Value {
+            val, rank: Some(_), ..
+        }) => match b.k.exprs[val.0].expr {
+            Expr::Param(p) if p < b.k.params.len() => p,
+            _ => return Err(fail("only a group input can be chunked in a fused kernel")),
+        },
+        _ => return Err(fail("expects a tensor")),
+    };
+    let Param::Tensor { dtype, sizes } = b.k.params[param].clone() else {
+        return Err(fail("expects a tensor"));
+    };
+    let rank = sizes.len() as i64;
+    let d = if dim < 0 { dim + rank } else { dim };
+    if chunks <= 0 || !(0..rank).contains(&d) {
+        return Err(fail("chunks must be positive and dim within the rank"));
+    }
+    let outputs = g.node_outputs(n).len();
+    let mut items = Vec::with_capacity(outputs);
+    for index in 0..outputs {
+        let mut piece = sizes.clone();
+        // torch.chunk: pieces of ceil(size / chunks), the last one shorter.
+        piece[d as usize] = sizes[d as usize].and_then(|s| {
+            let split = (s + chunks - 1) / chunks;
+            Some((s - split * index as i64).clamp(0, split)).filter(|_| split > 0)
+        });
+        let v = b.k.views.len();
+        b.k.views.push(ChunkView {
+            input: param,
+            chunks,
+            dim: d,
+            outputs,
+            index,
+            dtype,
+            sizes: piece,
+        });
+        let id = b.k.params.len() + v;
+        let val = b.push(Expr::Param(id), dtype);
+        items.push(Item::Value {
+            val,
+            rank: Some(rank as usize),
+            shape_from: vec![id],
+        });
+    }
+    Ok(items)
 }
 
 fn scalar_dtype(kind: ScalarKind) -> DType {
@@ -541,7 +660,8 @@ impl Builder<'_> {
                 self.un(Unary::Not, x)
             }
             "exp" | "log" | "sqrt" | "rsqrt" | "reciprocal" | "sigmoid" | "tanh" | "erf"
-            | "expm1" | "log1p" | "silu" | "hardswish" | "hardsigmoid" | "gelu" | "mish" => {
+            | "expm1" | "log1p" | "silu" | "hardswish" | "hardsigmoid" | "gelu" | "mish"
+            | "sin" | "cos" => {
                 if op == "gelu" {
                     arity(1, 2)?;
                 } else {
@@ -944,6 +1064,8 @@ impl Builder<'_> {
             "sigmoid" => self.sigmoid(x),
             "tanh" => self.un(Unary::Tanh, x),
             "erf" => self.un(Unary::Erf, x),
+            "sin" => self.un(Unary::Sin, x),
+            "cos" => self.un(Unary::Cos, x),
             "expm1" => self.un(Unary::Expm1, x),
             "log1p" => self.un(Unary::Log1p, x),
             "silu" => {

@@ -6,8 +6,10 @@
 use ember_runtime::ivalue::IValue;
 use ember_runtime::kernel_abi::JitKernelFn;
 use ember_runtime::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
+use ember_runtime::ops::shape::split::chunk_tensor;
 use ember_runtime::tensor::{
-    broadcast_shapes, checked_numel, contiguous_strides, Device, Meta, ScalarKind, Storage, Tensor,
+    broadcast_shapes, checked_numel, contiguous_strides, DType, Device, Meta, ScalarKind, Storage,
+    Tensor,
 };
 use rayon::prelude::*;
 
@@ -31,34 +33,25 @@ pub fn run(
         ));
     }
     let rank = k.rank;
-    // Metadata of every tensor input (cloned: it holds the storage alive for the call).
+    // Metadata of every tensor operand in ABI order, parameters then chunk views (cloned: it
+    // holds the storage alive for the call), and where each operand id's is.
     let mut metas: Vec<Meta> = Vec::new();
+    let mut streamed: Vec<bool> = Vec::new();
+    let mut position: Vec<usize> = vec![usize::MAX; k.params.len() + k.views.len()];
     let mut scalars: Vec<i64> = Vec::new();
     let mut shape: Vec<i64> = Vec::new();
     for (i, (p, v)) in k.params.iter().zip(inputs).enumerate() {
         match (p, v) {
             (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
                 let m = t.meta().clone();
-                if m.dtype != *dtype || m.device != Device::Cpu || m.sizes.len() != sizes.len() {
-                    return Err(format!(
-                        "input {i}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
-                        sizes.len(),
-                        m.device,
-                        m.dtype,
-                        m.sizes.len()
-                    ));
+                check_tensor(&m, *dtype, sizes, &format!("input {i}"))?;
+                if k.streamed[i] {
+                    shape = broadcast_shapes(&shape, &m.sizes)
+                        .map_err(|e| format!("input {i}: {e}"))?
+                        .to_vec();
                 }
-                for (d, (want, got)) in sizes.iter().zip(m.sizes.iter()).enumerate() {
-                    if want.is_some_and(|w| w != *got) {
-                        return Err(format!(
-                            "input {i}: size {got} in dimension {d}, the kernel was built for {}",
-                            want.unwrap_or(0)
-                        ));
-                    }
-                }
-                shape = broadcast_shapes(&shape, &m.sizes)
-                    .map_err(|e| format!("input {i}: {e}"))?
-                    .to_vec();
+                position[i] = metas.len();
+                streamed.push(k.streamed[i]);
                 metas.push(m);
             }
             (Param::Scalar(ScalarKind::Int), IValue::Int(x)) => scalars.push(*x),
@@ -80,22 +73,46 @@ pub fn run(
             }
         }
     }
+    for (j, view) in k.views.iter().enumerate() {
+        let id = k.params.len() + j;
+        let IValue::Tensor(t) = &inputs[view.input] else {
+            unreachable!("chunked parameters are tensors, checked above")
+        };
+        // The runtime's own chunk, so the pieces are exactly the interpreter's.
+        let pieces = chunk_tensor(t, view.chunks, view.dim).map_err(|e| e.message)?;
+        if pieces.len() != view.outputs {
+            return Err(format!(
+                "Expected chunk to return {} outputs, but got {}",
+                view.outputs,
+                pieces.len()
+            ));
+        }
+        let m = pieces[view.index].meta().clone();
+        check_tensor(
+            &m,
+            view.dtype,
+            &view.sizes,
+            &format!("chunk {} of input {}", view.index, view.input),
+        )?;
+        if k.streamed[id] {
+            shape = broadcast_shapes(&shape, &m.sizes)
+                .map_err(|e| format!("chunk {} of input {}: {e}", view.index, view.input))?
+                .to_vec();
+        }
+        position[id] = metas.len();
+        streamed.push(k.streamed[id]);
+        metas.push(m);
+    }
     if shape.len() > rank {
         return Err("inputs of a higher rank than the kernel's".into());
     }
     let mut iter_shape = vec![1i64; rank - shape.len()];
     iter_shape.extend_from_slice(&shape);
-    let tensor_params: Vec<usize> = (0..k.params.len())
-        .filter(|&i| matches!(k.params[i], Param::Tensor { .. }))
-        .collect();
     // Every result must have the full broadcast shape (its rank is the kernel's).
     for (r, res) in k.results.iter().enumerate() {
         let mut s: Vec<i64> = Vec::new();
-        for p in &res.shape_from {
-            let m = &metas[tensor_params
-                .iter()
-                .position(|q| q == p)
-                .expect("tensor param")];
+        for &p in &res.shape_from {
+            let m = &metas[position[p]];
             s = broadcast_shapes(&s, &m.sizes)
                 .map_err(|e| e.to_string())?
                 .to_vec();
@@ -127,9 +144,38 @@ pub fn run(
         );
     }
     if numel > 0 {
-        call(k, entry, &metas, &outputs, &iter_shape, &scalars);
+        call(
+            k,
+            entry,
+            (&metas, &streamed),
+            &outputs,
+            &iter_shape,
+            &scalars,
+        );
     }
     Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// Checks a tensor operand against the dtype, rank and fixed sizes the kernel was built for.
+fn check_tensor(m: &Meta, dtype: DType, sizes: &[Option<i64>], what: &str) -> Result<(), String> {
+    if m.dtype != dtype || m.device != Device::Cpu || m.sizes.len() != sizes.len() {
+        return Err(format!(
+            "{what}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
+            sizes.len(),
+            m.device,
+            m.dtype,
+            m.sizes.len()
+        ));
+    }
+    for (d, (want, got)) in sizes.iter().zip(m.sizes.iter()).enumerate() {
+        if want.is_some_and(|w| w != *got) {
+            return Err(format!(
+                "{what}: size {got} in dimension {d}, the kernel was built for {}",
+                want.unwrap_or(0)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Element strides of a tensor of `sizes`/`strides` broadcast to `shape` (rank aligned at the
@@ -220,15 +266,23 @@ impl Call<'_> {
 fn call(
     k: &PointwiseKernel,
     entry: JitKernelFn,
-    inputs: &[Meta],
+    (inputs, streamed): (&[Meta], &[bool]),
     outputs: &[Tensor],
     shape: &[i64],
     scalars: &[i64],
 ) {
     let rank = k.rank;
+    // Operands the kernel does not read (only chunked) get zero strides.
     let mut strides: Vec<Vec<i64>> = inputs
         .iter()
-        .map(|m| broadcast_strides(&m.sizes, &m.strides, shape))
+        .zip(streamed)
+        .map(|(m, &s)| {
+            if s {
+                broadcast_strides(&m.sizes, &m.strides, shape)
+            } else {
+                vec![0; shape.len()]
+            }
+        })
         .collect();
     strides.extend(outputs.iter().map(|_| contiguous_strides(shape).to_vec()));
     let sizes = collapse(shape, &mut strides, rank);

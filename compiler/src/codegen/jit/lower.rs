@@ -77,6 +77,8 @@ struct TensorOperand {
     /// The parameter it is (`None` for a result).
     param: Option<usize>,
     dtype: DType,
+    /// Read by the kernel (a parameter that is only chunked is not).
+    streamed: bool,
     /// Every element is the same: read once per call ([`Param::is_single_element`]).
     single: bool,
     /// Its type fixes the last dimension to 1 (a `[N, C, 1]` scale over `[N, C, HW]`): the
@@ -85,27 +87,46 @@ struct TensorOperand {
 }
 
 fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
-    // Row broadcasting needs rows: some input whose last dimension is not fixed to 1.
-    let has_rows = k.params.iter().any(|p| {
-        matches!(p, Param::Tensor { sizes, .. } if sizes.len() == k.tensor_rank && sizes.last().is_some_and(|s| *s != Some(1)))
-    });
-    let mut v: Vec<_> = k
+    // Tensor parameters, then chunk views: (operand id, dtype, sizes).
+    let mut inputs: Vec<(usize, DType, &[Option<i64>])> = k
         .params
         .iter()
         .enumerate()
         .filter_map(|(i, p)| match p {
-            Param::Tensor { dtype, sizes } => Some(TensorOperand {
-                param: Some(i),
-                dtype: *dtype,
-                single: p.is_single_element(),
-                row_broadcast: has_rows && !p.is_single_element() && sizes.last() == Some(&Some(1)),
-            }),
+            Param::Tensor { dtype, sizes } => Some((i, *dtype, sizes.as_slice())),
             Param::Scalar(_) => None,
+        })
+        .collect();
+    let n = k.params.len();
+    inputs.extend(
+        k.views
+            .iter()
+            .enumerate()
+            .map(|(v, view)| (n + v, view.dtype, view.sizes.as_slice())),
+    );
+    // Row broadcasting needs rows: some read input whose last dimension is not fixed to 1.
+    let has_rows = inputs.iter().any(|(i, _, sizes)| {
+        k.streamed[*i]
+            && sizes.len() == k.tensor_rank
+            && sizes.last().is_some_and(|s| *s != Some(1))
+    });
+    let mut v: Vec<TensorOperand> = inputs
+        .iter()
+        .map(|&(i, dtype, sizes)| {
+            let single = sizes.iter().all(|s| *s == Some(1));
+            TensorOperand {
+                param: Some(i),
+                dtype,
+                streamed: k.streamed[i],
+                single,
+                row_broadcast: has_rows && !single && sizes.last() == Some(&Some(1)),
+            }
         })
         .collect();
     v.extend(k.results.iter().map(|r| TensorOperand {
         param: None,
         dtype: r.dtype,
+        streamed: true,
         single: false,
         row_broadcast: false,
     }));
@@ -260,13 +281,13 @@ fn rows_func<'c>(
         let rank = k.rank;
         let i64t = int(ctx, 64);
         // Per-call values: scalars, single-element tensors, sizes and strides.
-        let mut fixed: Vec<Option<Value<'c, '_>>> = vec![None; k.params.len()];
+        let mut fixed: Vec<Option<Value<'c, '_>>> = vec![None; k.params.len() + k.views.len()];
         for (s, &p) in scalars.iter().enumerate() {
             fixed[p] = Some(arg(nt + s));
         }
         let zero = i64_const(&e, 0);
         for (t, o) in operands.iter().enumerate() {
-            if let (Some(p), true) = (o.param, o.single) {
+            if let (Some(p), true) = (o.param, o.single && o.streamed) {
                 let raw = load_at(&e, arg(t), zero, storage(ctx, o.dtype));
                 fixed[p] = Some(from_storage(&e, raw, o.dtype));
             }
@@ -279,7 +300,7 @@ fn rows_func<'c>(
             .collect();
         let mut stride_of: Vec<Vec<Value<'c, '_>>> = Vec::new();
         for (t, o) in operands.iter().enumerate() {
-            stride_of.push(if o.single {
+            stride_of.push(if o.single || !o.streamed {
                 Vec::new()
             } else {
                 (0..rank)
@@ -319,7 +340,7 @@ fn rows_func<'c>(
             let mut rem = row;
             let mut bases: Vec<Option<Value<'c, '_>>> = operands
                 .iter()
-                .map(|o| (!o.single).then(|| i64_const(&re, 0)))
+                .map(|o| (o.streamed && !o.single).then(|| i64_const(&re, 0)))
                 .collect();
             for d in (0..rank - 1).rev() {
                 let idx = re.push(arith::remui(rem, outer_sizes[d], loc));
@@ -749,6 +770,21 @@ fn unary<'c, 'a>(e: &Emit<'c, 'a>, u: Unary, x: Value<'c, 'a>, d: DType) -> Valu
         Unary::Log => op(e, "math.log", &[x], ty),
         Unary::Tanh => op(e, "math.tanh", &[x], ty),
         Unary::Erf => op(e, "math.erf", &[x], ty),
+        Unary::Sin | Unary::Cos => {
+            let name = if u == Unary::Sin {
+                "math.sin"
+            } else {
+                "math.cos"
+            };
+            let f64t = Type::float64(e.ctx);
+            if f32 {
+                let wide = op(e, "arith.extf", &[x], f64t);
+                let r = op(e, name, &[wide], f64t);
+                op(e, "arith.truncf", &[r], ty)
+            } else {
+                op(e, name, &[x], ty)
+            }
+        }
         Unary::Not => unreachable!("logical not on a float"),
     }
 }
