@@ -322,7 +322,10 @@ fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
     streamed
 }
 
-/// The outputs of `prim::ConstantChunk[chunks, dim](input)`, each a view of a tensor parameter.
+/// The outputs of `prim::ConstantChunk[chunks, dim](input)`. Piece `k` of an elementwise value
+/// is the same expression over piece `k` of every tensor parameter it reads (parameters that
+/// broadcast along `dim` are read whole), as PyTorch's fuser computes a chunk at shifted
+/// indices: each such parameter piece becomes a [`ChunkView`] operand.
 fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Item>, CodegenError> {
     let g = b.g;
     let fail = |m: &str| CodegenError::at(g, n, format!("prim::ConstantChunk: {m}"));
@@ -331,51 +334,122 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
         _ => Err(fail(&format!("needs an int attribute '{name}'"))),
     };
     let (chunks, dim) = (attr("chunks")?, attr("dim")?);
-    let param = match input {
+    let (val, rank) = match input {
         Some(Item::Value {
-            val, rank: Some(_), ..
-        }) => match b.k.exprs[val.0].expr {
-            Expr::Param(p) if p < b.k.params.len() => p,
-            _ => return Err(fail("only a group input can be chunked in a fused kernel")),
-        },
+            val, rank: Some(r), ..
+        }) => (*val, *r as i64),
         _ => return Err(fail("expects a tensor")),
     };
-    let Param::Tensor { dtype, sizes } = b.k.params[param].clone() else {
-        return Err(fail("expects a tensor"));
-    };
-    let rank = sizes.len() as i64;
     let d = if dim < 0 { dim + rank } else { dim };
     if chunks <= 0 || !(0..rank).contains(&d) {
         return Err(fail("chunks must be positive and dim within the rank"));
     }
+    let mut leaves = Vec::new();
+    params_read(&b.k, val, &mut leaves);
+    if leaves.iter().any(|&p| p >= b.k.params.len()) {
+        return Err(fail(
+            "a chunk of a value computed from another chunk is not fused",
+        ));
+    }
     let outputs = g.node_outputs(n).len();
     let mut items = Vec::with_capacity(outputs);
     for index in 0..outputs {
-        let mut piece = sizes.clone();
-        // torch.chunk: pieces of ceil(size / chunks), the last one shorter.
-        piece[d as usize] = sizes[d as usize].and_then(|s| {
-            let split = (s + chunks - 1) / chunks;
-            Some((s - split * index as i64).clamp(0, split)).filter(|_| split > 0)
-        });
-        let v = b.k.views.len();
-        b.k.views.push(ChunkView {
-            input: param,
-            chunks,
-            dim: d,
-            outputs,
-            index,
-            dtype,
-            sizes: piece,
-        });
-        let id = b.k.params.len() + v;
-        let val = b.push(Expr::Param(id), dtype);
+        let mut replaced: HashMap<usize, usize> = HashMap::new();
+        let mut shape_from = Vec::new();
+        for &p in &leaves {
+            let Param::Tensor { dtype, sizes } = b.k.params[p].clone() else {
+                continue;
+            };
+            // The parameter's dimension aligned with `d` (broadcasting aligns at the right).
+            let pd = d + sizes.len() as i64 - rank;
+            if pd < 0 || sizes[pd as usize] == Some(1) {
+                shape_from.push(p);
+                continue;
+            }
+            let mut piece = sizes.clone();
+            // torch.chunk: pieces of ceil(size / chunks), the last one shorter.
+            piece[pd as usize] = sizes[pd as usize].and_then(|s| {
+                let split = (s + chunks - 1) / chunks;
+                Some((s - split * index as i64).clamp(0, split)).filter(|_| split > 0)
+            });
+            let id = b.k.params.len() + b.k.views.len();
+            b.k.views.push(ChunkView {
+                input: p,
+                chunks,
+                dim: pd,
+                outputs,
+                index,
+                dtype,
+                sizes: piece,
+            });
+            b.push(Expr::Param(id), dtype);
+            replaced.insert(p, id);
+            shape_from.push(id);
+        }
+        let piece = substitute(b, val, &replaced, &mut HashMap::new());
         items.push(Item::Value {
-            val,
+            val: piece,
             rank: Some(rank as usize),
-            shape_from: vec![id],
+            shape_from,
         });
     }
     Ok(items)
+}
+
+/// The parameters (and views) expression `v` reads.
+fn params_read(k: &PointwiseKernel, v: Val, out: &mut Vec<usize>) {
+    match &k.exprs[v.0].expr {
+        Expr::Param(p) => {
+            if !out.contains(p) {
+                out.push(*p);
+            }
+        }
+        Expr::Float(_) | Expr::Int(_) => {}
+        Expr::Cast(a) | Expr::Unary(_, a) => params_read(k, *a, out),
+        Expr::Binary(_, a, c) => {
+            params_read(k, *a, out);
+            params_read(k, *c, out);
+        }
+        Expr::Select(c, a, e) => {
+            params_read(k, *c, out);
+            params_read(k, *a, out);
+            params_read(k, *e, out);
+        }
+    }
+}
+
+/// Expression `v` with the parameters in `replaced` read through their views instead.
+fn substitute(
+    b: &mut Builder,
+    v: Val,
+    replaced: &HashMap<usize, usize>,
+    done: &mut HashMap<Val, Val>,
+) -> Val {
+    if let Some(&r) = done.get(&v) {
+        return r;
+    }
+    let te = b.k.exprs[v.0].clone();
+    let mut sub = |b: &mut Builder, a: Val| substitute(b, a, replaced, done);
+    let expr = match te.expr {
+        Expr::Param(p) => match replaced.get(&p) {
+            Some(&id) => Expr::Param(id),
+            None => Expr::Param(p),
+        },
+        Expr::Float(_) | Expr::Int(_) => te.expr.clone(),
+        Expr::Cast(a) => Expr::Cast(sub(b, a)),
+        Expr::Unary(u, a) => Expr::Unary(u, sub(b, a)),
+        Expr::Binary(op, a, c) => {
+            let (a, c) = (sub(b, a), sub(b, c));
+            Expr::Binary(op, a, c)
+        }
+        Expr::Select(c, a, e) => {
+            let (c, a, e) = (sub(b, c), sub(b, a), sub(b, e));
+            Expr::Select(c, a, e)
+        }
+    };
+    let r = b.push(expr, te.dtype);
+    done.insert(v, r);
+    r
 }
 
 fn scalar_dtype(kind: ScalarKind) -> DType {
