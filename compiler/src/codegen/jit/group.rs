@@ -130,8 +130,9 @@ pub struct ChunkView {
 pub struct PointwiseKernel {
     pub params: Vec<Param>,
     pub views: Vec<ChunkView>,
-    /// Per parameter and then per view: whether the kernel reads its elements (a parameter
-    /// only chunked is not read itself, and its shape takes no part in broadcasting).
+    /// Per parameter and then per view: whether the kernel reads its elements or a result
+    /// takes its shape from it (a parameter only chunked is neither, and its shape takes no
+    /// part in broadcasting).
     pub streamed: Vec<bool>,
     pub exprs: Vec<TypedExpr>,
     pub results: Vec<KernelResult>,
@@ -293,13 +294,19 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
     Ok(b.k)
 }
 
-/// Which parameters and views the results read.
+/// Which parameters and views the results read or take their shape from.
 fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
     let mut needed = vec![false; k.exprs.len()];
     for r in &k.results {
         needed[r.value.0] = true;
     }
     let mut streamed = vec![false; k.params.len() + k.views.len()];
+    // What gives a result its shape takes part too (`pow(x, 0)` reads nothing of `x`).
+    for r in &k.results {
+        for &p in &r.shape_from {
+            streamed[p] = true;
+        }
+    }
     for i in (0..k.exprs.len()).rev() {
         if !needed[i] {
             continue;
