@@ -16,6 +16,8 @@ struct Gen {
     lines: Vec<String>,
     /// (name, dtype, static shape) of every tensor value.
     values: Vec<(String, DType, Vec<i64>)>,
+    /// A chunk was made (one per graph: the JIT refuses a chunk of a chunk's value).
+    chunked: bool,
     next: usize,
 }
 
@@ -59,7 +61,7 @@ impl Gen {
         let (an, ad, ashape) = self.values[a].clone();
         let floating = ad.is_floating();
         let r = self.fresh();
-        let kind = self.rng.below(10);
+        let kind = self.rng.below(11);
         match kind {
             0..=2 => {
                 // Unary.
@@ -185,6 +187,21 @@ impl Gen {
                     .push(format!("  {r} = aten::where({c}, {an}, {bn})"));
                 self.push(r, result, shape.to_vec());
             }
+            10 => {
+                // Pieces of a last dimension of 2 have 1 column: they broadcast back.
+                if self.chunked || ashape.last() != Some(&2) {
+                    return false;
+                }
+                self.chunked = true;
+                let (p, q) = (self.fresh(), self.fresh());
+                self.lines.push(format!(
+                    "  {p}, {q} = prim::ConstantChunk[chunks=2, dim=-1]({an})"
+                ));
+                let mut piece = ashape.clone();
+                *piece.last_mut().expect("rank 1 or more") = 1;
+                self.push(p, ad, piece.clone());
+                self.push(q, ad, piece);
+            }
             8 => {
                 if !floating {
                     return false;
@@ -254,6 +271,7 @@ fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
         rng: Rng::new(rng.next()),
         lines: Vec::new(),
         values: Vec::new(),
+        chunked: false,
         next: 0,
     };
     let mut params = Vec::new();

@@ -120,6 +120,8 @@ pub struct ChunkView {
     pub outputs: usize,
     /// Which piece this is.
     pub index: usize,
+    /// Which `prim::ConstantChunk` node of the group made it.
+    pub node: usize,
     pub dtype: DType,
     /// The piece's sizes where the parameter's type fixes them.
     pub sizes: Vec<Option<i64>>,
@@ -359,6 +361,7 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
         ));
     }
     let outputs = g.node_outputs(n).len();
+    let node = b.k.views.iter().map(|v| v.node + 1).max().unwrap_or(0);
     let mut items = Vec::with_capacity(outputs);
     for index in 0..outputs {
         let mut replaced: HashMap<usize, usize> = HashMap::new();
@@ -386,6 +389,7 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
                 dim: pd,
                 outputs,
                 index,
+                node,
                 dtype,
                 sizes: piece,
             });
@@ -1015,19 +1019,22 @@ impl Builder<'_> {
                     return Err(fail("expected 2 or 3 operands".into()));
                 }
                 let (a, b) = if op == "rsub" { (b, a) } else { (a, b) };
+                // `a + alpha * b` in opmath, rounded once (float16/bfloat16 as PyTorch).
+                let dm = opmath(d);
+                let (a, b) = (self.cast(a, dm), self.cast(b, dm));
                 let scaled = match inputs.get(2) {
                     None => b,
                     Some(_) => match number(self, 2) {
                         Some(1.0) => b,
                         Some(al) => {
-                            let al = self.number_in(al, d);
+                            let al = self.number_in(al, dm);
                             self.bin(Binary::Mul, al, b)
                         }
                         None => match inputs.get(2) {
                             Some(Item::Value {
                                 val, rank: None, ..
                             }) => {
-                                let al = self.cast(*val, d);
+                                let al = self.cast(*val, dm);
                                 self.bin(Binary::Mul, al, b)
                             }
                             _ => return Err(fail("alpha must be a number".into())),
@@ -1039,7 +1046,8 @@ impl Builder<'_> {
                 } else {
                     Binary::Sub
                 };
-                self.bin(kind, a, scaled)
+                let r = self.bin(kind, a, scaled);
+                self.cast(r, d)
             }
             "mul" if d == DType::Bool => self.bin(Binary::And, a, b),
             "mul" => self.bin(Binary::Mul, a, b),

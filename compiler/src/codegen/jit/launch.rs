@@ -78,22 +78,41 @@ pub fn run(
         let IValue::Tensor(t) = &inputs[view.input] else {
             unreachable!("chunked parameters are tensors, checked above")
         };
-        // The runtime's own chunk, so the pieces are exactly the interpreter's.
-        let pieces = chunk_tensor(t, view.chunks, view.dim).map_err(|e| e.message)?;
-        if pieces.len() != view.outputs {
-            return Err(format!(
-                "Expected chunk to return {} outputs, but got {}",
-                view.outputs,
-                pieces.len()
-            ));
-        }
-        let m = pieces[view.index].meta().clone();
-        check_tensor(
-            &m,
-            view.dtype,
-            &view.sizes,
-            &format!("chunk {} of input {}", view.index, view.input),
-        )?;
+        // An input of size 1 in the chunked dimension broadcasts there (its type left the
+        // size open) while another input of the same chunk is longer: every piece reads it
+        // whole.
+        let size_of = |v: &super::group::ChunkView| match &inputs[v.input] {
+            IValue::Tensor(t) => t.size(v.dim).unwrap_or(0),
+            _ => 0,
+        };
+        let longest = k
+            .views
+            .iter()
+            .filter(|v| v.node == view.node)
+            .map(size_of)
+            .max()
+            .unwrap_or(0);
+        let m = if size_of(view) == 1 && longest > 1 {
+            t.meta().clone()
+        } else {
+            // The runtime's own chunk, so the pieces are exactly the interpreter's.
+            let pieces = chunk_tensor(t, view.chunks, view.dim).map_err(|e| e.message)?;
+            if pieces.len() != view.outputs {
+                return Err(format!(
+                    "Expected chunk to return {} outputs, but got {}",
+                    view.outputs,
+                    pieces.len()
+                ));
+            }
+            let m = pieces[view.index].meta().clone();
+            check_tensor(
+                &m,
+                view.dtype,
+                &view.sizes,
+                &format!("chunk {} of input {}", view.index, view.input),
+            )?;
+            m
+        };
         if k.streamed[id] {
             shape = broadcast_shapes(&shape, &m.sizes)
                 .map_err(|e| format!("chunk {} of input {}: {e}", view.index, view.input))?
