@@ -6,6 +6,11 @@
 //! rounded to the value's dtype after each op, as PyTorch's eager kernels round each result;
 //! composite activations on those dtypes run wholly in float32 and round once, as PyTorch's
 //! kernels do.
+//!
+//! `prim::ConstantChunk` pieces become views of tensor parameters ([`ChunkView`]), so a kernel
+//! has one iteration space. Refused (the group then runs in the interpreter): `aten::cat`,
+//! reductions, ops not listed in [`Builder::lower`], chunks of chunks, integer pow with a
+//! non-constant exponent, division with a rounding mode.
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::{sym, Symbol};

@@ -2,11 +2,13 @@
 //! `attr::Subgraph`) becomes a function the runtime calls through
 //! [`ember_runtime::kernel_abi::JitKernelFn`].
 //!
-//! `group` turns the subgraph into typed elementwise expressions, `lower` builds MLIR for them,
-//! the shared `mlir_to_llvm` pipeline and LLVM's `default<O3>` make vectorized machine code for
-//! the host CPU (`target`), `orc` links the object into the process, and `launch` checks the
-//! inputs, allocates the outputs and splits the call over the thread pool. The object bytes are
-//! what the kernel cache (`executor::kernel_cache`) keeps on disk.
+//! `group` turns the subgraph into typed elementwise expressions, `lower` builds MLIR for them
+//! (with `fast_math`, the runtime's own float32 exp/log/tanh/erf), the shared `mlir_to_llvm`
+//! pipeline runner and LLVM's `default<O3>` make vectorized machine code for the host CPU
+//! (`target`), `orc` links the object into the process, and `launch` checks the inputs,
+//! allocates the outputs and splits the call over the thread pool. The object bytes are what
+//! the kernel cache (`executor::kernel_cache`) keeps on disk; use the cache
+//! (`KernelCache::global().get(subgraph)`) rather than [`compile_group`] in the executor.
 
 pub mod fast_math;
 pub mod group;
