@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """PyTorch's side of the JIT pointwise benchmark (tools/bench/jit_pointwise.sh): the same
 groups as compiler/examples/jit_bench.rs in eager mode and under torch.jit.script (profiling
-executor, after its warm-up runs), on the same deterministic inputs, two threads. Prints
+executor, after its warm-up runs), on the same deterministic inputs, on as many threads as
+Ember's pool (RAYON_NUM_THREADS, default 2). Prints
 `eager_median_us eager_min_us script_median_us script_min_us` per call after warm-up.
 
     ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4 CALLS
 """
 
+import os
 import sys
 import time
 import warnings
@@ -15,7 +17,7 @@ import torch
 
 warnings.filterwarnings("ignore")
 
-torch.set_num_threads(2)
+torch.set_num_threads(int(os.environ.get("RAYON_NUM_THREADS", "2")))
 
 
 def lstm(i, f, g, o, cx):

@@ -5,6 +5,7 @@
 # JIT's compile time per kernel (cold, and loaded from the disk cache by a fresh process).
 #
 #   tools/bench/jit_pointwise.sh [ROUNDS] [CALLS]
+#   RAYON_NUM_THREADS=1 tools/bench/jit_pointwise.sh ...   (both sides on one thread)
 set -euo pipefail
 rounds="${1:-5}"
 calls="${2:-50}"
@@ -14,7 +15,7 @@ cd "$repo"
 cargo build --release -q -p ember-compiler --example jit_bench
 bench="${CARGO_TARGET_DIR:-$repo/target}/release/examples/jit_bench"
 
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); JIT form: ${EMBER_CPU_FEATURES:-native}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "threads: ${RAYON_NUM_THREADS:-2}; cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); JIT form: ${EMBER_CPU_FEATURES:-native}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 for case in lstm chain4; do
   : > /tmp/jit_pw_ember.$$; : > /tmp/jit_pw_torch.$$
