@@ -228,3 +228,44 @@ fn the_cache_dir_follows_xdg_cache_home() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
 }
+
+#[test]
+fn concurrent_processes_leave_one_complete_entry() {
+    const CHILD: &str = "EMBER_KERNEL_CACHE_TEST_CONCURRENT_DIR";
+    if let Some(dir) = std::env::var_os(CHILD) {
+        // One of several processes racing to compile and write the same entry.
+        let cache = KernelCache::new(Some(PathBuf::from(dir)));
+        run_checked(&cache, &graph(11));
+        let s = cache.stats();
+        assert_eq!(s.compiled + s.disk_hits, 1, "{s:?}");
+        assert_eq!(s.rejected, 0, "a torn entry was read: {s:?}");
+        return;
+    }
+    let dir = scratch("processes");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "concurrent_processes_leave_one_complete_entry"])
+                .env(CHILD, &dir)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("1 passed"));
+    }
+    only_entry(&dir);
+    let cache = KernelCache::new(Some(dir.clone()));
+    run_checked(&cache, &graph(11));
+    assert_eq!(cache.stats(), stats(0, 0, 1, 0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
