@@ -848,3 +848,67 @@ fn chunks_of_computed_values() {
     let err = compile_group(&parse(&src)).unwrap_err();
     assert!(err.to_string().contains("another chunk"), "{err}");
 }
+
+/// `aten::cat` as a group output (PyTorch's fuser puts it at group boundaries): each part is
+/// written into its slice; parts of other dtypes are promoted as `cat` promotes them.
+#[test]
+fn cat_outputs() {
+    let mut rng = Rng::new(19);
+    for dim in [0, 1, -1] {
+        let src = format!(
+            "graph(%a : {}, %b : {}):
+  %two : int = prim::Constant[value=2]()
+  %one : int = prim::Constant[value=1]()
+  %x = aten::mul(%a, %two)
+  %y = aten::add(%b, %one, %one)
+  %l : Tensor[] = prim::ListConstruct(%x, %y)
+  %d : int = prim::Constant[value={dim}]()
+  %c = aten::cat(%l, %d)
+  %r = aten::relu(%y)
+  return (%c, %r)
+",
+            type_text(DType::F32, &[None, Some(3)]),
+            type_text(DType::F64, &[None, Some(3)]),
+        );
+        let g = parse(&src);
+        for rows in [1, 2, 40] {
+            let inputs = [
+                t(&mut rng, DType::F32, &[rows, 3]),
+                t(&mut rng, DType::F64, &[rows, 3]),
+            ];
+            check_graph(&g, &inputs, &format!("dim {dim}, {rows} rows"));
+        }
+    }
+    // Parts of different shapes do not share one iteration space: refused at run time.
+    let src = format!(
+        "graph(%a : {}, %b : {}):
+  %two : int = prim::Constant[value=2]()
+  %x = aten::mul(%a, %two)
+  %y = aten::mul(%b, %two)
+  %l : Tensor[] = prim::ListConstruct(%x, %y)
+  %d : int = prim::Constant[value=1]()
+  %c = aten::cat(%l, %d)
+  return (%c)
+",
+        type_text(DType::F32, &[Some(2), None]),
+        type_text(DType::F32, &[Some(2), None]),
+    );
+    let group = compile_group(&parse(&src)).unwrap();
+    let inputs = [
+        t(&mut rng, DType::F32, &[2, 3]),
+        t(&mut rng, DType::F32, &[2, 5]),
+    ];
+    assert!(group.run(&inputs).is_err());
+    // A cat read by another op is not fused.
+    let src = format!(
+        "graph(%a : {}):
+  %l : Tensor[] = prim::ListConstruct(%a, %a)
+  %d : int = prim::Constant[value=0]()
+  %c = aten::cat(%l, %d)
+  %r = aten::relu(%c)
+  return (%r)
+",
+        type_text(DType::F32, &known(&[2, 2])),
+    );
+    assert!(compile_group(&parse(&src)).is_err());
+}

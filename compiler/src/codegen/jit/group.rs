@@ -8,15 +8,16 @@
 //! kernels do.
 //!
 //! `prim::ConstantChunk` pieces become views of tensor parameters ([`ChunkView`]), so a kernel
-//! has one iteration space. Refused (the group then runs in the interpreter): `aten::cat`,
-//! reductions, ops not listed in [`Builder::lower`], chunks of chunks, integer pow with a
+//! has one iteration space; an `aten::cat` output of parts of that space is written part by
+//! part into its slices ([`OutputPlan::Cat`]). Refused (the group then runs in the
+//! interpreter): `aten::cat` other than as an output, reductions, ops not listed in [`Builder::lower`], chunks of chunks, integer pow with a
 //! non-constant exponent, division with a rounding mode.
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::symbol::{sym, Symbol};
 use ember_dialects::types::Dim;
 use ember_dialects::{AttrValue, Graph, Node, Type, Value};
-use ember_runtime::tensor::{result_type, DType, Operand as Promo, ScalarKind};
+use ember_runtime::tensor::{promote_types, result_type, DType, Operand as Promo, ScalarKind};
 use hashbrown::HashMap;
 
 use crate::codegen::kernel::CodegenError;
@@ -113,6 +114,16 @@ pub struct KernelResult {
     pub shape_from: Vec<usize>,
 }
 
+/// How a group output is made from the kernel's results.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OutputPlan {
+    /// Result `r`, in a tensor of its own.
+    Result(usize),
+    /// `aten::cat` along `dim` of these results (all of the iteration shape): one tensor,
+    /// each result written into its slice.
+    Cat { dim: usize, results: Vec<usize> },
+}
+
 /// One output of a `prim::ConstantChunk` of a tensor parameter: a view the kernel reads as
 /// one more tensor operand (numbered after the parameters: `Expr::Param(params.len() + i)`).
 #[derive(Clone, Debug, PartialEq)]
@@ -136,6 +147,8 @@ pub struct ChunkView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct PointwiseKernel {
     pub params: Vec<Param>,
+    /// The group's outputs, in order.
+    pub outputs: Vec<OutputPlan>,
     pub views: Vec<ChunkView>,
     /// Per parameter and then per view: whether the kernel reads its elements or a result
     /// takes its shape from it (a parameter only chunked is neither, and its shape takes no
@@ -185,6 +198,11 @@ enum Item {
     },
     /// A constant only an op's non-numeric parameters use.
     Const(ConstValue),
+    /// A `prim::ListConstruct` of tensors (what `aten::cat` reads).
+    List(Vec<Item>),
+    /// `aten::cat(parts, dim)`: fused only as an output, each part a result written into its
+    /// slice of the output.
+    Cat(Vec<Item>, i64),
 }
 
 struct Builder<'g> {
@@ -200,6 +218,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
         g,
         k: PointwiseKernel {
             params: Vec::new(),
+            outputs: Vec::new(),
             views: Vec::new(),
             streamed: Vec::new(),
             exprs: Vec::new(),
@@ -241,6 +260,40 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
             items.insert(g.output(n, 0), item);
             continue;
         }
+        if g.kind(n) == sym::list_construct() {
+            let parts: Vec<Item> = g
+                .node_inputs(n)
+                .iter()
+                .map(|v| match items.get(v) {
+                    Some(item @ Item::Value { rank: Some(_), .. }) => Ok(item.clone()),
+                    _ => Err(CodegenError::at(g, n, "prim::ListConstruct: only lists of tensors computed in the group are fused")),
+                })
+                .collect::<Result<_, _>>()?;
+            items.insert(g.output(n, 0), Item::List(parts));
+            continue;
+        }
+        if g.kind(n) == Symbol::aten("cat") {
+            let list = g.node_inputs(n).first().and_then(|v| items.get(v));
+            let dim = g.node_inputs(n).get(1).and_then(|v| items.get(v));
+            let dim = match dim {
+                Some(Item::Value {
+                    val, rank: None, ..
+                }) => match b.k.exprs[val.0].expr {
+                    Expr::Int(d) => Some(d),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let (Some(Item::List(parts)), Some(dim)) = (list, dim) else {
+                return Err(CodegenError::at(
+                    g,
+                    n,
+                    "aten::cat: needs a list of tensors and a constant dim",
+                ));
+            };
+            items.insert(g.output(n, 0), Item::Cat(parts.clone(), dim));
+            continue;
+        }
         if g.kind(n) == Symbol::prim("ConstantChunk") {
             let input = g.node_inputs(n).first().and_then(|v| items.get(v));
             for (j, view) in chunk_views(&mut b, n, input)?.into_iter().enumerate() {
@@ -266,39 +319,95 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, CodegenError> {
     }
     let ret = g.return_node(g.block());
     for (i, &v) in g.outputs().iter().enumerate() {
-        match items.get(&v) {
-            Some(Item::Value {
-                val,
-                rank: Some(r),
-                shape_from,
-            }) => {
-                if *r != b.k.tensor_rank {
+        let plan = match items.get(&v) {
+            Some(Item::Cat(parts, dim)) => {
+                let rank = b.k.tensor_rank as i64;
+                let d = if *dim < 0 { dim + rank } else { *dim };
+                if !(0..rank).contains(&d) {
                     return Err(CodegenError::at(
                         g,
                         ret,
-                        format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape are fused", b.k.tensor_rank),
+                        format!("output {i}: cat dimension {dim} is out of range"),
                     ));
                 }
-                b.k.results.push(KernelResult {
-                    value: *val,
-                    dtype: b.k.dtype(*val),
-                    shape_from: shape_from.clone(),
-                });
+                // The parts in their common dtype, as `cat` promotes them.
+                let common = parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Item::Value { val, .. } => Some(b.k.dtype(*val)),
+                        _ => None,
+                    })
+                    .reduce(promote_types)
+                    .unwrap_or(DType::F32);
+                let results = parts
+                    .iter()
+                    .map(|p| {
+                        let p = match p {
+                            Item::Value {
+                                val,
+                                rank,
+                                shape_from,
+                            } => Item::Value {
+                                val: b.cast(*val, common),
+                                rank: *rank,
+                                shape_from: shape_from.clone(),
+                            },
+                            other => other.clone(),
+                        };
+                        add_result(&mut b, &p, ret, i)
+                    })
+                    .collect::<Result<_, _>>()?;
+                OutputPlan::Cat {
+                    dim: d as usize,
+                    results,
+                }
             }
-            _ => {
+            Some(item) => OutputPlan::Result(add_result(&mut b, item, ret, i)?),
+            None => {
                 return Err(CodegenError::at(
                     g,
                     ret,
                     format!("output {i} is not a tensor"),
                 ))
             }
-        }
+        };
+        b.k.outputs.push(plan);
     }
     if b.k.results.is_empty() {
         return Err(CodegenError::at(g, ret, "the group has no outputs"));
     }
     b.k.streamed = streamed_operands(&b.k);
     Ok(b.k)
+}
+
+/// Makes `item` (output `i`) a result of the kernel; returns its index.
+fn add_result(b: &mut Builder, item: &Item, ret: Node, i: usize) -> Result<usize, CodegenError> {
+    let g = b.g;
+    let Item::Value {
+        val,
+        rank: Some(r),
+        shape_from,
+    } = item
+    else {
+        return Err(CodegenError::at(
+            g,
+            ret,
+            format!("output {i} is not a tensor"),
+        ));
+    };
+    if *r != b.k.tensor_rank {
+        return Err(CodegenError::at(
+            g,
+            ret,
+            format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape are fused", b.k.tensor_rank),
+        ));
+    }
+    b.k.results.push(KernelResult {
+        value: *val,
+        dtype: b.k.dtype(*val),
+        shape_from: shape_from.clone(),
+    });
+    Ok(b.k.results.len() - 1)
 }
 
 /// Which parameters and views the results read or take their shape from.
@@ -556,7 +665,7 @@ fn promo(b: &Builder, item: &Item) -> Option<Promo> {
                 }),
             })
         }
-        Item::Const(_) => None,
+        Item::Const(_) | Item::List(_) | Item::Cat(..) => None,
     }
 }
 

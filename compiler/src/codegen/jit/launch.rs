@@ -13,7 +13,7 @@ use ember_runtime::tensor::{
 };
 use rayon::prelude::*;
 
-use super::group::{Param, PointwiseKernel};
+use super::group::{OutputPlan, Param, PointwiseKernel};
 
 /// Elements per task when a call is split: a task costs far more than handing it to the
 /// pool, and there are several per thread so that a thread slowed by other work (the cores
@@ -143,36 +143,67 @@ pub fn run(
         }
     }
     let numel = checked_numel(&iter_shape).map_err(|e| e.to_string())?;
-    let mut outputs = Vec::with_capacity(k.results.len());
-    for res in &k.results {
-        let nbytes = numel
-            .checked_mul(res.dtype.size())
-            .ok_or("output size overflows")?;
-        let storage = Storage::for_overwrite(nbytes).map_err(|e| e.to_string())?;
-        outputs.push(
-            Tensor::from_meta(Meta {
-                storage,
-                dtype: res.dtype,
-                device: Device::Cpu,
-                sizes: shape.as_slice().into(),
-                strides: contiguous_strides(&shape),
-                offset: 0,
-                requires_grad: false,
-            })
-            .map_err(|e| e.to_string())?,
-        );
+    // One tensor per group output; each result writes into its output (a slice of it for a
+    // fused `cat`).
+    let mut outputs = Vec::with_capacity(k.outputs.len());
+    let mut result_views: Vec<Option<Meta>> = vec![None; k.results.len()];
+    for plan in &k.outputs {
+        match plan {
+            OutputPlan::Result(r) => {
+                let t = empty(&shape, k.results[*r].dtype)?;
+                result_views[*r] = Some(t.meta().clone());
+                outputs.push(t);
+            }
+            OutputPlan::Cat { dim, results } => {
+                let mut cat_shape = shape.clone();
+                cat_shape[*dim] = shape[*dim]
+                    .checked_mul(results.len() as i64)
+                    .ok_or("output size overflows")?;
+                let t = empty(&cat_shape, k.results[results[0]].dtype)?;
+                for (j, &r) in results.iter().enumerate() {
+                    let part = t
+                        .narrow(*dim as i64, j as i64 * shape[*dim], shape[*dim])
+                        .map_err(|e| e.to_string())?;
+                    result_views[r] = Some(part.meta().clone());
+                }
+                outputs.push(t);
+            }
+        }
     }
+    let result_views: Vec<Meta> = result_views
+        .into_iter()
+        .map(|m| m.expect("every result has an output"))
+        .collect();
     if numel > 0 {
         call(
             k,
             entry,
             (&metas, &streamed),
-            &outputs,
+            &result_views,
             &iter_shape,
             &scalars,
         );
     }
     Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// A contiguous tensor whose every element the kernel writes (no zeroing).
+fn empty(shape: &[i64], dtype: DType) -> Result<Tensor, String> {
+    let nbytes = checked_numel(shape)
+        .map_err(|e| e.to_string())?
+        .checked_mul(dtype.size())
+        .ok_or("output size overflows")?;
+    let storage = Storage::for_overwrite(nbytes).map_err(|e| e.to_string())?;
+    Tensor::from_meta(Meta {
+        storage,
+        dtype,
+        device: Device::Cpu,
+        sizes: shape.into(),
+        strides: contiguous_strides(shape),
+        offset: 0,
+        requires_grad: false,
+    })
+    .map_err(|e| e.to_string())
 }
 
 /// Checks a tensor operand against the dtype, rank and fixed sizes the kernel was built for.
@@ -286,7 +317,7 @@ fn call(
     k: &PointwiseKernel,
     entry: JitKernelFn,
     (inputs, streamed): (&[Meta], &[bool]),
-    outputs: &[Tensor],
+    outputs: &[Meta],
     shape: &[i64],
     scalars: &[i64],
 ) {
@@ -303,17 +334,21 @@ fn call(
             }
         })
         .collect();
-    strides.extend(outputs.iter().map(|_| contiguous_strides(shape).to_vec()));
+    strides.extend(
+        outputs
+            .iter()
+            .map(|m| broadcast_strides(&m.sizes, &m.strides, shape)),
+    );
     let sizes = collapse(shape, &mut strides, rank);
-    let mut ptrs: Vec<*mut u8> = inputs
+    let ptrs: Vec<*mut u8> = inputs
         .iter()
+        .chain(outputs)
         .map(|m| {
             m.storage
                 .as_ptr()
                 .wrapping_add(m.offset as usize * m.dtype.size())
         })
         .collect();
-    ptrs.extend(outputs.iter().map(|t| t.data_ptr()));
     let flat: Vec<i64> = strides.concat();
     // The kernel reads one 64-bit slot per scalar; keep the array non-empty.
     let scalars = if scalars.is_empty() {
