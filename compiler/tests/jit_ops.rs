@@ -398,11 +398,8 @@ fn bool_logic_and_where() {
     check(&src, &inputs);
 }
 
-/// The LSTM cell's pointwise part (the seeds' fusion example), with several outputs.
-pub fn lstm_cell_src(sizes: &str) -> String {
-    format!(
-        "graph(%i : Float({sizes}), %f : Float({sizes}), %g : Float({sizes}), %o : Float({sizes}), %cx : Float({sizes})):
-  %ig = aten::sigmoid(%i)
+/// The LSTM cell's pointwise part after its four gates `%i %f %g %o` and the cell state `%cx`.
+const LSTM_POINTWISE: &str = "  %ig = aten::sigmoid(%i)
   %fg = aten::sigmoid(%f)
   %cg = aten::tanh(%g)
   %og = aten::sigmoid(%o)
@@ -413,7 +410,12 @@ pub fn lstm_cell_src(sizes: &str) -> String {
   %t = aten::tanh(%cy)
   %hy = aten::mul(%og, %t)
   return (%hy, %cy)
-"
+";
+
+/// The LSTM cell's pointwise part (the seeds' fusion example), with several outputs.
+pub fn lstm_cell_src(sizes: &str) -> String {
+    format!(
+        "graph(%i : Float({sizes}), %f : Float({sizes}), %g : Float({sizes}), %o : Float({sizes}), %cx : Float({sizes})):\n{LSTM_POINTWISE}"
     )
 }
 
@@ -743,18 +745,7 @@ fn constant_chunk_of_an_input() {
     let src = format!(
         "graph(%gates : {}, %cx : {}):
   %i, %f, %g, %o = prim::ConstantChunk[chunks=4, dim=1](%gates)
-  %ig = aten::sigmoid(%i)
-  %fg = aten::sigmoid(%f)
-  %cg = aten::tanh(%g)
-  %og = aten::sigmoid(%o)
-  %a = aten::mul(%fg, %cx)
-  %b = aten::mul(%ig, %cg)
-  %one : int = prim::Constant[value=1]()
-  %cy = aten::add(%a, %b, %one)
-  %t = aten::tanh(%cy)
-  %hy = aten::mul(%og, %t)
-  return (%hy, %cy)
-",
+{LSTM_POINTWISE}",
         type_text(DType::F32, &[None, Some(32)]),
         type_text(DType::F32, &[None, Some(8)]),
     );
