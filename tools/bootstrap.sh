@@ -27,3 +27,12 @@ fi
 test -x /usr/lib/llvm-22/bin/FileCheck || { echo "bootstrap: FileCheck missing from llvm-22-tools" >&2; exit 1; }
 test -f /usr/lib/llvm-22/lib/libMLIR.so || test -f /usr/lib/llvm-22/lib/libMLIR-C.so || \
   ls /usr/lib/llvm-22/lib/libMLIR*.a >/dev/null 2>&1 || { echo "bootstrap: MLIR libraries missing" >&2; exit 1; }
+
+# The Python package's tests (bindings/python) run with numpy and pytest from PyPI, in a venv
+# of their own under target/ (made once; torch is not needed).
+venv="$(dirname "$0")/../target/py-venv"
+if ! "$venv/bin/python" -c "import numpy, pytest" 2>/dev/null; then
+  echo "bootstrap: making $venv (numpy, pytest)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q numpy pytest
+fi

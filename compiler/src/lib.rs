@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod codegen;
 pub mod driver;
 pub mod executor;
+pub mod export;
 pub mod fold;
 pub mod freeze;
 pub mod frontend;

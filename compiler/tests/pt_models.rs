@@ -367,18 +367,45 @@ const INPUT_CHECK: &str = "batch norm's input-rank check (aten::dim, ne, If, for
     RaiseException and 3 constants): torch.jit.freeze drops it (its frozen module then accepts \
     a 3-d input the module refuses); Ember keeps one check of the model's input";
 
-/// Runs `graph` (the frozen forward of `model`) on the recorded inputs.
+/// Runs `graph` (the frozen forward of `model`) on the recorded inputs: in the interpreter,
+/// then through the profiling executor (three calls: profiled, then the plan), also with
+/// guards failing at random (`EMBER_JIT_CHAOS`).
 fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result<(), String> {
+    use ember_compiler::executor::guards::Chaos;
+    use ember_compiler::executor::{ExecutorOptions, GraphExecutor};
     let arrays = Arrays::load(npz)?;
     let mut inputs = Vec::new();
     while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
         inputs.push(IValue::Tensor(t.clone()));
     }
     let entry = model.entry(None)?;
-    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph);
+    let inputs = model.call_inputs(entry, inputs);
+    let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph.clone());
     let code = f.code(Some(&model.unit)).map_err(|e| e.message)?;
-    let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
-        .map_err(|e| e.message)?;
+    let outputs = ember_runtime::interpreter::run(&code, inputs.clone()).map_err(|e| e.message)?;
+    compare_outputs(&outputs, &arrays)?;
+    for chaos in [None, Some(3)] {
+        let options = ExecutorOptions {
+            profiling_runs: 1,
+            jit: true,
+            max_plans: 4,
+            chaos: chaos.map(|seed| std::sync::Arc::new(Chaos::new(seed))),
+            config: ember_compiler::passes::PassConfig::default(),
+        };
+        let executor =
+            GraphExecutor::new(graph.clone(), Some(model.unit.clone()), "forward", options)
+                .map_err(|e| e.message)?;
+        for call in 0..3 {
+            let outputs = executor.run(inputs.clone()).map_err(|e| e.message)?;
+            compare_outputs(&outputs, &arrays)
+                .map_err(|e| format!("executor call {call} (chaos {chaos:?}): {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `outputs` against the recorded `output_N` arrays.
+fn compare_outputs(outputs: &[IValue], arrays: &Arrays) -> Result<(), String> {
     let mut got = Vec::new();
     outputs.iter().for_each(|v| flatten(v, &mut got));
     let mut want = Vec::new();
@@ -396,4 +423,91 @@ fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result
         compare(i, g, w)?;
     }
     Ok(())
+}
+
+/// Every corpus archive Ember runs, written back by Ember (compiler/src/export/), loads in
+/// Ember again and runs to PyTorch's outputs; writing is deterministic. Whether PyTorch loads
+/// the written archives to the same outputs is recorded by tools/gen/check_written_archives.py
+/// in test/pt/WRITTEN.tsv, which this test holds to the archives Ember writes today.
+#[test]
+fn written_archives_round_trip() {
+    let expected = expected_failures();
+    let dir = std::env::temp_dir().join(format!("ember-written-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pytorch = written_reference();
+    let large = std::env::var_os("EMBER_PT_LARGE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/pt-large"));
+    let freezable: Vec<String> = [repo().join("test/pt"), large]
+        .iter()
+        .flat_map(|d| frozen_reference(d))
+        .map(|(n, _)| n)
+        .collect();
+    let (mut problems, mut written) = (Vec::new(), 0);
+    let mut cases = Vec::new();
+    for (name, npz, pt) in corpus_cases() {
+        if freezable.contains(&name) {
+            cases.push((format!("{name}.frozen"), npz.clone(), pt.clone()));
+        }
+        cases.push((name, npz, pt));
+    }
+    for (name, npz, pt) in cases {
+        let (base, frozen) = match name.strip_suffix(".frozen") {
+            Some(base) => (base.to_string(), true),
+            None => (name.clone(), false),
+        };
+        if expected.iter().any(|(n, _)| *n == base) {
+            continue;
+        }
+        let bytes = std::fs::read(&pt).unwrap();
+        let model = Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let model = if frozen {
+            let config = ember_compiler::passes::PassConfig::default();
+            let (graph, _) =
+                ember_compiler::freeze::freeze_graph_to(&model, "forward", &config, false)
+                    .unwrap_or_else(|e| panic!("{name}: {e}"));
+            ember_compiler::export::frozen_model(&model, graph)
+                .unwrap_or_else(|e| panic!("{name}: {e}"))
+        } else {
+            model
+        };
+        let out = dir.join(format!("{name}.pt"));
+        let result = ember_compiler::export::write_archive(&model, &base).and_then(|first| {
+            let again = ember_compiler::export::write_archive(&model, &base)?;
+            if first != again {
+                return Err("two writes gave different bytes".into());
+            }
+            ember_compiler::export::save(&out, &first)?;
+            check(&out, &npz)
+        });
+        match (result, pytorch.get(&name)) {
+            (Ok(()), Some(status)) if status == "ok" => written += 1,
+            (Ok(()), Some(status)) => problems.push(format!(
+                "{name}: Ember writes it, but PyTorch's load of it was recorded as '{status}'"
+            )),
+            (Ok(()), None) => problems.push(format!(
+                "{name}: written, but not in test/pt/WRITTEN.tsv (run tools/gen/check_written_archives.py)"
+            )),
+            (Err(e), Some(status)) if status != "ok" => {
+                eprintln!("  {name}: not written ({e}); recorded: {status}")
+            }
+            (Err(e), _) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("written archives: {written} round-trip through Ember and PyTorch");
+    assert!(written >= 40, "only {written} archives written");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// test/pt/WRITTEN.tsv: archive name, then `ok` when PyTorch loaded Ember's archive of it and
+/// ran it to the original's outputs, else what went wrong.
+fn written_reference() -> std::collections::HashMap<String, String> {
+    let text = std::fs::read_to_string(repo().join("test/pt/WRITTEN.tsv")).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(n, s)| (n.to_string(), s.to_string()))
+        .collect()
 }

@@ -659,3 +659,147 @@ fn passes_keep_script_outputs() {
     println!("{runs} runs of script-corpus programs with passes");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every program of the corpus through the profiling executor — profiled once and twice, and
+/// with guards failing at random (`EMBER_JIT_CHAOS`) — gives PyTorch's results on every run,
+/// on the profiling calls and on the calls of the specialized plan alike.
+#[test]
+fn executor_keeps_script_outputs() {
+    use ember_compiler::executor::guards::Chaos;
+    use ember_compiler::executor::{ExecutorOptions, GraphExecutor};
+    use ember_compiler::model::Model;
+    use ember_compiler::passes::PassConfig;
+    let configs = [(1, None), (2, None), (1, Some(7u64))];
+    let expected = expected_failures();
+    let (mut calls, mut fused, mut problems) = (0, 0, Vec::new());
+    for case in cases() {
+        if expected.contains_key(&case.id) || case.runs().is_empty() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&case.py).expect("readable case");
+        let Some(entry) = entry_name(&source) else {
+            continue;
+        };
+        for &(profiling_runs, chaos) in &configs {
+            let outcome = (|| -> Result<(), String> {
+                let model = Model::from_source(&case.display_name(), &source)?;
+                let f = model
+                    .unit
+                    .function(&entry)
+                    .ok_or_else(|| format!("no function {entry}"))?;
+                let options = ExecutorOptions {
+                    profiling_runs,
+                    jit: true,
+                    max_plans: 4,
+                    chaos: chaos.map(|seed| Arc::new(Chaos::new(seed))),
+                    config: PassConfig::default(),
+                };
+                let types: Vec<_> = f
+                    .graph
+                    .inputs()
+                    .iter()
+                    .map(|&v| f.graph.ty(v).clone())
+                    .collect();
+                let executor =
+                    GraphExecutor::new(f.graph.clone(), Some(model.unit.clone()), &entry, options)
+                        .map_err(|e| e.message)?;
+                // Twice over the runs: the first calls profile, the later ones run the plan.
+                for npz in case.runs().iter().chain(&case.runs()) {
+                    let arrays = Arrays::load(npz)?;
+                    let inputs = arrays.inputs(&types)?;
+                    let tensor_inputs: Vec<(usize, Tensor)> = inputs
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
+                        .collect();
+                    check_result(&arrays, executor.run(inputs), &tensor_inputs)
+                        .map_err(|e| format!("{}: {e}", npz.display()))?;
+                    calls += 1;
+                }
+                let plan = executor.last_executed_graph().to_string();
+                fused += usize::from(plan.contains("prim::TensorExprGroup"));
+                Ok(())
+            })();
+            if let Err(e) = outcome {
+                problems.push(format!(
+                    "{} (profiling runs {profiling_runs}, chaos {chaos:?}): {e}",
+                    case.id
+                ));
+            }
+        }
+    }
+    println!("{calls} executor calls of script-corpus programs, {fused} plans with fusion groups");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(fused >= 15, "only {fused} plans fused anything");
+}
+
+/// Every program of the corpus written as an archive (its last def, as PyTorch saves a
+/// scripted function), loaded back by Ember and run to PyTorch's results. Whether PyTorch
+/// loads the archive to the same results is recorded in test/script/WRITTEN.tsv by
+/// tools/gen/check_written_archives.py; every program written must be listed there.
+#[test]
+fn written_archives_round_trip() {
+    use ember_compiler::export::{placeholder_model, write_archive};
+    use ember_compiler::model::{Model, ModelKind, OpenOptions};
+    let recorded: BTreeMap<String, String> =
+        std::fs::read_to_string(corpus_dir().join("WRITTEN.tsv"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(n, s)| (n.to_string(), s.to_string()))
+            .collect();
+    let expected = expected_failures();
+    let (mut written, mut problems) = (0, Vec::new());
+    for case in cases() {
+        if expected.contains_key(&case.id) || case.runs().is_empty() {
+            continue;
+        }
+        let source = std::fs::read_to_string(&case.py).expect("readable case");
+        let outcome = (|| -> Result<(), String> {
+            let model = Model::from_source(&case.display_name(), &source)?;
+            let entry = model.entry(None)?.name.clone();
+            let bytes = write_archive(&placeholder_model(&model, &entry)?, "program")?;
+            let back = Model::from_bytes(
+                "program.pt",
+                ModelKind::Archive,
+                &bytes,
+                &OpenOptions::default(),
+            )?;
+            let e = back.entry(None)?;
+            let graph = e.graph();
+            let types: Vec<_> = graph.inputs()[1..]
+                .iter()
+                .map(|&v| graph.ty(v).clone())
+                .collect();
+            let code = e.function.code(Some(&back.unit)).map_err(|e| e.message)?;
+            for npz in case.runs() {
+                let arrays = Arrays::load(&npz)?;
+                let inputs = arrays.inputs(&types)?;
+                let tensor_inputs: Vec<(usize, Tensor)> = inputs
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
+                    .collect();
+                let result = run(&code, back.call_inputs(e, inputs));
+                check_result(&arrays, result, &tensor_inputs)
+                    .map_err(|e| format!("{}: {e}", npz.display()))?;
+            }
+            Ok(())
+        })();
+        match (outcome, recorded.get(&case.id)) {
+            (Ok(()), Some(_)) => written += 1,
+            (Ok(()), None) => problems.push(format!(
+                "{}: written, but not in test/script/WRITTEN.tsv (run tools/gen/check_written_archives.py)",
+                case.id
+            )),
+            (Err(e), Some(status)) if status != "ok" => {
+                eprintln!("  {}: {e} (PyTorch: {status})", case.id)
+            }
+            (Err(e), _) => problems.push(format!("{}: {e}", case.id)),
+        }
+    }
+    println!("{written} programs written as archives and run back");
+    assert!(written >= 200, "only {written} programs written");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -218,7 +218,11 @@ impl CompilationUnit {
     }
 
     pub fn add_class(&self, c: ClassType) -> Arc<ClassType> {
-        let c = Arc::new(c);
+        self.add_class_arc(Arc::new(c))
+    }
+
+    /// Adds a class another unit holds too (its methods and objects stay shared).
+    pub fn add_class_arc(&self, c: Arc<ClassType>) -> Arc<ClassType> {
         self.classes
             .write()
             .unwrap_or_else(|e| e.into_inner())

@@ -61,6 +61,8 @@ pub struct OptOptions {
     /// Refuse an input that calls an operator Ember cannot run, with the node, its source
     /// location and schema (the refusal ember-run --strict gives).
     pub strict: bool,
+    /// `-o OUT.pt`: write the model, after the passes, as an archive PyTorch loads.
+    pub archive_out: Option<std::path::PathBuf>,
 }
 
 /// The outcome of a run: text for the output, and whether it failed. Error text has already
@@ -172,6 +174,13 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             }
         }
     }
+    if let Some(out) = &options.archive_out {
+        if let Err(e) = write_archive_to(options, model, out) {
+            let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
+            result.failed = true;
+        }
+        return result;
+    }
     let graphs = if options.freeze {
         match crate::freeze::freeze_graph(&model, "forward", &options.config) {
             Ok((graph, _)) => {
@@ -208,6 +217,52 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
     }
     result.output = output;
     result
+}
+
+/// `-o OUT.pt` for a `.py` or `.ir` input: its entry function (a source's last def, the
+/// graph) is written as PyTorch writes a scripted function, after the passes.
+pub fn run_source_to_archive(options: &OptOptions, text: &str, out: &Path) -> OptResult {
+    let mut result = OptResult {
+        output: String::new(),
+        errors: String::new(),
+        failed: false,
+    };
+    let model = match ModelKind::of_path(&options.input_name) {
+        Ok(ModelKind::Source) => Model::from_source(&options.input_name, text),
+        Ok(ModelKind::GraphText) => Model::from_graph_text(&options.input_name, text),
+        Ok(ModelKind::Archive) => Err("an archive is read with run_archive".into()),
+        Err(e) => Err(e),
+    };
+    if let Err(e) = model.and_then(|m| write_archive_to(options, m, out)) {
+        let _ = writeln!(result.errors, "{}: error: {e}", options.input_name);
+        result.failed = true;
+    }
+    result
+}
+
+/// Runs the passes over every method of `model` and writes it to `out` as an archive.
+fn write_archive_to(options: &OptOptions, mut model: Model, out: &Path) -> Result<(), String> {
+    if options.freeze {
+        // In PyTorch's ops (Ember's fused kernels are not PyTorch's), as torch.jit.freeze
+        // saves it.
+        let (graph, _) = crate::freeze::freeze_graph_to(&model, "forward", &options.config, false)?;
+        model = crate::export::frozen_model(&model, graph)?;
+    }
+    let mut log = String::new();
+    model.transform_graphs(&mut |name, g| {
+        run_passes(options, g, &|_| Pos { line: 1, col: 1 }, &mut log).map_err(|diags| {
+            let messages: Vec<String> = diags.into_iter().map(|d| d.message).collect();
+            format!("{name}: {}", messages.join("; "))
+        })
+    })?;
+    if model.module.is_none() {
+        // A function (the last def of a .py, or an .ir graph) saved as PyTorch saves a
+        // scripted function.
+        let entry = model.entry(None)?.name.clone();
+        model = crate::export::placeholder_model(&model, &entry)?;
+    }
+    let bytes = crate::export::write_archive(&model, &crate::export::folder_name(out))?;
+    crate::export::save(out, &bytes)
 }
 
 /// `Ok(())` for inputs this build reads; the message otherwise.

@@ -14,6 +14,7 @@ use ember_runtime::repr::repr;
 
 use super::missing_ops;
 use super::run_args::{parse_arg, to_ivalue};
+use crate::executor::{ExecutorOptions, GraphExecutor};
 use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
 use crate::model::{Model, ModelKind, OpenOptions};
@@ -38,6 +39,11 @@ pub struct RunOptions {
     /// Refuse a model that calls an operator Ember lacks, wherever the call is (by default
     /// such a node raises its error only when it runs, after a warning that lists them).
     pub strict: bool,
+    /// Run through the profiling executor (fusion groups, compiled kernels); `false` is
+    /// `--no-jit`: every node interpreted.
+    pub jit: bool,
+    /// `--profiling-runs`: calls profiled before specializing (the executor's default if `None`).
+    pub profiling_runs: Option<usize>,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -64,9 +70,6 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     }
     let entry = model.entry(Some(&name))?;
     let graph = entry.graph();
-    if opts.print_optimized_graph {
-        let _ = write!(stderr, "{graph}");
-    }
     let code = entry
         .function
         .code(Some(&model.unit))
@@ -83,14 +86,29 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let skip = usize::from(entry.is_method);
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
+    let runner = if opts.jit {
+        let mut options = ExecutorOptions::from_env()?;
+        if let Some(n) = opts.profiling_runs {
+            options.profiling_runs = n;
+        }
+        let executor =
+            GraphExecutor::new(graph.clone(), Some(model.unit.clone()), &code.name, options)
+                .map_err(|e| runtime_error(graph, &opts.model, &e))?;
+        Runner::Executor(Box::new(executor))
+    } else {
+        Runner::Interpreter(code)
+    };
     let (timing, outputs) = on_kernel_pool(|| {
         let timing = match opts.bench {
-            Some(n) => bench(&code, &inputs, n)?,
+            Some(n) => bench(&runner, &inputs, n)?,
             None => String::new(),
         };
-        Ok((timing, interpret(&code, inputs)?))
+        Ok((timing, runner.run(inputs)?))
     })
-    .map_err(|e: RuntimeError| runtime_error(graph, &opts.model, &e))?;
+    .map_err(|e: RuntimeError| runtime_error(&runner.graph(graph), &opts.model, &e))?;
+    if opts.print_optimized_graph {
+        let _ = write!(stderr, "{}", runner.graph(graph));
+    }
     let result = match outputs.len() {
         1 => outputs.into_iter().next().unwrap(),
         _ => IValue::tuple(outputs),
@@ -244,22 +262,56 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
     out
 }
 
-/// Runs the code `n` times and reports the time per call.
-fn bench(code: &Code, inputs: &[IValue], n: usize) -> Result<String, RuntimeError> {
+/// What runs the method: the executor, or (`--no-jit`) the interpreter alone.
+enum Runner {
+    Executor(Box<GraphExecutor>),
+    Interpreter(std::sync::Arc<Code>),
+}
+
+impl Runner {
+    fn run(&self, inputs: Vec<IValue>) -> Result<Vec<IValue>, RuntimeError> {
+        match self {
+            Runner::Executor(e) => e.run(inputs),
+            Runner::Interpreter(code) => interpret(code, inputs),
+        }
+    }
+
+    /// The graph that ran last (errors name its nodes).
+    fn graph(&self, optimized: &Graph) -> Graph {
+        match self {
+            Runner::Executor(e) => e.last_executed_graph(),
+            Runner::Interpreter(_) => optimized.clone(),
+        }
+    }
+}
+
+/// Calls made before timing: the executor profiles and compiles in the first ones.
+const WARM_UP_CALLS: usize = 3;
+
+/// Times the first call (profiling and compiling, with the executor) on its own, then `n`
+/// calls after warm-up, and reports the time per call.
+fn bench(runner: &Runner, inputs: &[IValue], n: usize) -> Result<String, RuntimeError> {
     if n == 0 {
         return Err(RuntimeError::new("--bench needs at least one call"));
+    }
+    let start = Instant::now();
+    runner.run(inputs.to_vec())?;
+    let first = start.elapsed();
+    for _ in 1..WARM_UP_CALLS {
+        runner.run(inputs.to_vec())?;
     }
     let mut times = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        interpret(code, inputs.to_vec())?;
+        runner.run(inputs.to_vec())?;
         times.push(start.elapsed());
     }
     times.sort();
     let total: Duration = times.iter().sum();
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     Ok(format!(
-        "bench: {n} calls, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
+        "first call: {:.3} us (profiling and compiling included)\nbench: {n} calls after {WARM_UP_CALLS} warm-up, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
+        us(first),
         us(total) / n as f64,
         us(times[n / 2]),
         us(times[0])

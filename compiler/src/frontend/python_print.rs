@@ -52,6 +52,22 @@ pub fn print_function_in(
     Ok(p.body)
 }
 
+/// As [`print_function_in`] for an archive's code: values code cannot spell (tensors,
+/// non-ASCII strings) print as `CONSTANTS.cN` and are appended to `constants`, whose length
+/// numbers the next one (the archive's `constants.pkl` holds them in that order).
+pub fn print_function_with_constants(
+    g: &Graph,
+    name: &str,
+    schema: Option<&FunctionSchema>,
+    constants: &mut Vec<AttrValue>,
+) -> Result<String, String> {
+    let mut p = Printer::new(g, "__torch__");
+    p.constant_base = constants.len();
+    p.print_function(name, schema, true)?;
+    constants.extend(p.constants.take());
+    Ok(p.body)
+}
+
 /// A method: as [`print_function`], with the first argument (`self`) printed without its type,
 /// as PyTorch prints the methods of a class.
 pub fn print_method(
@@ -162,8 +178,18 @@ fn element_type_can_be_inferred(elem: &Type) -> bool {
     )
 }
 
-fn annotation(ty: &Type) -> String {
-    ty.repr_str()
+/// How code annotates a value of type `ty`: its `repr_str`, with enum types by their
+/// qualified name (PyTorch's `annotation_str`; `repr_str` writes `Enum<__torch__.Color>`).
+pub(crate) fn annotation(ty: &Type) -> String {
+    let mut text = ty.repr_str();
+    while let Some(start) = text.find("Enum<") {
+        let Some(len) = text[start..].find('>') else {
+            break;
+        };
+        let name = text[start + 5..start + len].to_string();
+        text.replace_range(start..start + len + 1, &name);
+    }
+    text
 }
 
 struct Printer<'g> {
@@ -183,6 +209,9 @@ struct Printer<'g> {
     seen_constants: HashSet<Node>,
     /// Optional and Union values already annotated at an assignment.
     annotated_unions: HashSet<Value>,
+    /// Values printed as `CONSTANTS.c{constant_base + i}`, in order.
+    constants: std::cell::RefCell<Vec<AttrValue>>,
+    constant_base: usize,
 }
 
 impl<'g> Printer<'g> {
@@ -200,6 +229,8 @@ impl<'g> Printer<'g> {
             visited_split_inline_uses: HashMap::new(),
             seen_constants: HashSet::new(),
             annotated_unions: HashSet::new(),
+            constants: std::cell::RefCell::new(Vec::new()),
+            constant_base: 0,
         }
     }
 
@@ -797,6 +828,37 @@ impl<'g> Printer<'g> {
         if g.attr(n, sym::attr_value()).is_none() {
             return Ok("None".into());
         }
+        // Tensors and strings code cannot spell go to the constant table.
+        match g.attr(n, sym::attr_value()) {
+            Some(v @ AttrValue::Tensor(_)) => return Ok(self.table_constant(v.clone())),
+            // A list of tensors: a list of table entries.
+            Some(AttrValue::Tensors(ts)) => {
+                let items: Vec<String> = ts
+                    .iter()
+                    .map(|t| self.table_constant(AttrValue::Tensor(t.clone())))
+                    .collect();
+                return Ok(format!("[{}]", items.join(", ")));
+            }
+            Some(AttrValue::IValue(ConstValue::List(items)))
+                if !items.is_empty()
+                    && items.iter().all(|c| matches!(c, ConstValue::Tensor(_))) =>
+            {
+                let items: Vec<String> = items
+                    .iter()
+                    .filter_map(|c| match c {
+                        ConstValue::Tensor(t) => {
+                            Some(self.table_constant(AttrValue::Tensor(t.clone())))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                return Ok(format!("[{}]", items.join(", ")));
+            }
+            Some(AttrValue::Str(s)) if !s.is_ascii() && !matches!(ty, Type::Enum(_)) => {
+                return Ok(self.table_constant(AttrValue::Str(s.clone())))
+            }
+            _ => {}
+        }
         match constant_value(g, out) {
             Some(c) => Ok(constant_repr(&c, ty)),
             None => match g.attr(n, sym::attr_value()) {
@@ -810,6 +872,12 @@ impl<'g> Printer<'g> {
                 )),
             },
         }
+    }
+
+    fn table_constant(&self, v: AttrValue) -> String {
+        let mut table = self.constants.borrow_mut();
+        table.push(v);
+        format!("CONSTANTS.c{}", self.constant_base + table.len() - 1)
     }
 
     /// `torch.op(...)` or `ops.ns.op(...)` with the arguments the schema needs.

@@ -16,11 +16,14 @@ pub mod fold_conv_batch_norm;
 pub mod fold_linear_batch_norm;
 pub mod forward_object_attributes;
 pub mod fuse_epilogues;
+pub mod fuse_tensor_exprs;
+pub mod guard_tensor_exprs;
 pub mod inline;
 pub mod lower_tuples;
 pub mod remove_dropout;
 pub mod remove_mutation;
 pub mod remove_repeated_checks;
+pub mod specialize_profiled_types;
 #[cfg(test)]
 pub(crate) mod testing;
 #[cfg(test)]
@@ -119,6 +122,16 @@ pub static PASSES: &[PassInfo] = &[
         run: fuse_epilogues::run,
     },
     PassInfo {
+        name: "fuse-tensor-exprs",
+        description: "Group fusible elementwise ops on profiled tensor types into prim::TensorExprGroup subgraphs",
+        run: fuse_tensor_exprs::run,
+    },
+    PassInfo {
+        name: "guard-tensor-exprs",
+        description: "Guard each prim::TensorExprGroup with prim::TypeCheck and a fallback function; unspecialize types outside groups",
+        run: guard_tensor_exprs::run,
+    },
+    PassInfo {
         name: "inline",
         description: "Inline calls to known functions and subgraph nodes into their parent",
         run: inline::run,
@@ -135,6 +148,11 @@ pub static PASSES: &[PassInfo] = &[
         run: lower_tuples::run,
     },
     PassInfo {
+        name: "insert-profiles",
+        description: "Instrument tensor uses with prim::profile nodes (the executor's profiling)",
+        run: crate::executor::profile::run,
+    },
+    PassInfo {
         name: "remove-dropout",
         description: "Remove dropout that does not train (train is the constant False)",
         run: remove_dropout::run,
@@ -149,6 +167,11 @@ pub static PASSES: &[PassInfo] = &[
         description:
             "Turn in-place ops on values nothing else observes into functional ops; fold appends into list constructions",
         run: remove_mutation::run,
+    },
+    PassInfo {
+        name: "specialize-profiled-types",
+        description: "Remove prim::profile nodes, typing each profiled value with what profiling saw",
+        run: specialize_profiled_types::run,
     },
 ];
 

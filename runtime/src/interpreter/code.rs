@@ -1154,7 +1154,9 @@ impl<'g, 'c> Builder<'g, 'c> {
         if let (calls::CallTarget::Code(code), Some(body)) = (&target, &body) {
             let callee = body.graph();
             let depth = self.inlined.as_ref().map_or(0, |i| i.calls.len());
+            // A callee with nodes built to raise keeps its frame: they are listed as its own.
             if depth < INLINE_MAX_DEPTH
+                && code.missing.is_empty()
                 && count_nodes(callee, callee.block()) <= INLINE_MAX_NODES
                 && callee.inputs().len() == args.len()
                 && callee.outputs().len() == g.node_outputs(n).len()
@@ -1185,11 +1187,15 @@ impl<'g, 'c> Builder<'g, 'c> {
         chain.functions.push(name.to_string());
         // An argument the caller keeps (a plain value, a constant, or one used again) is read
         // by the callee in the caller's register; one whose last use this is moves into a
-        // register of the callee's, which frees it.
+        // register of the callee's, which frees it. A value passed twice is kept: moving it
+        // for one parameter would empty the register the other reads.
         let mut inputs = Vec::with_capacity(args.len());
         let mut shared = Vec::with_capacity(args.len());
         for (i, &arg) in args.iter().enumerate() {
-            let kept = self.constant_of.contains_key(&arg) || !self.moves(arg, n, first + i);
+            let passed_twice = args.iter().filter(|&&a| a == arg).count() > 1;
+            let kept = self.constant_of.contains_key(&arg)
+                || passed_twice
+                || !self.moves(arg, n, first + i);
             shared.push(kept);
             inputs.push(if kept {
                 self.operand(arg)

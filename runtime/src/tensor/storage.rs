@@ -32,6 +32,9 @@ struct Buffer {
     len: usize,
     /// The bytes allocated: `len` rounded up to its cache class (`cache::class`).
     cap: usize,
+    /// Memory someone else owns (a NumPy array): kept alive as long as the buffer, and
+    /// released by dropping it instead of freeing `ptr`.
+    owner: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 // SAFETY: the buffer is plain bytes owned by the Arc. Concurrent writes through aliasing
@@ -42,7 +45,7 @@ unsafe impl Sync for Buffer {}
 
 impl Drop for Buffer {
     fn drop(&mut self) {
-        if self.cap > 0 {
+        if self.cap > 0 && self.owner.is_none() {
             // SAFETY: allocated in `Storage::allocate` with `cap` bytes at ALIGN; the last
             // handle is gone, so nothing uses it after.
             unsafe { cache::give(self.ptr.as_ptr(), self.cap) }
@@ -55,6 +58,25 @@ impl Drop for Buffer {
 pub struct Storage(Arc<Buffer>);
 
 impl Storage {
+    /// A storage over `len` bytes at `ptr` that `owner` owns (the memory of a NumPy array or
+    /// torch tensor shared without a copy); `owner` lives as long as the storage.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` bytes, aligned for the element type
+    /// it is viewed as, for as long as `owner` is alive, and nothing else may free it.
+    pub unsafe fn from_external(
+        ptr: *mut u8,
+        len: usize,
+        owner: Box<dyn std::any::Any + Send + Sync>,
+    ) -> Storage {
+        Storage(Arc::new(Buffer {
+            ptr: NonNull::new(ptr).unwrap_or(NonNull::dangling()),
+            len,
+            cap: 0,
+            owner: Some(owner),
+        }))
+    }
+
     /// A zeroed storage of `nbytes` bytes; refuses sizes over the allocation cap and reports
     /// allocation failure instead of aborting.
     pub fn zeroed(nbytes: usize) -> TensorResult<Storage> {
@@ -83,6 +105,7 @@ impl Storage {
                 ptr,
                 len: 0,
                 cap: 0,
+                owner: None,
             })));
         }
         // Large buffers come in size classes and return to the cache when dropped, so a
@@ -115,6 +138,7 @@ impl Storage {
             ptr,
             len: nbytes,
             cap,
+            owner: None,
         })))
     }
 

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use clap::{Arg, ArgAction, Command};
-use ember_compiler::driver::opt::{run, run_archive, Emit, OptOptions};
+use ember_compiler::driver::opt::{run, run_archive, run_source_to_archive, Emit, OptOptions};
 use ember_compiler::passes::{self, PassConfig, PASSES};
 
 fn command() -> Command {
@@ -119,6 +119,11 @@ fn pass_order(m: &clap::ArgMatches) -> Result<Vec<&'static passes::PassInfo>, St
     Ok(ordered.into_iter().map(|(_, p)| p).collect())
 }
 
+/// Whether `-o PATH` names an archive (written by the driver, not as text).
+fn options_wrote_archive(path: &str) -> bool {
+    path.ends_with(".pt")
+}
+
 fn main() -> ExitCode {
     let m = match command().try_get_matches() {
         Ok(m) => m,
@@ -182,14 +187,22 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         freeze: m.get_flag("freeze"),
         check_ops: m.get_flag("check-ops"),
         strict: m.get_flag("strict"),
+        archive_out: m
+            .get_one::<String>("output")
+            .filter(|o| o.ends_with(".pt"))
+            .map(Into::into),
     };
     let result = if is_archive {
         run_archive(&options, &archive)
+    } else if let Some(out) = &options.archive_out {
+        run_source_to_archive(&options, &text, out)
     } else {
         run(&options, &text)
     };
     let _ = std::io::stderr().write_all(result.errors.as_bytes());
     match m.get_one::<String>("output") {
+        // Written already, as an archive.
+        Some(path) if options_wrote_archive(path) => {}
         Some(path) if path != "-" => std::fs::write(path, &result.output)
             .map_err(|e| format!("cannot write '{path}': {e}"))?,
         // A closed pipe (`| head`) is not an error worth a panic.

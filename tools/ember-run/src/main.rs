@@ -37,7 +37,14 @@ fn command() -> Command {
             Arg::new("no-jit")
                 .long("no-jit")
                 .action(ArgAction::SetTrue)
-                .help("run every node in the interpreter (today the only mode: fusion is not yet wired into the interpreter)"),
+                .help("run every node in the interpreter (no profiling, no fusion, no compiled kernels)"),
+        )
+        .arg(
+            Arg::new("profiling-runs")
+                .long("profiling-runs")
+                .value_name("N")
+                .value_parser(clap::value_parser!(usize))
+                .help("calls profiled before the graph is specialized and fused (default 1, as PyTorch)"),
         )
         .arg(
             Arg::new("freeze")
@@ -56,14 +63,14 @@ fn command() -> Command {
             Arg::new("print-optimized-graph")
                 .long("print-optimized-graph")
                 .action(ArgAction::SetTrue)
-                .help("print the graph that runs, after optimization, to stderr"),
+                .help("print the graph that ran last to stderr (after profiling, fusion and guards, as torch.jit.last_executed_optimized_graph() prints it; with --no-jit, the optimized graph)"),
         )
         .arg(
             Arg::new("bench")
                 .long("bench")
                 .value_name("N")
                 .value_parser(clap::value_parser!(usize))
-                .help("time N calls and report the time per call on stderr"),
+                .help("time N calls after warm-up and report the time per call on stderr, and separately the first call (profiling and compiling)"),
         )
 }
 
@@ -99,6 +106,8 @@ fn main() -> ExitCode {
         },
         print_optimized_graph: m.get_flag("print-optimized-graph"),
         strict: m.get_flag("strict"),
+        jit: !m.get_flag("no-jit"),
+        profiling_runs: m.get_one::<usize>("profiling-runs").copied(),
     };
     match run(&options) {
         Ok(output) => {

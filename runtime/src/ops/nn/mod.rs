@@ -16,8 +16,8 @@ pub mod loss;
 pub mod norm;
 pub mod pixel_shuffle;
 pub mod pool;
-mod pool_fast;
 pub mod pool3d;
+mod pool_fast;
 pub mod upsample;
 pub mod work;
 

@@ -1,0 +1,147 @@
+//! Writing TorchScript archives that `torch.jit.load` reads (PyTorch's
+//! torch/csrc/jit/serialization/export_module.cpp and the stream writer of
+//! caffe2/serialize/inline_container.cc): a zip of stored records under one folder —
+//! `data.pkl` (the module's object tree), `constants.pkl` (the tensors the code names as
+//! `CONSTANTS.cN`), `code/__torch__/…py` (every class, printed by the Python printer),
+//! `data/N` storages aligned to 64 bytes as PyTorch aligns them, `version`, `byteorder`,
+//! `.data/serialization_id` and `extra/` files. The same model gives the same bytes.
+
+mod classes;
+pub mod pickler;
+mod placeholder;
+
+pub use placeholder::{frozen_model, placeholder_model};
+
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+use ember_runtime::ivalue::IValue;
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, ZipWriter};
+
+use crate::model::Model;
+use pickler::{Pickler, StorageRecord};
+
+/// The file format version written: what PyTorch writes for TorchScript modules whose
+/// operators need no upgrader.
+const FILE_FORMAT_VERSION: &str = "3\n";
+
+/// PyTorch pads records to 64-byte boundaries with an extra field of this id ("FB").
+const ALIGNMENT: u16 = 64;
+const ALIGNMENT_HEADER_ID: u16 = 0x4246;
+
+/// The archive of `model` (a module loaded from `.pt`, with whatever passes changed its
+/// methods' graphs), its records under folder `folder`.
+pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
+    let module = model
+        .module
+        .as_ref()
+        .ok_or("only a module (a .pt model) can be written as an archive yet")?;
+    let mut constants = Vec::new();
+    let code = classes::print_classes(model, module, &mut constants)?;
+
+    let mut data = Pickler::new(Some(model.unit.clone()));
+    data.push(&IValue::Object(module.clone()))?;
+    let (data_pkl, data_storages) = data.finish();
+
+    let mut consts = Pickler::new(None);
+    let values = constants
+        .iter()
+        .map(classes::constant_ivalue)
+        .collect::<Result<Vec<_>, _>>()?;
+    consts.push(&IValue::tuple(values))?;
+    let (constants_pkl, constant_storages) = consts.finish();
+
+    let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
+    let mut put = |name: &str, bytes: &[u8]| -> Result<(), String> {
+        let options = SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Stored)
+            .last_modified_time(DateTime::default())
+            .with_alignment_and_header_id(ALIGNMENT, ALIGNMENT_HEADER_ID);
+        zip.start_file(format!("{folder}/{name}"), options)
+            .map_err(|e| format!("{name}: {e}"))?;
+        zip.write_all(bytes).map_err(|e| format!("{name}: {e}"))
+    };
+    for s in &data_storages {
+        put(&format!("data/{}", s.key), &storage_bytes(s)?)?;
+    }
+    put("data.pkl", &data_pkl)?;
+    for (path, text) in &code {
+        put(path, text.as_bytes())?;
+    }
+    for s in &constant_storages {
+        put(&format!("constants/{}", s.key), &storage_bytes(s)?)?;
+    }
+    put("constants.pkl", &constants_pkl)?;
+    for (name, bytes) in &model.extra {
+        put(&format!("extra/{name}"), bytes)?;
+    }
+    put("version", FILE_FORMAT_VERSION.as_bytes())?;
+    put("byteorder", b"little")?;
+    // PyTorch writes a random id; a digest of the contents keeps the output deterministic.
+    let id = serialization_id(&data_pkl, &constants_pkl, &code);
+    put(".data/serialization_id", id.as_bytes())?;
+    let cursor = zip.finish().map_err(|e| e.to_string())?;
+    Ok(cursor.into_inner())
+}
+
+/// The bytes of a storage, little-endian as written by a little-endian machine.
+fn storage_bytes(s: &StorageRecord) -> Result<Vec<u8>, String> {
+    if cfg!(target_endian = "big") {
+        return Err("archives are written on little-endian machines only".into());
+    }
+    let n = s.storage.nbytes();
+    // SAFETY: the storage owns `nbytes` initialized bytes while `s` holds it.
+    let bytes = unsafe { std::slice::from_raw_parts(s.storage.as_ptr() as *const u8, n) };
+    Ok(bytes.to_vec())
+}
+
+fn serialization_id(data: &[u8], constants: &[u8], code: &[(String, String)]) -> String {
+    // FNV-1a over everything, as 40 decimal digits like PyTorch's ids.
+    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u128;
+            h = h.wrapping_mul(0x0000000001000000000000000000013B);
+        }
+    };
+    feed(data);
+    feed(constants);
+    for (p, t) in code {
+        feed(p.as_bytes());
+        feed(t.as_bytes());
+    }
+    format!("{:040}", h % 10u128.pow(38))
+}
+
+/// Writes `bytes` to `path` without ever leaving a partial file there: a temporary file in
+/// the same folder, renamed over `path` once complete.
+pub fn save(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("'{}' names no file", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+        .and_then(|_| std::fs::rename(&tmp, path));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot write '{}': {e}", path.display())
+    })
+}
+
+/// The folder name PyTorch uses: the file's stem.
+pub fn folder_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "archive".into())
+}

@@ -1,0 +1,200 @@
+//! Archives of functions (`.py` sources, `.ir` graphs), as `torch.jit.script(fn).save()`
+//! writes them: a `__torch__.PlaceholderModule` whose `forward` is the function, with the
+//! other functions of the source beside it. Source functions are named plainly in Ember's
+//! unit (`affine`); in an archive they live in `__torch__` (`__torch__.affine`), and the calls
+//! to them are renamed to match.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ember_dialects::symbol::sym;
+use ember_dialects::{Graph, Type};
+use ember_runtime::ivalue::{IValue, Object};
+use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, CompilationUnit, Function};
+
+use crate::model::{Entry, Model, ModelKind};
+
+const PLACEHOLDER: &str = "__torch__.PlaceholderModule";
+
+/// `name` in `__torch__`.
+fn qualify(name: &str) -> String {
+    if name == "__torch__" || name.starts_with("__torch__.") {
+        name.to_string()
+    } else {
+        format!("__torch__.{name}")
+    }
+}
+
+/// `g` with its calls of plainly named functions naming them in `__torch__`.
+fn qualify_calls(g: &Graph) -> Graph {
+    let mut g = g.clone();
+    for n in g.nodes() {
+        if g.kind(n) != sym::constant() || g.node_outputs(n).len() != 1 {
+            continue;
+        }
+        let out = g.output(n, 0);
+        if let Type::Function(q) = g.ty(out) {
+            if !q.is_empty() && q != "Function" {
+                let q = qualify(q);
+                g.set_ty(out, Type::Function(q));
+            }
+        }
+        if let Some(ember_dialects::AttrValue::Str(name)) =
+            g.attr(n, ember_dialects::Symbol::attr("name"))
+        {
+            if matches!(g.ty(out), Type::Function(_)) {
+                let name = qualify(name);
+                g.set_attr(
+                    n,
+                    ember_dialects::Symbol::attr("name"),
+                    ember_dialects::AttrValue::Str(name),
+                );
+            }
+        }
+    }
+    g
+}
+
+/// The model whose module is a `PlaceholderModule` running function `entry` of `model`.
+pub fn placeholder_model(model: &Model, entry: &str) -> Result<Model, String> {
+    let e = model.entry(Some(entry))?;
+    let unit = CompilationUnit::new();
+    for f in model.unit.functions() {
+        if f.qualname == e.function.qualname {
+            continue;
+        }
+        let q = qualify(&f.qualname);
+        if unit.function(&q).is_none() {
+            unit.add_function(Function::new(q, qualify_calls(&f.graph)));
+        }
+    }
+    for c in model.unit.classes() {
+        unit.add_class_arc(c);
+    }
+    for t in model.unit.named_types() {
+        if let Some(q) = named_type_name(&t) {
+            unit.add_named_type(q, t);
+        }
+    }
+    let class = ClassType::new(PLACEHOLDER, true);
+    class.add_attribute(ClassAttribute {
+        name: "training".into(),
+        ty: Type::Bool,
+        kind: AttributeKind::Regular,
+    });
+    let mut graph = qualify_calls(e.graph());
+    let this = graph.insert_input(0, Type::Class(PLACEHOLDER.into()));
+    graph.set_debug_name(this, "self");
+    let forward = Arc::new(Function::new(format!("{PLACEHOLDER}.forward"), graph));
+    class.add_method(forward.clone());
+    let class = unit.add_class(class);
+    let module = Arc::new(Object::new(class));
+    module.set_slot(0, IValue::Bool(true));
+    Ok(Model {
+        name: model.name.clone(),
+        kind: ModelKind::Archive,
+        unit: Arc::new(unit),
+        module: Some(module),
+        entries: vec![Entry {
+            name: "forward".into(),
+            function: forward.clone(),
+            is_method: true,
+            defaults: e.defaults.clone(),
+            schema: None,
+        }],
+        methods: vec![forward],
+        extra: BTreeMap::new(),
+    })
+}
+
+fn named_type_name(t: &Type) -> Option<String> {
+    match t {
+        Type::Tuple(tt) => tt.names.as_ref().map(|n| n.qualified_name.clone()),
+        Type::Enum(q) => Some(q.clone()),
+        _ => None,
+    }
+}
+
+/// The model `torch.jit.freeze` would save: the root class keeps only the attributes the
+/// frozen `forward` (`graph`, in PyTorch's ops) still reads, `training` among them, and that
+/// one method; parameters and submodules became constants of the code.
+pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
+    let module = model.module.as_ref().ok_or("only a module can be frozen")?;
+    let old = &module.class;
+    let this = *graph
+        .inputs()
+        .first()
+        .ok_or("the frozen forward has no self")?;
+    let mut read: Vec<String> = graph
+        .uses(this)
+        .iter()
+        .filter(|u| graph.kind(u.user) == sym::get_attr())
+        .filter_map(
+            |u| match graph.attr(u.user, ember_dialects::Symbol::attr("name")) {
+                Some(ember_dialects::AttrValue::Str(n)) => Some(n.clone()),
+                _ => None,
+            },
+        )
+        .collect();
+    if !read.iter().any(|n| n == "training") {
+        read.push("training".into());
+    }
+    let old_attrs = old
+        .attributes
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let class = ClassType::new(old.qualname.clone(), true);
+    let mut slots = Vec::new();
+    for (i, a) in old_attrs.iter().enumerate() {
+        if read.contains(&a.name) {
+            class.add_attribute(a.clone());
+            slots.push(module.slot(i).unwrap_or(IValue::None));
+        }
+    }
+    for (name, value) in old
+        .constants
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        class.add_constant(name.clone(), value.clone());
+    }
+    let forward = Arc::new(Function::new(format!("{}.forward", old.qualname), graph));
+    class.add_method(forward.clone());
+    let unit = CompilationUnit::new();
+    for c in model.unit.classes() {
+        if c.qualname != old.qualname {
+            unit.add_class_arc(c);
+        }
+    }
+    for f in model.unit.functions() {
+        unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
+    }
+    for t in model.unit.named_types() {
+        if let Some(q) = named_type_name(&t) {
+            unit.add_named_type(q, t);
+        }
+    }
+    let class = unit.add_class(class);
+    let object = Arc::new(Object::new(class));
+    for (i, v) in slots.into_iter().enumerate() {
+        object.set_slot(i, v);
+    }
+    let defaults = model.entry(Some("forward"))?.defaults.clone();
+    Ok(Model {
+        name: model.name.clone(),
+        kind: ModelKind::Archive,
+        unit: Arc::new(unit),
+        module: Some(object),
+        entries: vec![Entry {
+            name: "forward".into(),
+            function: forward.clone(),
+            is_method: true,
+            defaults,
+            schema: None,
+        }],
+        methods: vec![forward],
+        extra: model.extra.clone(),
+    })
+}
