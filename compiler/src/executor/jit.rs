@@ -11,25 +11,26 @@ use ember_runtime::ops::Operation;
 pub fn compile(body: &Graph) -> Result<Operation, String> {
     use std::sync::Arc;
 
-    use ember_runtime::interpreter::{run as interpret, Code};
     use ember_runtime::ops::Stack;
 
     let kernel = super::kernel_cache::KernelCache::global()
         .get(body)
         .map_err(|e| e.to_string())?;
-    let fallback = Arc::new(Code::new(body).map_err(|e| e.message)?);
+    let fallback = super::groups::interpreted(body)?;
     let count = body.inputs().len();
     Ok(Arc::new(move |stack: &mut Stack| {
         let first = stack
             .len()
             .checked_sub(count)
             .ok_or("prim::TensorExprGroup: too few inputs")?;
-        let inputs = stack.split_off(first);
-        match kernel.run(&inputs) {
-            Ok(outputs) => stack.extend(outputs),
-            Err(_) => stack.extend(interpret(&fallback, inputs).map_err(|e| e.message)?),
+        match kernel.run(&stack[first..]) {
+            Ok(outputs) => {
+                stack.truncate(first);
+                stack.extend(outputs);
+                Ok(())
+            }
+            Err(_) => fallback(stack),
         }
-        Ok(())
     }))
 }
 
