@@ -903,3 +903,40 @@ fn cat_outputs() {
     );
     assert!(compile_group(&parse(&src)).is_err());
 }
+
+/// The executor's operation for a group: the kernel, and the interpreter for inputs the kernel
+/// does not cover (here a cat whose parts differ from the specialization's shapes).
+#[test]
+fn executor_operation_falls_back_to_the_interpreter() {
+    let mut rng = Rng::new(20);
+    let src = format!(
+        "graph(%a : {}, %b : {}):
+  %two : int = prim::Constant[value=2]()
+  %x = aten::mul(%a, %two)
+  %y = aten::mul(%b, %two)
+  %l : Tensor[] = prim::ListConstruct(%x, %y)
+  %d : int = prim::Constant[value=0]()
+  %c = aten::cat(%l, %d)
+  return (%c)
+",
+        type_text(DType::F32, &[None, Some(3)]),
+        type_text(DType::F32, &[None, Some(3)]),
+    );
+    let g = parse(&src);
+    let op = ember_compiler::executor::jit::compile(&g).unwrap();
+    for (ra, rb) in [(4, 4), (2, 5)] {
+        let inputs = vec![
+            t(&mut rng, DType::F32, &[ra, 3]),
+            t(&mut rng, DType::F32, &[rb, 3]),
+        ];
+        let want = interpret(&g, &inputs).unwrap();
+        let mut stack = inputs.clone();
+        op(&mut stack).unwrap();
+        assert_eq!(stack.len(), 1, "the inputs are replaced by the output");
+        assert_tensors_close(
+            stack[0].as_tensor().unwrap(),
+            want[0].as_tensor().unwrap(),
+            &format!("{ra} and {rb} rows"),
+        );
+    }
+}
