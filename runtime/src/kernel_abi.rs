@@ -1,4 +1,5 @@
-//! The C ABI of kernels compiled by `emberc`, and what running them needs from the runtime.
+//! The C ABI of kernels compiled by `emberc` and by the JIT ([`JitKernelFn`]), and what
+//! running them needs from the runtime.
 //!
 //! A kernel is `void NAME(ARGS..., float *OUT...)`: the fusion group's inputs in order (a
 //! `const float *` to a contiguous row-major buffer per tensor, `double` per TorchScript float,
@@ -7,6 +8,36 @@
 //! The PTX form of a kernel takes the same arguments as device pointers and runs one thread per
 //! element of a 1-D grid, each thread checking its id against the element count, so any grid
 //! of at least `NAME_NUMEL` threads is correct; [`ember_grid_size`] picks the block count.
+
+/// A kernel compiled in process at run time (the optimizing executor's fused groups):
+///
+/// ```c
+/// void kernel(int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end,
+///             const int64_t *sizes, void *const *ptrs, const int64_t *strides,
+///             const int64_t *scalars);
+/// ```
+///
+/// The kernel is built for an iteration space of a fixed rank `R` (the group's largest input
+/// rank, at least 1). `sizes[0..R]` are its sizes; the last dimension is the row, the others
+/// are unravelled (last fastest) from the row index. `ptrs` holds element 0 of every tensor
+/// operand: the group's tensor inputs in order, then its outputs. `strides[t * R + d]` is the
+/// stride in elements of operand `t` in dimension `d` (0 where it broadcasts); inputs whose
+/// type fixes every size to 1 are read at element 0 and their strides are ignored. `scalars`
+/// holds the group's int, float and bool inputs in order as 64-bit patterns (`int64_t`, the
+/// bits of a `double`, 0 or 1). A call computes rows `[row_begin, row_end)` and within each the
+/// columns `[col_begin, col_end)`, so disjoint ranges may run on different threads. Outputs
+/// must not overlap inputs or each other. Bools are bytes (0 or 1); float16/bfloat16 are
+/// computed in float32 and rounded after each operation.
+pub type JitKernelFn = unsafe extern "C" fn(
+    row_begin: i64,
+    row_end: i64,
+    col_begin: i64,
+    col_end: i64,
+    sizes: *const i64,
+    ptrs: *const *mut u8,
+    strides: *const i64,
+    scalars: *const i64,
+);
 
 /// Threads per block used when the caller has no better choice.
 pub const DEFAULT_BLOCK_SIZE: u32 = 256;

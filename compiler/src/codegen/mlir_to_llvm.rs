@@ -44,9 +44,19 @@ pub fn lower_to_llvm_dialect(
     module: &mut Module,
     math: MathLowering,
 ) -> Result<(), CodegenError> {
+    run_pipeline(ctx, module, &pipeline(math))
+}
+
+/// Runs a pass pipeline (as `mlir-opt --pass-pipeline` spells it) on `module` and verifies
+/// the result.
+pub fn run_pipeline(
+    ctx: &Context,
+    module: &mut Module,
+    pipeline: &str,
+) -> Result<(), CodegenError> {
     melior::utility::register_all_passes();
     let pm = PassManager::new(ctx);
-    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), &pipeline(math))
+    melior::utility::parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
         .map_err(|e| CodegenError::general(format!("MLIR pass pipeline: {e}")))?;
     pm.run(module)
         .map_err(|e| CodegenError::general(format!("MLIR lowering failed: {e}")))?;

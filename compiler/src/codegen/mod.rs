@@ -2,11 +2,13 @@
 //! elementwise scalar ops, `fusion_to_mlir` builds MLIR (`func`, `scf`, `arith`, `math`,
 //! `memref`), `mlir_to_llvm` lowers to the `llvm` dialect and translates to LLVM IR, and
 //! `llvm_to_target` writes x86-64 objects/assembly or NVPTX PTX. `c_header` declares the
-//! result for C callers; `driver` ties the steps together for `emberc`.
+//! result for C callers; `driver` ties the steps together for `emberc`. `jit` compiles fusion
+//! groups in process at run time.
 
 pub mod c_header;
 pub mod driver;
 pub mod fusion_to_mlir;
+pub mod jit;
 pub mod kernel;
 pub mod llvm_to_target;
 pub mod math_expansion;

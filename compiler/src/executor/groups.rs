@@ -48,7 +48,7 @@ pub fn group_operation(
 }
 
 /// The group's subgraph run by the interpreter.
-fn interpreted(body: &Graph) -> Result<Operation, String> {
+pub(super) fn interpreted(body: &Graph) -> Result<Operation, String> {
     let code = Arc::new(Code::new(body).map_err(|e| e.message)?);
     let count = body.inputs().len();
     Ok(Arc::new(move |stack: &mut Stack| {

@@ -6,6 +6,8 @@ pub mod graph_executor;
 pub mod groups;
 pub mod guards;
 pub mod jit;
+#[cfg(feature = "codegen")]
+pub mod kernel_cache;
 pub mod profile;
 
 pub use graph_executor::{ExecutorOptions, GraphExecutor, DEFAULT_PROFILING_RUNS};

@@ -1,0 +1,434 @@
+//! Calling a JIT kernel safely: the inputs are checked against the parameters the kernel was
+//! built for, the broadcast iteration space and every operand's strides are computed here
+//! (dimensions that are contiguous for every operand merged, so the common case is one long
+//! row), the outputs are allocated, and large calls are split over the runtime's thread pool.
+
+use ember_runtime::ivalue::IValue;
+use ember_runtime::kernel_abi::JitKernelFn;
+use ember_runtime::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
+use ember_runtime::ops::shape::split::chunk_tensor;
+use ember_runtime::tensor::{
+    broadcast_shapes, checked_numel, contiguous_strides, DType, Device, Meta, ScalarKind, Storage,
+    Tensor,
+};
+use rayon::prelude::*;
+
+use super::group::{OutputPlan, Param, PointwiseKernel};
+
+/// Elements per task when a call is split: a task costs far more than handing it to the
+/// pool, and there are several per thread so that a thread slowed by other work (the cores
+/// are shared) does not hold up the call.
+const TASK_ELEMENTS: usize = 1 << 14;
+
+pub fn run(
+    k: &PointwiseKernel,
+    entry: JitKernelFn,
+    inputs: &[IValue],
+) -> Result<Vec<IValue>, String> {
+    if inputs.len() != k.params.len() {
+        return Err(format!(
+            "the fused kernel takes {} inputs, got {}",
+            k.params.len(),
+            inputs.len()
+        ));
+    }
+    let rank = k.rank;
+    // Metadata of every tensor operand in ABI order, parameters then chunk views (cloned: it
+    // holds the storage alive for the call), and where each operand id's is.
+    let mut metas: Vec<Meta> = Vec::new();
+    let mut streamed: Vec<bool> = Vec::new();
+    let mut position: Vec<usize> = vec![usize::MAX; k.params.len() + k.views.len()];
+    let mut scalars: Vec<i64> = Vec::new();
+    let mut shape: Vec<i64> = Vec::new();
+    for (i, (p, v)) in k.params.iter().zip(inputs).enumerate() {
+        match (p, v) {
+            (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
+                let m = t.meta().clone();
+                check_tensor(&m, *dtype, sizes, &format!("input {i}"))?;
+                if k.streamed[i] {
+                    shape = broadcast_shapes(&shape, &m.sizes)
+                        .map_err(|e| format!("input {i}: {e}"))?
+                        .to_vec();
+                }
+                position[i] = metas.len();
+                streamed.push(k.streamed[i]);
+                metas.push(m);
+            }
+            (Param::Scalar(ScalarKind::Int), IValue::Int(x)) => scalars.push(*x),
+            (Param::Scalar(ScalarKind::Float), IValue::Double(x)) => {
+                scalars.push(x.to_bits() as i64)
+            }
+            (Param::Scalar(ScalarKind::Bool), IValue::Bool(b)) => scalars.push(*b as i64),
+            (p, v) => {
+                return Err(format!(
+                    "input {i}: expected {}, got {}",
+                    match p {
+                        Param::Tensor { .. } => "a tensor",
+                        Param::Scalar(ScalarKind::Int) => "an int",
+                        Param::Scalar(ScalarKind::Float) => "a float",
+                        Param::Scalar(ScalarKind::Bool) => "a bool",
+                    },
+                    v.kind_name()
+                ))
+            }
+        }
+    }
+    for (j, view) in k.views.iter().enumerate() {
+        let id = k.params.len() + j;
+        let IValue::Tensor(t) = &inputs[view.input] else {
+            unreachable!("chunked parameters are tensors, checked above")
+        };
+        // An input of size 1 in the chunked dimension broadcasts there (its type left the
+        // size open) while another input of the same chunk is longer: every piece reads it
+        // whole.
+        let size_of = |v: &super::group::ChunkView| match &inputs[v.input] {
+            IValue::Tensor(t) => t.size(v.dim).unwrap_or(0),
+            _ => 0,
+        };
+        let longest = k
+            .views
+            .iter()
+            .filter(|v| v.node == view.node)
+            .map(size_of)
+            .max()
+            .unwrap_or(0);
+        let m = if size_of(view) == 1 && longest > 1 {
+            t.meta().clone()
+        } else {
+            // The runtime's own chunk, so the pieces are exactly the interpreter's.
+            let pieces = chunk_tensor(t, view.chunks, view.dim).map_err(|e| e.message)?;
+            if pieces.len() != view.outputs {
+                return Err(format!(
+                    "Expected chunk to return {} outputs, but got {}",
+                    view.outputs,
+                    pieces.len()
+                ));
+            }
+            let m = pieces[view.index].meta().clone();
+            check_tensor(
+                &m,
+                view.dtype,
+                &view.sizes,
+                &format!("chunk {} of input {}", view.index, view.input),
+            )?;
+            m
+        };
+        if k.streamed[id] {
+            shape = broadcast_shapes(&shape, &m.sizes)
+                .map_err(|e| format!("chunk {} of input {}: {e}", view.index, view.input))?
+                .to_vec();
+        }
+        position[id] = metas.len();
+        streamed.push(k.streamed[id]);
+        metas.push(m);
+    }
+    if shape.len() > rank {
+        return Err("inputs of a higher rank than the kernel's".into());
+    }
+    let mut iter_shape = vec![1i64; rank - shape.len()];
+    iter_shape.extend_from_slice(&shape);
+    // Every result must have the full broadcast shape (its rank is the kernel's).
+    for (r, res) in k.results.iter().enumerate() {
+        let mut s: Vec<i64> = Vec::new();
+        for &p in &res.shape_from {
+            let m = &metas[position[p]];
+            s = broadcast_shapes(&s, &m.sizes)
+                .map_err(|e| e.to_string())?
+                .to_vec();
+        }
+        if s != shape {
+            return Err(format!(
+                "output {r} would have shape {s:?}, not the broadcast shape {shape:?}"
+            ));
+        }
+    }
+    let numel = checked_numel(&iter_shape).map_err(|e| e.to_string())?;
+    // One tensor per group output; each result writes into its output (a slice of it for a
+    // fused `cat`).
+    let mut outputs = Vec::with_capacity(k.outputs.len());
+    let mut result_views: Vec<Option<Meta>> = vec![None; k.results.len()];
+    for plan in &k.outputs {
+        match plan {
+            OutputPlan::Result(r) => {
+                let t = empty(&shape, k.results[*r].dtype)?;
+                result_views[*r] = Some(t.meta().clone());
+                outputs.push(t);
+            }
+            OutputPlan::Cat { dim, results } => {
+                let mut cat_shape = shape.clone();
+                cat_shape[*dim] = shape[*dim]
+                    .checked_mul(results.len() as i64)
+                    .ok_or("output size overflows")?;
+                let t = empty(&cat_shape, k.results[results[0]].dtype)?;
+                for (j, &r) in results.iter().enumerate() {
+                    let part = t
+                        .narrow(*dim as i64, j as i64 * shape[*dim], shape[*dim])
+                        .map_err(|e| e.to_string())?;
+                    result_views[r] = Some(part.meta().clone());
+                }
+                outputs.push(t);
+            }
+        }
+    }
+    let result_views: Vec<Meta> = result_views
+        .into_iter()
+        .map(|m| m.expect("every result has an output"))
+        .collect();
+    if numel > 0 {
+        call(
+            k,
+            entry,
+            (&metas, &streamed),
+            &result_views,
+            &iter_shape,
+            &scalars,
+        );
+    }
+    Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// A contiguous tensor whose every element the kernel writes (no zeroing).
+fn empty(shape: &[i64], dtype: DType) -> Result<Tensor, String> {
+    let nbytes = checked_numel(shape)
+        .map_err(|e| e.to_string())?
+        .checked_mul(dtype.size())
+        .ok_or("output size overflows")?;
+    let storage = Storage::for_overwrite(nbytes).map_err(|e| e.to_string())?;
+    Tensor::from_meta(Meta {
+        storage,
+        dtype,
+        device: Device::Cpu,
+        sizes: shape.into(),
+        strides: contiguous_strides(shape),
+        offset: 0,
+        requires_grad: false,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Checks a tensor operand against the dtype, rank and fixed sizes the kernel was built for.
+fn check_tensor(m: &Meta, dtype: DType, sizes: &[Option<i64>], what: &str) -> Result<(), String> {
+    if m.dtype != dtype || m.device != Device::Cpu || m.sizes.len() != sizes.len() {
+        return Err(format!(
+            "{what}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
+            sizes.len(),
+            m.device,
+            m.dtype,
+            m.sizes.len()
+        ));
+    }
+    for (d, (want, got)) in sizes.iter().zip(m.sizes.iter()).enumerate() {
+        if want.is_some_and(|w| w != *got) {
+            return Err(format!(
+                "{what}: size {got} in dimension {d}, the kernel was built for {}",
+                want.unwrap_or(0)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Element strides of a tensor of `sizes`/`strides` broadcast to `shape` (rank aligned at the
+/// right; 0 where it broadcasts or the size is 1).
+fn broadcast_strides(sizes: &[i64], strides: &[i64], shape: &[i64]) -> Vec<i64> {
+    let lead = shape.len() - sizes.len();
+    (0..shape.len())
+        .map(|d| {
+            if d < lead || sizes[d - lead] == 1 {
+                0
+            } else {
+                strides[d - lead]
+            }
+        })
+        .collect()
+}
+
+/// Merges dimensions that are contiguous for every operand and drops size-1 dimensions,
+/// then pads back to `rank` with leading size-1 dimensions.
+fn collapse(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
+    let mut sizes: Vec<i64> = Vec::new();
+    let mut out: Vec<Vec<i64>> = vec![Vec::new(); strides.len()];
+    for d in 0..shape.len() {
+        if shape[d] == 1 {
+            continue;
+        }
+        let mergeable = !sizes.is_empty()
+            && strides
+                .iter()
+                .zip(&out)
+                .all(|(s, o)| *o.last().expect("dim") == s[d] * shape[d]);
+        if mergeable {
+            *sizes.last_mut().expect("dim") *= shape[d];
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                *o.last_mut().expect("dim") = s[d];
+            }
+        } else {
+            sizes.push(shape[d]);
+            for (s, o) in strides.iter().zip(out.iter_mut()) {
+                o.push(s[d]);
+            }
+        }
+    }
+    // Keep at most `rank` dimensions (merging can only reduce their number).
+    let pad = rank - sizes.len().min(rank);
+    let mut padded = vec![1i64; pad];
+    padded.extend_from_slice(&sizes);
+    for (s, o) in strides.iter_mut().zip(out) {
+        let mut p = vec![0i64; pad];
+        p.extend_from_slice(&o);
+        *s = p;
+    }
+    padded
+}
+
+struct Call<'a> {
+    entry: JitKernelFn,
+    sizes: &'a [i64],
+    ptrs: &'a [*mut u8],
+    strides: &'a [i64],
+    scalars: &'a [i64],
+}
+
+// SAFETY: the pointers are to storages kept alive by the caller for the whole call; tasks
+// write disjoint ranges of the outputs and only read the inputs.
+unsafe impl Sync for Call<'_> {}
+
+impl Call<'_> {
+    fn rows(&self, rows: (i64, i64), cols: (i64, i64)) {
+        // SAFETY: `run` checked every input against the kernel's parameters and computed the
+        // sizes and strides from the tensors' own (bounds-checked) metadata; the outputs are
+        // fresh contiguous buffers of the iteration space's size.
+        unsafe {
+            (self.entry)(
+                rows.0,
+                rows.1,
+                cols.0,
+                cols.1,
+                self.sizes.as_ptr(),
+                self.ptrs.as_ptr(),
+                self.strides.as_ptr(),
+                self.scalars.as_ptr(),
+            )
+        }
+    }
+}
+
+fn call(
+    k: &PointwiseKernel,
+    entry: JitKernelFn,
+    (inputs, streamed): (&[Meta], &[bool]),
+    outputs: &[Meta],
+    shape: &[i64],
+    scalars: &[i64],
+) {
+    let rank = k.rank;
+    // Operands the kernel does not read (only chunked) get zero strides.
+    let mut strides: Vec<Vec<i64>> = inputs
+        .iter()
+        .zip(streamed)
+        .map(|(m, &s)| {
+            if s {
+                broadcast_strides(&m.sizes, &m.strides, shape)
+            } else {
+                vec![0; shape.len()]
+            }
+        })
+        .collect();
+    strides.extend(
+        outputs
+            .iter()
+            .map(|m| broadcast_strides(&m.sizes, &m.strides, shape)),
+    );
+    let sizes = collapse(shape, &mut strides, rank);
+    let ptrs: Vec<*mut u8> = inputs
+        .iter()
+        .chain(outputs)
+        .map(|m| {
+            m.storage
+                .as_ptr()
+                .wrapping_add(m.offset as usize * m.dtype.size())
+        })
+        .collect();
+    let flat: Vec<i64> = strides.concat();
+    // The kernel reads one 64-bit slot per scalar; keep the array non-empty.
+    let scalars = if scalars.is_empty() {
+        &[0][..]
+    } else {
+        scalars
+    };
+    let c = Call {
+        entry,
+        sizes: &sizes,
+        ptrs: &ptrs,
+        strides: &flat,
+        scalars,
+    };
+    let cols = sizes[rank - 1];
+    let rows: i64 = sizes[..rank - 1].iter().product();
+    let numel = (rows * cols) as usize;
+    let threads = rayon::current_num_threads();
+    // The runtime's thresholds: memory-bound kernels split later than ones doing math.
+    let threshold = if k.is_compute_heavy() {
+        HEAVY_PARALLEL_THRESHOLD
+    } else {
+        PARALLEL_THRESHOLD
+    };
+    if numel < threshold || threads < 2 {
+        c.rows((0, rows), (0, cols));
+        return;
+    }
+    let tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
+    if rows >= tasks {
+        let per = (rows + tasks - 1) / tasks;
+        (0..tasks).into_par_iter().for_each(|t| {
+            let (b, e) = (t * per, ((t + 1) * per).min(rows));
+            if b < e {
+                c.rows((b, e), (0, cols));
+            }
+        });
+    } else {
+        // Few long rows: split each row's columns.
+        let per_row = (tasks + rows - 1) / rows;
+        let chunk = (cols + per_row - 1) / per_row;
+        (0..rows * per_row).into_par_iter().for_each(|t| {
+            let (r, j) = (t / per_row, t % per_row);
+            let (b, e) = (j * chunk, ((j + 1) * chunk).min(cols));
+            if b < e {
+                c.rows((r, r + 1), (b, e));
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_operands_collapse_to_one_row() {
+        let shape = [4, 3, 5];
+        let mut strides = vec![vec![15, 5, 1], vec![15, 5, 1]];
+        let sizes = collapse(&shape, &mut strides, 3);
+        assert_eq!(sizes, vec![1, 1, 60]);
+        assert_eq!(strides, vec![vec![0, 0, 1], vec![0, 0, 1]]);
+    }
+
+    #[test]
+    fn broadcast_rows_stay_apart() {
+        // A [5] bias over [4, 5]: the bias restarts each row.
+        let shape = [4, 5];
+        let mut strides = vec![broadcast_strides(&[5], &[1], &shape), vec![5, 1]];
+        assert_eq!(strides[0], vec![0, 1]);
+        let sizes = collapse(&shape, &mut strides, 2);
+        assert_eq!(sizes, vec![4, 5]);
+        assert_eq!(strides, vec![vec![0, 1], vec![5, 1]]);
+    }
+
+    #[test]
+    fn size_one_dimensions_are_dropped() {
+        let shape = [1, 6, 1];
+        let mut strides = vec![vec![6, 1, 1]];
+        assert_eq!(collapse(&shape, &mut strides, 3), vec![1, 1, 6]);
+        assert_eq!(strides, vec![vec![0, 0, 1]]);
+    }
+}
