@@ -19,7 +19,7 @@ echo "$(grep -c ' = ' "$work/frozen.ir") nodes in the frozen graph, $(grep -c 'e
 
 echo "== ember-run: the model through the profiling executor; the graph that ran last"
 EMBER_LOG=executor "$bin/ember-run" "$model" examples/mobilenet_x.npy --bench 3 --print-optimized-graph 2>"$work/run.err"
-grep -E "^(optimize|first call|bench):|^\[executor\]" "$work/run.err"
+grep -E "^(optimize|first calls|bench):|^\[executor\]" "$work/run.err"
 echo "the plan that ran: $(grep -c 'prim::TypeCheck' "$work/run.err" || true) guards, $(grep -c ' = prim::TensorExprGroup' "$work/run.err" || true) fusion groups (the rest is in the fused convolutions)"
 
 echo "== ember-opt -o: the frozen model written as an archive torch.jit.load reads, run again"

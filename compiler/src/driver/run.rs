@@ -276,6 +276,14 @@ impl Runner {
         }
     }
 
+    /// How many calls run before the first one that runs the optimized plan, that one included.
+    fn calls_to_plan(&self) -> usize {
+        match self {
+            Runner::Executor(e) => e.profiling_runs() + 1,
+            Runner::Interpreter(_) => 1,
+        }
+    }
+
     /// The graph that ran last (errors name its nodes).
     fn graph(&self, optimized: &Graph) -> Graph {
         match self {
@@ -288,16 +296,20 @@ impl Runner {
 /// Calls made before timing: the executor profiles and compiles in the first ones.
 const WARM_UP_CALLS: usize = 3;
 
-/// Times the first call (profiling and compiling, with the executor) on its own, then `n`
-/// calls after warm-up, and reports the time per call.
+/// Times the calls until the first one that runs the executor's plan (profiling, specializing
+/// and compiling included; the first call alone with `--no-jit`), then `n` calls after
+/// warm-up, and reports the time per call.
 fn bench(runner: &Runner, inputs: &[IValue], n: usize) -> Result<String, RuntimeError> {
     if n == 0 {
         return Err(RuntimeError::new("--bench needs at least one call"));
     }
+    let first_calls = runner.calls_to_plan();
     let start = Instant::now();
-    runner.run(inputs.to_vec())?;
+    for _ in 0..first_calls {
+        runner.run(inputs.to_vec())?;
+    }
     let first = start.elapsed();
-    for _ in 1..WARM_UP_CALLS {
+    for _ in first_calls..WARM_UP_CALLS.max(first_calls) {
         runner.run(inputs.to_vec())?;
     }
     let mut times = Vec::with_capacity(n);
@@ -309,8 +321,9 @@ fn bench(runner: &Runner, inputs: &[IValue], n: usize) -> Result<String, Runtime
     times.sort();
     let total: Duration = times.iter().sum();
     let us = |d: Duration| d.as_secs_f64() * 1e6;
+    let warm = WARM_UP_CALLS.max(first_calls);
     Ok(format!(
-        "first call: {:.3} us (profiling and compiling included)\nbench: {n} calls after {WARM_UP_CALLS} warm-up, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
+        "first calls: {first_calls} in {:.3} us (profiling, specializing and compiling included)\nbench: {n} calls after {warm} warm-up, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
         us(first),
         us(total) / n as f64,
         us(times[n / 2]),

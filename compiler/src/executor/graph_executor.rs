@@ -142,6 +142,11 @@ impl GraphExecutor {
         Ok(executor)
     }
 
+    /// The calls profiled before a plan is built.
+    pub fn profiling_runs(&self) -> usize {
+        self.options.profiling_runs
+    }
+
     /// The graph the last call ran (`torch.jit.last_executed_optimized_graph()`).
     pub fn last_executed_graph(&self) -> Graph {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
