@@ -95,6 +95,11 @@ def decode(arrays, i, ty):
             items.append(decode(arrays, f"{i}_{len(items)}", ty[5:-1]))
         return items
     raw = arrays[key] if key in arrays.files else None
+    if ty.startswith("Union["):
+        # Stored as what the value was: a str has its marker.
+        return decode(arrays, i, "str" if f"{key}__str" in arrays.files else "int" if raw.dtype.kind in "iu" else "float")
+    if ty.startswith("Tuple[") and raw is not None and raw.ndim == 1:
+        return tuple(raw.tolist())
     if ty == "Tensor":
         if raw is None and f"{key}__bf16" in arrays.files:
             return torch.from_numpy(arrays[f"{key}__bf16"].view(np.int16)).view(torch.bfloat16)

@@ -91,7 +91,59 @@ pub fn print_classes(
             .map_err(|e| format!("{}: {e}", f.qualname))?;
         files.entry(record(path)).or_default().push_str(&text);
     }
+    print_carried_functions(model, &mut files, constants)?;
     Ok(files.into_iter().collect())
+}
+
+/// Functions the code calls that no unit holds: function constants carrying their graph (the
+/// library functions a source compiles in, `torch.nn.functional.pad`), each written once as a
+/// def of its module, then the ones those call.
+fn print_carried_functions(
+    model: &Model,
+    files: &mut BTreeMap<String, String>,
+    constants: &mut Vec<AttrValue>,
+) -> Result<(), String> {
+    let mut defined: Vec<String> = model
+        .unit
+        .functions()
+        .iter()
+        .map(|f| f.qualname.clone())
+        .collect();
+    let mut work: Vec<Graph> = model
+        .unit
+        .functions()
+        .iter()
+        .map(|f| f.graph.clone())
+        .collect();
+    for c in model.unit.classes() {
+        work.extend(snapshot(&c.methods).values().map(|f| f.graph.clone()));
+    }
+    while let Some(g) = work.pop() {
+        for n in g.nodes() {
+            let (Some(AttrValue::Graph(body)), [out]) =
+                (g.attr(n, sym::attr_subgraph()), g.node_outputs(n))
+            else {
+                continue;
+            };
+            let Type::Function(q) = g.ty(*out) else {
+                continue;
+            };
+            let Ok((path, name)) = split(q) else {
+                continue;
+            };
+            if defined.contains(q) {
+                continue;
+            }
+            defined.push(q.clone());
+            let body = super::placeholder::qualify_calls(body);
+            check_loadable(&body, q)?;
+            let text = print_function_with_constants(&printable(&body), name, None, constants)
+                .map_err(|e| format!("{q}: {e}"))?;
+            files.entry(record(path)).or_default().push_str(&text);
+            work.push(body);
+        }
+    }
+    Ok(())
 }
 
 /// `__torch__.a.b.C` → (`__torch__.a.b`, `C`).

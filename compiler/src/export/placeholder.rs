@@ -26,7 +26,7 @@ fn qualify(name: &str) -> String {
 }
 
 /// `g` with its calls of plainly named functions naming them in `__torch__`.
-fn qualify_calls(g: &Graph) -> Graph {
+pub(super) fn qualify_calls(g: &Graph) -> Graph {
     let mut g = g.clone();
     for n in g.nodes() {
         if g.kind(n) != sym::constant() || g.node_outputs(n).len() != 1 {
