@@ -17,7 +17,9 @@ use ember_runtime::repr::repr;
 use ember_runtime::unit::{AttributeKind, ClassType};
 use hashbrown::HashMap;
 
-use crate::frontend::python_print::{annotation, print_function_with_constants};
+use crate::frontend::python_print::{
+    annotation, is_valid_identifier, print_function_with_constants,
+};
 use crate::import::constants::to_const_value;
 use crate::model::Model;
 use crate::passes::{dce, PassContext};
@@ -184,8 +186,9 @@ fn print_class(
         let _ = writeln!(out, "class {name}:");
     }
     for a in &attrs {
-        // Names Python cannot spell (a ModuleList's `0`) are annotated through the dict.
-        if is_identifier(&a.name) {
+        // Names Python cannot spell (a ModuleList's `0`, a keyword) are annotated through the
+        // dict, as PyTorch writes them.
+        if is_valid_identifier(&a.name) {
             let _ = writeln!(out, "  {} : {}", a.name, annotation(&a.ty));
         } else {
             let _ = writeln!(
@@ -317,14 +320,6 @@ fn printable(g: &Graph) -> Graph {
     let mut g = g.clone();
     let _ = dce::run(&mut g, &mut PassContext::unlimited("dce"));
     g
-}
-
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The schema of method `name` (graph `g`, `self` first) whose inputs after `self` default to

@@ -133,13 +133,22 @@ const RESERVED_NAMES: &[&str] = &[
     "unchecked_cast",
 ];
 
-fn is_valid_identifier(name: &str) -> bool {
+pub(crate) fn is_valid_identifier(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()
             .enumerate()
             .all(|(i, c)| c.is_ascii_alphabetic() || c == b'_' || (i > 0 && c.is_ascii_digit()))
+        && !PYTHON_KEYWORDS.contains(&name)
 }
+
+/// Python's keywords: names code cannot spell as identifiers (`getattr(self, "if")` instead).
+const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
 
 /// `candidate` rewritten into an identifier: a leading `_` before a digit (or for an empty
 /// name), other characters than letters, digits and `_` replaced by `_`.
