@@ -90,6 +90,9 @@ pub struct Model {
     pub methods: Vec<Arc<Function>>,
     /// An archive's `extra/` files.
     pub extra: BTreeMap<String, Vec<u8>>,
+    /// The source texts the graphs' source ranges point into, by file name (a `.py` file, an
+    /// archive's `code/` records), for the source maps of archives written from the model.
+    pub sources: BTreeMap<String, Arc<str>>,
 }
 
 impl Model {
@@ -149,6 +152,7 @@ impl Model {
             module: Some(module.object.clone()),
             entries,
             extra: module.extra,
+            sources: module.sources,
         })
     }
 
@@ -186,6 +190,7 @@ impl Model {
             entries,
             methods,
             extra: BTreeMap::new(),
+            sources: BTreeMap::from([(name.to_string(), Arc::from(text))]),
         })
     }
 
@@ -215,6 +220,7 @@ impl Model {
             }],
             methods: Vec::new(),
             extra: BTreeMap::new(),
+            sources: BTreeMap::new(),
         })
     }
 

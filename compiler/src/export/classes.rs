@@ -10,7 +10,7 @@ use std::sync::Arc;
 use ember_dialects::schema::{Argument, FunctionSchema};
 use ember_dialects::symbol::sym;
 use ember_dialects::types::TupleType;
-use ember_dialects::{AttrValue, Graph, Type};
+use ember_dialects::{AttrValue, Graph, SourceRange, Type};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::prim::const_to_ivalue;
 use ember_runtime::repr::repr;
@@ -18,7 +18,7 @@ use ember_runtime::unit::{AttributeKind, ClassType};
 use hashbrown::HashMap;
 
 use crate::frontend::python_print::{
-    annotation, is_valid_identifier, print_function_with_constants,
+    annotation, is_valid_identifier, print_function_with_constants, Printed,
 };
 use crate::import::constants::to_const_value;
 use crate::model::Model;
@@ -30,8 +30,8 @@ pub fn print_classes(
     model: &Model,
     module: &Arc<Object>,
     constants: &mut Vec<AttrValue>,
-) -> Result<Vec<(String, String)>, String> {
-    let mut files: BTreeMap<String, String> = BTreeMap::new();
+) -> Result<Vec<(String, CodeText)>, String> {
+    let mut files: BTreeMap<String, CodeText> = BTreeMap::new();
     // The defaults the archive gave its entry methods, to print in their signatures.
     let defaults: HashMap<String, Vec<Option<IValue>>> = model
         .entries
@@ -54,14 +54,14 @@ pub fn print_classes(
         .collect();
     for class in &classes {
         let (path, name) = split(&class.qualname)?;
-        let text = if class.is_interface {
-            print_interface(class, name)
+        let file = files.entry(record(path)).or_default();
+        if class.is_interface {
+            file.push_str(&print_interface(class, name));
         } else if enums.contains(&class.qualname) {
-            print_enum(class, name)
+            file.push_str(&print_enum(class, name));
         } else {
-            print_class(class, name, &defaults, constants)?
-        };
-        files.entry(record(path)).or_default().push_str(&text);
+            file.append(print_class(class, name, &defaults, constants)?);
+        }
     }
     for ty in model.unit.named_types() {
         let Type::Tuple(TupleType {
@@ -89,9 +89,12 @@ pub fn print_classes(
             continue;
         };
         check_loadable(&f.graph, &f.qualname)?;
-        let text = print_function_with_constants(&printable(&f.graph), name, None, constants)
+        let printed = print_function_with_constants(&printable(&f.graph), name, None, constants)
             .map_err(|e| format!("{}: {e}", f.qualname))?;
-        files.entry(record(path)).or_default().push_str(&text);
+        files
+            .entry(record(path))
+            .or_default()
+            .push_printed(&printed, "");
     }
     print_carried_functions(model, &mut files, constants)?;
     Ok(files.into_iter().collect())
@@ -102,7 +105,7 @@ pub fn print_classes(
 /// def of its module, then the ones those call.
 fn print_carried_functions(
     model: &Model,
-    files: &mut BTreeMap<String, String>,
+    files: &mut BTreeMap<String, CodeText>,
     constants: &mut Vec<AttrValue>,
 ) -> Result<(), String> {
     let mut defined: Vec<String> = model
@@ -139,13 +142,65 @@ fn print_carried_functions(
             defined.push(q.clone());
             let body = super::placeholder::qualify_calls(body);
             check_loadable(&body, q)?;
-            let text = print_function_with_constants(&printable(&body), name, None, constants)
+            let printed = print_function_with_constants(&printable(&body), name, None, constants)
                 .map_err(|e| format!("{q}: {e}"))?;
-            files.entry(record(path)).or_default().push_str(&text);
+            files
+                .entry(record(path))
+                .or_default()
+                .push_printed(&printed, "");
             work.push(body);
         }
     }
     Ok(())
+}
+
+/// One code file as it is assembled: its text, and where the statements printed from nodes
+/// with source ranges start in it (its `.debug_pkl`).
+#[derive(Default)]
+pub struct CodeText {
+    pub text: String,
+    pub ranges: Vec<(usize, SourceRange)>,
+}
+
+impl CodeText {
+    pub fn push_str(&mut self, s: &str) {
+        self.text.push_str(s);
+    }
+
+    /// Appends another file's text and ranges.
+    fn append(&mut self, other: CodeText) {
+        let base = self.text.len();
+        self.text.push_str(&other.text);
+        self.ranges
+            .extend(other.ranges.into_iter().map(|(o, r)| (base + o, r)));
+    }
+
+    /// Appends printed code with every line indented by `indent`, moving its ranges along.
+    fn push_printed(&mut self, printed: &Printed, indent: &str) {
+        let base = self.text.len();
+        let mut shifts = Vec::new(); // (offset in the printed text, bytes added before it)
+        let mut added = 0;
+        let mut line_start = 0;
+        for line in printed.text.split_inclusive('\n') {
+            added += indent.len();
+            shifts.push((line_start, added));
+            self.text.push_str(indent);
+            self.text.push_str(line);
+            line_start += line.len();
+        }
+        for (offset, range) in &printed.ranges {
+            let i = shifts.partition_point(|&(start, _)| start <= *offset);
+            let shift = i.checked_sub(1).map_or(0, |i| shifts[i].1);
+            self.ranges.push((base + offset + shift, range.clone()));
+        }
+    }
+}
+
+impl std::fmt::Write for CodeText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.text.push_str(s);
+        Ok(())
+    }
 }
 
 /// `__torch__.a.b.C` → (`__torch__.a.b`, `C`).
@@ -166,8 +221,8 @@ fn print_class(
     name: &str,
     defaults: &HashMap<String, Vec<Option<IValue>>>,
     constants: &mut Vec<AttrValue>,
-) -> Result<String, String> {
-    let mut out = String::new();
+) -> Result<CodeText, String> {
+    let mut out = CodeText::default();
     let attrs = snapshot(&class.attributes);
     if class.is_module {
         let _ = writeln!(out, "class {name}(Module):");
@@ -225,9 +280,7 @@ fn print_class(
         let text =
             print_function_with_constants(&printable(&f.graph), mname, schema.as_ref(), constants)
                 .map_err(|e| format!("{}.{mname}: {e}", class.qualname))?;
-        for line in text.lines() {
-            let _ = writeln!(out, "  {line}");
-        }
+        out.push_printed(&text, "  ");
     }
     if attrs.is_empty() && class_constants.is_empty() && methods.is_empty() && !class.is_module {
         out.push_str("  pass\n");

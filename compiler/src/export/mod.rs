@@ -66,8 +66,12 @@ pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
         put(&format!("data/{}", s.key), &storage_bytes(s)?)?;
     }
     put("data.pkl", &data_pkl)?;
-    for (path, text) in &code {
-        put(path, text.as_bytes())?;
+    for (path, file) in &code {
+        put(path, file.text.as_bytes())?;
+        put(
+            &format!("{path}.debug_pkl"),
+            &debug_pkl(file, &model.sources)?,
+        )?;
     }
     for s in &constant_storages {
         put(&format!("constants/{}", s.key), &storage_bytes(s)?)?;
@@ -96,7 +100,65 @@ fn storage_bytes(s: &StorageRecord) -> Result<Vec<u8>, String> {
     Ok(bytes.to_vec())
 }
 
-fn serialization_id(data: &[u8], constants: &[u8], code: &[(String, String)]) -> String {
+/// A code file's `.debug_pkl` in the record form PyTorch's loader reads: for the byte offset
+/// of each statement, the range it came from as `((text, filename, starting_line), start,
+/// end)`, so PyTorch's messages quote the original source. Where the model does not hold a
+/// file's text, the source is empty text starting at the node's line (file and line only).
+fn debug_pkl(
+    file: &classes::CodeText,
+    sources: &std::collections::BTreeMap<String, std::sync::Arc<str>>,
+) -> Result<Vec<u8>, String> {
+    // One source tuple per file (shared, as PyTorch shares them through the memo).
+    let mut texts: std::collections::BTreeMap<&str, IValue> = std::collections::BTreeMap::new();
+    let records = file
+        .ranges
+        .iter()
+        .map(|(offset, r)| {
+            let text = sources.get(&*r.file);
+            let source = texts
+                .entry(&r.file)
+                .or_insert_with(|| {
+                    IValue::tuple(vec![
+                        IValue::str(text.map_or("", |t| t).to_string()),
+                        IValue::str(r.file.to_string()),
+                        IValue::Int(if text.is_some() { 1 } else { r.line as i64 }),
+                    ])
+                })
+                .clone();
+            // The range: from the node's line and column to the end of that line.
+            let (start, end) = text.map_or((0, 0), |t| line_col_span(t, r.line, r.col));
+            IValue::tuple(vec![
+                IValue::Int(*offset as i64),
+                IValue::tuple(vec![
+                    source,
+                    IValue::Int(start as i64),
+                    IValue::Int(end as i64),
+                ]),
+            ])
+        })
+        .collect();
+    let mut p = Pickler::new(None);
+    p.push(&IValue::tuple(records))?;
+    Ok(p.finish().0)
+}
+
+/// The byte range in `text` from 1-based `line` and 0-based `col` (as source ranges count
+/// them) to the end of that line (an empty range at the end when the position lies past the
+/// text).
+fn line_col_span(text: &str, line: u32, col: u32) -> (usize, usize) {
+    let mut start = 0;
+    for _ in 1..line.max(1) {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return (text.len(), text.len()),
+        }
+    }
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let at = (start + col as usize).min(line_end);
+    (at, line_end)
+}
+
+fn serialization_id(data: &[u8], constants: &[u8], code: &[(String, classes::CodeText)]) -> String {
     // FNV-1a over everything, as 40 decimal digits like PyTorch's ids.
     let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
     let mut feed = |bytes: &[u8]| {
@@ -109,7 +171,7 @@ fn serialization_id(data: &[u8], constants: &[u8], code: &[(String, String)]) ->
     feed(constants);
     for (p, t) in code {
         feed(p.as_bytes());
-        feed(t.as_bytes());
+        feed(t.text.as_bytes());
     }
     format!("{:040}", h % 10u128.pow(38))
 }
@@ -144,4 +206,33 @@ pub fn folder_name(path: &Path) -> String {
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "archive".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::archive::read_archive;
+    use crate::import::limits::Limits;
+
+    const SOURCE: &str = "import torch\ndef helper(x: torch.Tensor) -> torch.Tensor:\n    return x.view(7, 7)\n\ndef f(x: torch.Tensor) -> torch.Tensor:\n    y = x + 1\n    return helper(y)\n";
+
+    /// The source map of a written archive quotes the original source of each statement.
+    #[test]
+    fn debug_pkl_points_at_the_original_source() {
+        let model = Model::from_source("err.py", SOURCE).unwrap();
+        let model = placeholder_model(&model, "f").unwrap();
+        let bytes = write_archive(&model, "err").unwrap();
+        assert_eq!(
+            bytes,
+            write_archive(&model, "err").unwrap(),
+            "deterministic"
+        );
+        let archive = read_archive(&bytes, &Limits::default()).unwrap();
+        let code = &archive.code["code/__torch__.py"];
+        let map = code.source_map.as_ref().expect("a source map");
+        let view = code.text.find("torch.view").unwrap();
+        let entry = map.find(view).expect("a range for the view");
+        assert_eq!(entry.source.filename.as_deref(), Some("err.py"));
+        assert_eq!(entry.snippet(), Some("x.view(7, 7)"));
+    }
 }

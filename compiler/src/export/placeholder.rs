@@ -104,6 +104,7 @@ pub fn placeholder_model(model: &Model, entry: &str) -> Result<Model, String> {
         }],
         methods: vec![forward],
         extra: BTreeMap::new(),
+        sources: model.sources.clone(),
     })
 }
 
@@ -196,5 +197,6 @@ pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
         }],
         methods: vec![forward],
         extra: model.extra.clone(),
+        sources: model.sources.clone(),
     })
 }

@@ -60,12 +60,22 @@ pub fn print_function_with_constants(
     name: &str,
     schema: Option<&FunctionSchema>,
     constants: &mut Vec<AttrValue>,
-) -> Result<String, String> {
+) -> Result<Printed, String> {
     let mut p = Printer::new(g, "__torch__");
     p.constant_base = constants.len();
     p.print_function(name, schema, true)?;
     constants.extend(p.constants.take());
-    Ok(p.body)
+    Ok(Printed {
+        text: p.body,
+        ranges: p.ranges,
+    })
+}
+
+/// Printed code and, for the byte offset where each node's statement starts, the node's
+/// source range (an archive's `.debug_pkl`).
+pub struct Printed {
+    pub text: String,
+    pub ranges: Vec<(usize, ember_dialects::SourceRange)>,
 }
 
 /// A method: as [`print_function`], with the first argument (`self`) printed without its type,
@@ -218,6 +228,8 @@ struct Printer<'g> {
     seen_constants: HashSet<Node>,
     /// Optional and Union values already annotated at an assignment.
     annotated_unions: HashSet<Value>,
+    /// Where each node with a source range started printing.
+    ranges: Vec<(usize, ember_dialects::SourceRange)>,
     /// Values printed as `CONSTANTS.c{constant_base + i}`, in order.
     constants: std::cell::RefCell<Vec<AttrValue>>,
     constant_base: usize,
@@ -240,6 +252,7 @@ impl<'g> Printer<'g> {
             annotated_unions: HashSet::new(),
             constants: std::cell::RefCell::new(Vec::new()),
             constant_base: 0,
+            ranges: Vec::new(),
         }
     }
 
@@ -584,6 +597,9 @@ impl<'g> Printer<'g> {
         let kind = g.kind(n);
         if !print_const && kind == sym::constant() {
             return Ok(());
+        }
+        if let Some(r) = g.source_range(n) {
+            self.ranges.push((self.body.len(), r.clone()));
         }
         match kind.as_str() {
             "prim::Return" => {

@@ -56,6 +56,9 @@ pub struct Module {
     pub extra: std::collections::BTreeMap<String, Vec<u8>>,
     /// The root class's methods' literal default arguments (after `self`).
     pub defaults: HashMap<String, Vec<Option<IValue>>>,
+    /// The `code/` files' texts by record path (`code/__torch__.py`): what the graphs' source
+    /// ranges point into.
+    pub sources: std::collections::BTreeMap<String, std::sync::Arc<str>>,
 }
 
 impl Module {
@@ -150,11 +153,17 @@ pub fn load_module(bytes: &[u8], opts: &LoadOptions) -> Result<Module, ImportErr
         }
     };
     let defaults = super::defaults::method_defaults(&archive, object.class_name());
+    let sources = archive
+        .code
+        .iter()
+        .map(|(path, file)| (path.clone(), std::sync::Arc::from(file.text.as_str())))
+        .collect();
     Ok(Module {
         object,
         unit,
         extra: archive.extra,
         defaults,
+        sources,
     })
 }
 
