@@ -117,7 +117,10 @@ impl GraphExecutor {
         };
         let profiling_code = Code::build_with(&instrumented, unit.as_ref(), name, Some(&hook))
             .map_err(|e| RuntimeError::new(e.message))?;
-        let mut executor = GraphExecutor {
+        let generic = Arc::new(
+            build_plan_code(graph, unit.as_ref(), name, &options).map_err(RuntimeError::new)?,
+        );
+        Ok(GraphExecutor {
             state: Mutex::new(State {
                 phase: Phase::Profiling {
                     runs_left: options.profiling_runs,
@@ -132,14 +135,8 @@ impl GraphExecutor {
             instrumented,
             profiling_code: Arc::new(profiling_code),
             recording,
-            generic: Arc::new(Plan {
-                graph: Arc::new(Graph::new()),
-                code: Arc::new(Code::new(&Graph::new()).map_err(|e| RuntimeError::new(e.message))?),
-                guard_failures: Arc::new(AtomicUsize::new(0)),
-            }),
-        };
-        executor.generic = Arc::new(executor.build(graph).map_err(RuntimeError::new)?);
-        Ok(executor)
+            generic,
+        })
     }
 
     /// The calls profiled before a plan is built.
@@ -242,45 +239,7 @@ impl GraphExecutor {
             (pass.run)(&mut g, &mut self.options.config.context_for(pass.name))
                 .map_err(|e| format!("{name}: {e}"))?;
         }
-        self.build(g)
-    }
-
-    /// Code for `g`, guards and groups run by the executor's operations.
-    fn build(&self, g: Graph) -> Result<Plan, String> {
-        let failures = Arc::new(AtomicUsize::new(0));
-        let hook = {
-            let (failures, chaos, jit) = (
-                failures.clone(),
-                self.options.chaos.clone(),
-                self.options.jit,
-            );
-            let cx = self.options.config.context_for("executor");
-            move |g: &Graph, n: Node| {
-                if g.kind(n) == sym::type_check() {
-                    return Some(type_check(g, n, chaos.clone(), failures.clone()));
-                }
-                if !is_group(g, n) {
-                    return None;
-                }
-                let started = Instant::now();
-                let op = group_operation(g, n, jit, &cx);
-                cx.log(LogLevel::Update, || {
-                    format!(
-                        "group %{}: {:.3} ms",
-                        g.value_name(g.output(n, 0)),
-                        started.elapsed().as_secs_f64() * 1e3
-                    )
-                });
-                Some(op)
-            }
-        };
-        let code = Code::build_with(&g, self.unit.as_ref(), &self.name, Some(&hook))
-            .map_err(|e| e.message)?;
-        Ok(Plan {
-            graph: Arc::new(g),
-            code: Arc::new(code),
-            guard_failures: failures,
-        })
+        build_plan_code(g, self.unit.as_ref(), &self.name, &self.options)
     }
 
     fn log(&self, message: impl FnOnce() -> String) {
@@ -289,6 +248,44 @@ impl GraphExecutor {
             .context_for("executor")
             .log(LogLevel::Dump, message);
     }
+}
+
+/// Code for `g`, guards and groups run by the executor's operations.
+fn build_plan_code(
+    g: Graph,
+    unit: Option<&Arc<CompilationUnit>>,
+    name: &str,
+    options: &ExecutorOptions,
+) -> Result<Plan, String> {
+    let failures = Arc::new(AtomicUsize::new(0));
+    let hook = {
+        let (failures, chaos, jit) = (failures.clone(), options.chaos.clone(), options.jit);
+        let cx = options.config.context_for("executor");
+        move |g: &Graph, n: Node| {
+            if g.kind(n) == sym::type_check() {
+                return Some(type_check(g, n, chaos.clone(), failures.clone()));
+            }
+            if !is_group(g, n) {
+                return None;
+            }
+            let started = Instant::now();
+            let op = group_operation(g, n, jit, &cx);
+            cx.log(LogLevel::Update, || {
+                format!(
+                    "group %{}: {:.3} ms",
+                    g.value_name(g.output(n, 0)),
+                    started.elapsed().as_secs_f64() * 1e3
+                )
+            });
+            Some(op)
+        }
+    };
+    let code = Code::build_with(&g, unit, name, Some(&hook)).map_err(|e| e.message)?;
+    Ok(Plan {
+        graph: Arc::new(g),
+        code: Arc::new(code),
+        guard_failures: failures,
+    })
 }
 
 #[cfg(test)]
