@@ -93,6 +93,8 @@ pub struct Model {
     /// The source texts the graphs' source ranges point into, by file name (a `.py` file, an
     /// archive's `code/` records), for the source maps of archives written from the model.
     pub sources: BTreeMap<String, Arc<str>>,
+    /// Source maps of those texts (an archive's `.debug_pkl`s), to reach the original Python.
+    pub source_maps: BTreeMap<String, Arc<crate::import::source_map::SourceMap>>,
 }
 
 impl Model {
@@ -153,6 +155,7 @@ impl Model {
             entries,
             extra: module.extra,
             sources: module.sources,
+            source_maps: module.source_maps,
         })
     }
 
@@ -191,6 +194,7 @@ impl Model {
             methods,
             extra: BTreeMap::new(),
             sources: BTreeMap::from([(name.to_string(), Arc::from(text))]),
+            source_maps: BTreeMap::new(),
         })
     }
 
@@ -221,6 +225,7 @@ impl Model {
             methods: Vec::new(),
             extra: BTreeMap::new(),
             sources: BTreeMap::new(),
+            source_maps: BTreeMap::new(),
         })
     }
 

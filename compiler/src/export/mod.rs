@@ -68,10 +68,7 @@ pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
     put("data.pkl", &data_pkl)?;
     for (path, file) in &code {
         put(path, file.text.as_bytes())?;
-        put(
-            &format!("{path}.debug_pkl"),
-            &debug_pkl(file, &model.sources)?,
-        )?;
+        put(&format!("{path}.debug_pkl"), &debug_pkl(file, model)?)?;
     }
     for s in &constant_storages {
         put(&format!("constants/{}", s.key), &storage_bytes(s)?)?;
@@ -104,33 +101,52 @@ fn storage_bytes(s: &StorageRecord) -> Result<Vec<u8>, String> {
 /// of each statement, the range it came from as `((text, filename, starting_line), start,
 /// end)`, so PyTorch's messages quote the original source. Where the model does not hold a
 /// file's text, the source is empty text starting at the node's line (file and line only).
-fn debug_pkl(
-    file: &classes::CodeText,
-    sources: &std::collections::BTreeMap<String, std::sync::Arc<str>>,
-) -> Result<Vec<u8>, String> {
-    // One source tuple per file (shared, as PyTorch shares them through the memo).
-    let mut texts: std::collections::BTreeMap<&str, IValue> = std::collections::BTreeMap::new();
+fn debug_pkl(file: &classes::CodeText, model: &Model) -> Result<Vec<u8>, String> {
+    // One source tuple per original text (shared, as PyTorch shares them through the memo).
+    let mut shared: std::collections::BTreeMap<(String, i64), IValue> =
+        std::collections::BTreeMap::new();
+    let mut source = |text: &str, filename: &str, line: i64| {
+        shared
+            .entry((filename.to_string(), line))
+            .or_insert_with(|| {
+                IValue::tuple(vec![
+                    IValue::str(text.to_string()),
+                    IValue::str(filename.to_string()),
+                    IValue::Int(line),
+                ])
+            })
+            .clone()
+    };
     let records = file
         .ranges
         .iter()
         .map(|(offset, r)| {
-            let text = sources.get(&*r.file);
-            let source = texts
-                .entry(&r.file)
-                .or_insert_with(|| {
-                    IValue::tuple(vec![
-                        IValue::str(text.map_or("", |t| t).to_string()),
-                        IValue::str(r.file.to_string()),
-                        IValue::Int(if text.is_some() { 1 } else { r.line as i64 }),
-                    ])
-                })
-                .clone();
-            // The range: from the node's line and column to the end of that line.
-            let (start, end) = text.map_or((0, 0), |t| line_col_span(t, r.line, r.col));
+            let text = model.sources.get(&*r.file);
+            let span = text.map(|t| line_col_span(t, r.line, r.col));
+            // A range into an archive's generated code goes on to the Python it came from.
+            let original = span
+                .zip(model.source_maps.get(&*r.file))
+                .and_then(|((at, _), map)| {
+                    let e = map.find(at)?;
+                    Some((e.source.clone(), e.start, e.end))
+                });
+            let (src, start, end) = match (original, text, span) {
+                (Some((o, start, end)), _, _) => (
+                    source(
+                        &o.text,
+                        o.filename.as_deref().unwrap_or(""),
+                        o.starting_line,
+                    ),
+                    start,
+                    end,
+                ),
+                (None, Some(t), Some((start, end))) => (source(t, &r.file, 1), start, end),
+                _ => (source("", &r.file, r.line as i64), 0, 0),
+            };
             IValue::tuple(vec![
                 IValue::Int(*offset as i64),
                 IValue::tuple(vec![
-                    source,
+                    src,
                     IValue::Int(start as i64),
                     IValue::Int(end as i64),
                 ]),
@@ -234,5 +250,43 @@ mod tests {
         let entry = map.find(view).expect("a range for the view");
         assert_eq!(entry.source.filename.as_deref(), Some("err.py"));
         assert_eq!(entry.snippet(), Some("x.view(7, 7)"));
+    }
+
+    /// An archive written from an archive maps its code to the original Python the input
+    /// archive's source maps name, not to the input's generated code.
+    #[test]
+    fn rewritten_archives_keep_the_original_source() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../test/pt/mlp_scripted.pt");
+        let input = std::fs::read(path).unwrap();
+        let original = read_archive(&input, &Limits::default()).unwrap();
+        let model = Model::from_bytes(
+            "mlp.pt",
+            crate::model::ModelKind::Archive,
+            &input,
+            &Default::default(),
+        )
+        .unwrap();
+        let written =
+            read_archive(&write_archive(&model, "mlp").unwrap(), &Limits::default()).unwrap();
+        let files = |a: &crate::import::archive::Archive| -> Vec<String> {
+            let mut names: Vec<String> = a
+                .code
+                .values()
+                .filter_map(|c| c.source_map.as_ref())
+                .flat_map(|m| m.entries.iter().filter_map(|e| e.source.filename.clone()))
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        let (theirs, ours) = (files(&original), files(&written));
+        assert!(
+            ours.iter().all(|f| theirs.contains(f)),
+            "{ours:?} beyond {theirs:?}"
+        );
+        assert!(
+            ours.iter().any(|f| f.ends_with("gen_pt_corpus.py")),
+            "{ours:?}"
+        );
     }
 }

@@ -105,6 +105,7 @@ pub fn placeholder_model(model: &Model, entry: &str) -> Result<Model, String> {
         methods: vec![forward],
         extra: BTreeMap::new(),
         sources: model.sources.clone(),
+        source_maps: model.source_maps.clone(),
     })
 }
 
@@ -198,5 +199,6 @@ pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
         methods: vec![forward],
         extra: model.extra.clone(),
         sources: model.sources.clone(),
+        source_maps: model.source_maps.clone(),
     })
 }

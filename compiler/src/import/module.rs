@@ -59,6 +59,10 @@ pub struct Module {
     /// The `code/` files' texts by record path (`code/__torch__.py`): what the graphs' source
     /// ranges point into.
     pub sources: std::collections::BTreeMap<String, std::sync::Arc<str>>,
+    /// The `code/` files' source maps (`.debug_pkl`), by record path, where the archive has
+    /// them: from the generated code back to the original Python.
+    pub source_maps:
+        std::collections::BTreeMap<String, std::sync::Arc<super::source_map::SourceMap>>,
 }
 
 impl Module {
@@ -158,12 +162,21 @@ pub fn load_module(bytes: &[u8], opts: &LoadOptions) -> Result<Module, ImportErr
         .iter()
         .map(|(path, file)| (path.clone(), std::sync::Arc::from(file.text.as_str())))
         .collect();
+    let source_maps = archive
+        .code
+        .iter()
+        .filter_map(|(path, file)| {
+            let map = file.source_map.clone()?;
+            Some((path.clone(), std::sync::Arc::new(map)))
+        })
+        .collect();
     Ok(Module {
         object,
         unit,
         extra: archive.extra,
         defaults,
         sources,
+        source_maps,
     })
 }
 
