@@ -439,3 +439,46 @@ pub fn constant_ivalue(c: &AttrValue) -> Result<IValue, String> {
         other => Err(format!("constant {other:?} cannot be written")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ember_dialects::parse::parse_graph;
+    use ember_runtime::unit::{ClassAttribute, Function};
+
+    /// Attribute names Python cannot spell (a keyword, a ModuleList's index) are annotated
+    /// through `__annotations__` and read with `getattr`, so PyTorch's importer takes them.
+    #[test]
+    fn names_python_cannot_spell() {
+        let class = ClassType::new("__torch__.M", true);
+        for name in ["training", "if", "0"] {
+            class.add_attribute(ClassAttribute {
+                name: name.into(),
+                ty: if name == "training" {
+                    Type::Bool
+                } else {
+                    Type::tensor()
+                },
+                kind: AttributeKind::Regular,
+            });
+        }
+        let graph = parse_graph(
+            "graph(%self : __torch__.M, %x : Tensor):\n  %w : Tensor = prim::GetAttr[name=\"if\"](%self)\n  %y : Tensor = aten::mul(%x, %w)\n  return (%y)\n",
+        )
+        .unwrap();
+        class.add_method(Arc::new(Function::new("__torch__.M.forward", graph)));
+        let text = print_class(&class, "M", &HashMap::new(), &mut Vec::new())
+            .unwrap()
+            .text;
+        assert!(text.contains("  training : bool\n"), "{text}");
+        assert!(
+            text.contains("  __annotations__[\"if\"] = Tensor\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  __annotations__[\"0\"] = Tensor\n"),
+            "{text}"
+        );
+        assert!(text.contains("getattr(self, \"if\")"), "{text}");
+    }
+}
