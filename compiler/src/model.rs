@@ -283,6 +283,20 @@ impl Model {
 }
 
 impl Model {
+    /// Runs the optimization pipeline over every function and method, without inlining, so
+    /// errors keep their TorchScript call stacks (what ember-run does to a model it does not
+    /// freeze).
+    pub fn optimize_graphs(&mut self, config: &crate::passes::PassConfig) -> Result<(), String> {
+        use crate::passes::{lookup, OPTIMIZATION_PIPELINE};
+        self.transform_graphs(&mut |_, g| {
+            for &name in OPTIMIZATION_PIPELINE.iter().filter(|&&p| p != "inline") {
+                let pass = lookup(name).expect("a pipeline pass");
+                (pass.run)(g, &mut config.context_for(pass.name))?;
+            }
+            Ok(())
+        })
+    }
+
     /// Rewrites the graph of every function and method with `f` (given each one's qualified
     /// name), as passes do: a new function replaces each old one in the unit, its class and
     /// the entries. Call it before anything runs: code built already keeps the old graphs.

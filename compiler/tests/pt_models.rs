@@ -53,10 +53,7 @@ fn check_with(pt: &Path, npz: &Path, passes: &[&str]) -> Result<(), String> {
         Ok(())
     })?;
     let arrays = Arrays::load(npz)?;
-    let mut inputs = Vec::new();
-    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
-        inputs.push(IValue::Tensor(t.clone()));
-    }
+    let inputs = recorded_inputs(&arrays);
     let entry = model.entry(None)?;
     let code = entry
         .function
@@ -64,23 +61,16 @@ fn check_with(pt: &Path, npz: &Path, passes: &[&str]) -> Result<(), String> {
         .map_err(|e| format!("load: {e}"))?;
     let outputs = ember_runtime::interpreter::run(&code, model.call_inputs(entry, inputs))
         .map_err(|e| format!("forward: {}", e.message))?;
-    let mut got = Vec::new();
-    outputs.iter().for_each(|v| flatten(v, &mut got));
-    let mut want = Vec::new();
-    while let Some(t) = arrays.get(&format!("output_{}", want.len())) {
-        want.push(t.clone());
+    compare_outputs(&outputs, &arrays)
+}
+
+/// The recorded `input_N` tensors.
+fn recorded_inputs(arrays: &Arrays) -> Vec<IValue> {
+    let mut inputs = Vec::new();
+    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
+        inputs.push(IValue::Tensor(t.clone()));
     }
-    if got.len() != want.len() {
-        return Err(format!(
-            "{} outputs, PyTorch gave {}",
-            got.len(),
-            want.len()
-        ));
-    }
-    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-        compare(i, g, w)?;
-    }
-    Ok(())
+    inputs
 }
 
 fn compare(i: usize, got: &IValue, want: &Tensor) -> Result<(), String> {
@@ -374,10 +364,7 @@ fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result
     use ember_compiler::executor::guards::Chaos;
     use ember_compiler::executor::{ExecutorOptions, GraphExecutor};
     let arrays = Arrays::load(npz)?;
-    let mut inputs = Vec::new();
-    while let Some(t) = arrays.get(&format!("input_{}", inputs.len())) {
-        inputs.push(IValue::Tensor(t.clone()));
-    }
+    let inputs = recorded_inputs(&arrays);
     let entry = model.entry(None)?;
     let inputs = model.call_inputs(entry, inputs);
     let f = ember_runtime::unit::Function::new(entry.function.qualname.clone(), graph.clone());

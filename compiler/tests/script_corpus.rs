@@ -38,7 +38,8 @@ use ember_dialects::attr::AttrValue;
 use ember_dialects::schema::parse_function_schema;
 use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Symbol, Type};
-use ember_runtime::interpreter::{run, Code};
+use ember_runtime::interpreter::{run, Code, RuntimeError};
+use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::{check_result, Arrays};
 use ember_runtime::tensor::Tensor;
 use ember_runtime::unit::CompilationUnit;
@@ -135,7 +136,7 @@ fn entry_name(source: &str) -> Option<String> {
         .filter_map(|l| l.strip_prefix("def "))
         .filter_map(|rest| rest.split('(').next())
         .map(|name| name.trim().to_string())
-        .last()
+        .next_back()
 }
 
 /// The cases expected to fail, with the reason for each.
@@ -354,23 +355,32 @@ fn check_code_runs(case: &Case, graph: &Graph, code: &Code) -> Result<(), String
         .iter()
         .map(|&v| graph.ty(v).clone())
         .collect();
-    for npz in case.runs() {
+    check_calls(&case.runs(), &types, |inputs| run(code, inputs)).map(|_| ())
+}
+
+/// Calls `call` with the inputs of each run in `runs` (inputs of types `types`) and checks
+/// what it returns against PyTorch's results; the number of calls.
+fn check_calls(
+    runs: &[PathBuf],
+    types: &[Type],
+    mut call: impl FnMut(Vec<IValue>) -> Result<Vec<IValue>, RuntimeError>,
+) -> Result<usize, String> {
+    for npz in runs {
         let name = npz
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let arrays = Arrays::load(&npz)?;
-        let inputs = arrays.inputs(&types).map_err(|e| format!("{name}: {e}"))?;
+        let arrays = Arrays::load(npz)?;
+        let inputs = arrays.inputs(types).map_err(|e| format!("{name}: {e}"))?;
         let tensor_inputs: Vec<(usize, Tensor)> = inputs
             .iter()
             .enumerate()
             .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
             .collect();
-        check_result(&arrays, run(code, inputs), &tensor_inputs)
-            .map_err(|e| format!("{name}: {e}"))?;
+        check_result(&arrays, call(inputs), &tensor_inputs).map_err(|e| format!("{name}: {e}"))?;
     }
-    Ok(())
+    Ok(runs.len())
 }
 
 /// The first line of PyTorch's error message, as Ember is expected to word it.
@@ -702,18 +712,8 @@ fn executor_keeps_script_outputs() {
                     GraphExecutor::new(f.graph.clone(), Some(model.unit.clone()), &entry, options)
                         .map_err(|e| e.message)?;
                 // Twice over the runs: the first calls profile, the later ones run the plan.
-                for npz in case.runs().iter().chain(&case.runs()) {
-                    let arrays = Arrays::load(npz)?;
-                    let inputs = arrays.inputs(&types)?;
-                    let tensor_inputs: Vec<(usize, Tensor)> = inputs
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
-                        .collect();
-                    check_result(&arrays, executor.run(inputs), &tensor_inputs)
-                        .map_err(|e| format!("{}: {e}", npz.display()))?;
-                    calls += 1;
-                }
+                let runs = [case.runs(), case.runs()].concat();
+                calls += check_calls(&runs, &types, |inputs| executor.run(inputs))?;
                 let plan = executor.last_executed_graph().to_string();
                 fused += usize::from(plan.contains("prim::TensorExprGroup"));
                 Ok(())
@@ -766,18 +766,9 @@ fn written_archives_round_trip() {
                 .map(|&v| graph.ty(v).clone())
                 .collect();
             let code = e.function.code(Some(&back.unit)).map_err(|e| e.message)?;
-            for npz in case.runs() {
-                let arrays = Arrays::load(&npz)?;
-                let inputs = arrays.inputs(&types)?;
-                let tensor_inputs: Vec<(usize, Tensor)> = inputs
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| v.as_tensor().map(|t| (i, t.clone())))
-                    .collect();
-                let result = run(&code, back.call_inputs(e, inputs));
-                check_result(&arrays, result, &tensor_inputs)
-                    .map_err(|e| format!("{}: {e}", npz.display()))?;
-            }
+            check_calls(&case.runs(), &types, |inputs| {
+                run(&code, back.call_inputs(e, inputs))
+            })?;
             Ok(())
         })();
         match (outcome, recorded.get(&case.id)) {

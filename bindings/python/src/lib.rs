@@ -8,7 +8,7 @@ mod module;
 use std::sync::Arc;
 
 use ember_compiler::model::{Model, ModelKind, OpenOptions};
-use ember_compiler::passes::{lookup, PassConfig, OPTIMIZATION_PIPELINE};
+use ember_compiler::passes::PassConfig;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -128,13 +128,7 @@ fn optimize(py: Python<'_>, module: &Bound<'_, Module>, freeze: bool) -> PyResul
                 return ember_compiler::export::frozen_model(&m.loaded.model, graph);
             }
             let mut copy = reopened(&m.loaded.model)?;
-            copy.transform_graphs(&mut |_, g| {
-                for &name in OPTIMIZATION_PIPELINE.iter().filter(|&&p| p != "inline") {
-                    let pass = lookup(name).expect("a pipeline pass");
-                    (pass.run)(g, &mut config.context_for(pass.name))?;
-                }
-                Ok(())
-            })?;
+            copy.optimize_graphs(&config)?;
             Ok(copy)
         })
         .map_err(CompileError::new_err)?;

@@ -18,7 +18,7 @@ use crate::executor::{ExecutorOptions, GraphExecutor};
 use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
 use crate::model::{Model, ModelKind, OpenOptions};
-use crate::passes::{lookup, PassConfig, OPTIMIZATION_PIPELINE};
+use crate::passes::PassConfig;
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -142,13 +142,7 @@ fn optimize(model: &mut Model, entry: &str, opts: &RunOptions) -> Result<String,
             ));
         }
     }
-    model.transform_graphs(&mut |_, g| {
-        for &name in OPTIMIZATION_PIPELINE.iter().filter(|&&p| p != "inline") {
-            let pass = lookup(name).expect("a pipeline pass");
-            (pass.run)(g, &mut config.context_for(pass.name))?;
-        }
-        Ok(())
-    })?;
+    model.optimize_graphs(&config)?;
     Ok(String::new())
 }
 

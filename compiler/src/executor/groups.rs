@@ -52,10 +52,7 @@ pub(super) fn interpreted(body: &Graph) -> Result<Operation, String> {
     let code = Arc::new(Code::new(body).map_err(|e| e.message)?);
     let count = body.inputs().len();
     Ok(Arc::new(move |stack: &mut Stack| {
-        let first = stack
-            .len()
-            .checked_sub(count)
-            .ok_or("prim::TensorExprGroup: too few inputs")?;
+        let first = super::inputs_start(stack, count, "prim::TensorExprGroup")?;
         let inputs = stack.split_off(first);
         let outputs = interpret(&code, inputs).map_err(|e| e.message)?;
         stack.extend(outputs);

@@ -131,10 +131,7 @@ pub fn type_check(
         ));
     }
     Ok(Arc::new(move |stack: &mut Stack| {
-        let first = stack
-            .len()
-            .checked_sub(count)
-            .ok_or("prim::TypeCheck: too few inputs")?;
+        let first = super::inputs_start(stack, count, "prim::TypeCheck")?;
         let mut ok = stack[first..]
             .iter()
             .zip(&types)

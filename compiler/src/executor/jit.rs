@@ -19,10 +19,7 @@ pub fn compile(body: &Graph) -> Result<Operation, String> {
     let fallback = super::groups::interpreted(body)?;
     let count = body.inputs().len();
     Ok(Arc::new(move |stack: &mut Stack| {
-        let first = stack
-            .len()
-            .checked_sub(count)
-            .ok_or("prim::TensorExprGroup: too few inputs")?;
+        let first = super::inputs_start(stack, count, "prim::TensorExprGroup")?;
         match kernel.run(&stack[first..]) {
             Ok(outputs) => {
                 stack.truncate(first);

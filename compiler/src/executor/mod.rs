@@ -11,3 +11,15 @@ pub mod kernel_cache;
 pub mod profile;
 
 pub use graph_executor::{ExecutorOptions, GraphExecutor, DEFAULT_PROFILING_RUNS};
+
+/// Where the last `count` values on `stack` (a node's inputs) begin.
+fn inputs_start(
+    stack: &[ember_runtime::ivalue::IValue],
+    count: usize,
+    node: &str,
+) -> Result<usize, String> {
+    stack
+        .len()
+        .checked_sub(count)
+        .ok_or_else(|| format!("{node}: too few inputs"))
+}

@@ -58,7 +58,7 @@ pub fn tensor_of(values: Vec<f64>, sizes: &[i64], dtype: DType) -> Option<Tensor
 pub fn scale_rows(weight: &Tensor, scale: &[f64]) -> Option<Tensor> {
     let rows = usize::try_from(*weight.sizes().first()?).ok()?;
     let numel = weight.numel();
-    if rows != scale.len() || rows == 0 || numel % rows != 0 {
+    if rows != scale.len() || rows == 0 || !numel.is_multiple_of(rows) {
         return None;
     }
     let per_row = numel / rows;
@@ -111,4 +111,64 @@ pub fn bias_values(g: &Graph, bias: Value, out: usize) -> Option<Vec<f64>> {
 pub fn set_constant_input(g: &mut Graph, node: ember_dialects::Node, index: usize, t: &Tensor) {
     let c = insert_tensor_constant(g, node, t);
     g.replace_input(node, index, c);
+}
+
+/// Folds inference batch norm `bn` into `layer` (a convolution or linear layer whose output
+/// only `bn` reads; input 1 its constant weight, input 2 its bias): with
+/// `s = gamma / sqrt(running_var + eps)`, `W'[c] = W[c] * s[c]` and
+/// `b'[c] = (b[c] - running_mean[c]) * s[c] + beta[c]`. `false` (the graph untouched) when a
+/// statistic or parameter is not a constant of the layer's output width.
+pub fn fold_batch_norm_into(
+    g: &mut Graph,
+    layer: ember_dialects::Node,
+    bn: ember_dialects::Node,
+) -> bool {
+    let bn_in = g.node_inputs(bn).to_vec();
+    let Some(weight) = constant_tensor(g, g.input(layer, 1)) else {
+        return false;
+    };
+    let Some(&out) = weight.sizes().first() else {
+        return false;
+    };
+    let out = out as usize;
+    let stat = |i: usize| constant_tensor(g, bn_in[i]).and_then(|t| float_values(&t));
+    let (Some(mean), Some(var)) = (stat(3), stat(4)) else {
+        return false;
+    };
+    let gamma = if is_none(g, bn_in[1]) {
+        Some(vec![1.0; out])
+    } else {
+        stat(1)
+    };
+    let (Some(gamma), Some(beta), Some(bias)) = (
+        gamma,
+        bias_values(g, bn_in[2], out),
+        bias_values(g, g.input(layer, 2), out),
+    ) else {
+        return false;
+    };
+    let Some(ember_dialects::attr::ConstValue::Float(eps)) =
+        crate::fold::constant_value(g, bn_in[7])
+    else {
+        return false;
+    };
+    if [mean.len(), var.len(), gamma.len(), beta.len()] != [out; 4] {
+        return false;
+    }
+    let scale: Vec<f64> = (0..out).map(|c| gamma[c] / (var[c] + eps).sqrt()).collect();
+    let new_bias: Vec<f64> = (0..out)
+        .map(|c| (bias[c] - mean[c]) * scale[c] + beta[c])
+        .collect();
+    let (Some(w), Some(b)) = (
+        scale_rows(&weight, &scale),
+        tensor_of(new_bias, &[out as i64], weight.dtype()),
+    ) else {
+        return false;
+    };
+    set_constant_input(g, layer, 1, &w);
+    set_constant_input(g, layer, 2, &b);
+    let (bn_out, layer_out) = (g.output(bn, 0), g.output(layer, 0));
+    g.replace_all_uses_with(bn_out, layer_out);
+    g.destroy(bn);
+    true
 }

@@ -11,10 +11,8 @@
 use ember_dialects::{Graph, Node, Symbol};
 
 use super::{LogLevel, PassContext};
-use crate::fold::weights::{
-    bias_values, constant_tensor, float_values, is_none, scale_rows, set_constant_input, tensor_of,
-};
-use crate::fold::{constant_bool, constant_value};
+use crate::fold::constant_bool;
+use crate::fold::weights::fold_batch_norm_into;
 
 const CONVOLUTIONS: &[&str] = &[
     "aten::conv1d",
@@ -33,7 +31,7 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
             if !cx.may_rewrite() {
                 break;
             }
-            if fold(g, conv, bn) {
+            if fold_batch_norm_into(g, conv, bn) {
                 cx.log(LogLevel::Update, || {
                     format!("folded batch_norm into {}", g.kind(conv))
                 });
@@ -64,52 +62,4 @@ fn foldable(g: &Graph, bn: Node) -> Option<Node> {
         && single_use
         && g.owning_block(conv) == g.owning_block(bn))
     .then_some(conv)
-}
-
-fn fold(g: &mut Graph, conv: Node, bn: Node) -> bool {
-    let bn_in = g.node_inputs(bn).to_vec();
-    let Some(weight) = constant_tensor(g, g.input(conv, 1)) else {
-        return false;
-    };
-    let Some(&out) = weight.sizes().first() else {
-        return false;
-    };
-    let out = out as usize;
-    let stat = |i: usize| constant_tensor(g, bn_in[i]).and_then(|t| float_values(&t));
-    let (Some(mean), Some(var)) = (stat(3), stat(4)) else {
-        return false;
-    };
-    let gamma = if is_none(g, bn_in[1]) {
-        Some(vec![1.0; out])
-    } else {
-        stat(1)
-    };
-    let beta = bias_values(g, bn_in[2], out);
-    let eps = match constant_value(g, bn_in[7]) {
-        Some(ember_dialects::attr::ConstValue::Float(e)) => e,
-        _ => return false,
-    };
-    let bias = bias_values(g, g.input(conv, 2), out);
-    let (Some(gamma), Some(beta), Some(bias)) = (gamma, beta, bias) else {
-        return false;
-    };
-    if [mean.len(), var.len(), gamma.len(), beta.len()] != [out; 4] {
-        return false;
-    }
-    let scale: Vec<f64> = (0..out).map(|c| gamma[c] / (var[c] + eps).sqrt()).collect();
-    let new_bias: Vec<f64> = (0..out)
-        .map(|c| (bias[c] - mean[c]) * scale[c] + beta[c])
-        .collect();
-    let (Some(w), Some(b)) = (
-        scale_rows(&weight, &scale),
-        tensor_of(new_bias, &[out as i64], weight.dtype()),
-    ) else {
-        return false;
-    };
-    set_constant_input(g, conv, 1, &w);
-    set_constant_input(g, conv, 2, &b);
-    let (bn_out, conv_out) = (g.output(bn, 0), g.output(conv, 0));
-    g.replace_all_uses_with(bn_out, conv_out);
-    g.destroy(bn);
-    true
 }

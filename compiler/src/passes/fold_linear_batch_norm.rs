@@ -6,15 +6,12 @@
 //! Batch norm normalizes dimension 1; that is the linear layer's features only when its
 //! result is 2-d, so the input must be known to be a matrix (its type says so).
 
-use ember_dialects::attr::ConstValue;
 use ember_dialects::types::Type;
 use ember_dialects::{Graph, Node, Symbol};
 
 use super::{LogLevel, PassContext};
-use crate::fold::weights::{
-    bias_values, constant_tensor, float_values, is_none, scale_rows, set_constant_input, tensor_of,
-};
-use crate::fold::{constant_bool, constant_value};
+use crate::fold::constant_bool;
+use crate::fold::weights::fold_batch_norm_into;
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
     let mut changed = false;
@@ -28,7 +25,7 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
         if !cx.may_rewrite() {
             break;
         }
-        if fold(g, linear, bn) {
+        if fold_batch_norm_into(g, linear, bn) {
             cx.log(LogLevel::Update, || {
                 "folded batch_norm into aten::linear".to_string()
             });
@@ -51,53 +48,4 @@ fn foldable(g: &Graph, bn: Node) -> Option<Node> {
         && g.owning_block(linear) == g.owning_block(bn)
         && is_matrix(g.input(linear, 0)))
     .then_some(linear)
-}
-
-fn fold(g: &mut Graph, linear: Node, bn: Node) -> bool {
-    let bn_in = g.node_inputs(bn).to_vec();
-    let Some(weight) = constant_tensor(g, g.input(linear, 1)) else {
-        return false;
-    };
-    if weight.dim() != 2 {
-        return false;
-    }
-    let out = weight.sizes()[0] as usize;
-    let stat = |i: usize| constant_tensor(g, bn_in[i]).and_then(|t| float_values(&t));
-    let (Some(mean), Some(var)) = (stat(3), stat(4)) else {
-        return false;
-    };
-    let gamma = if is_none(g, bn_in[1]) {
-        Some(vec![1.0; out])
-    } else {
-        stat(1)
-    };
-    let (Some(gamma), Some(beta), Some(bias)) = (
-        gamma,
-        bias_values(g, bn_in[2], out),
-        bias_values(g, g.input(linear, 2), out),
-    ) else {
-        return false;
-    };
-    let Some(ConstValue::Float(eps)) = constant_value(g, bn_in[7]) else {
-        return false;
-    };
-    if [mean.len(), var.len(), gamma.len(), beta.len()] != [out; 4] {
-        return false;
-    }
-    let scale: Vec<f64> = (0..out).map(|c| gamma[c] / (var[c] + eps).sqrt()).collect();
-    let new_bias: Vec<f64> = (0..out)
-        .map(|c| (bias[c] - mean[c]) * scale[c] + beta[c])
-        .collect();
-    let (Some(w), Some(b)) = (
-        scale_rows(&weight, &scale),
-        tensor_of(new_bias, &[out as i64], weight.dtype()),
-    ) else {
-        return false;
-    };
-    set_constant_input(g, linear, 1, &w);
-    set_constant_input(g, linear, 2, &b);
-    let (bn_out, lin_out) = (g.output(bn, 0), g.output(linear, 0));
-    g.replace_all_uses_with(bn_out, lin_out);
-    g.destroy(bn);
-    true
 }
