@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ember_dialects::symbol::sym;
-use ember_dialects::{Graph, Type};
+use ember_dialects::{AttrValue, Graph, Symbol, Type};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, CompilationUnit, Function};
 
@@ -28,31 +28,34 @@ fn qualify(name: &str) -> String {
 /// `g` with its calls of plainly named functions naming them in `__torch__`.
 pub(super) fn qualify_calls(g: &Graph) -> Graph {
     let mut g = g.clone();
+    let name_attr = Symbol::attr("name");
     for n in g.nodes() {
         if g.kind(n) != sym::constant() || g.node_outputs(n).len() != 1 {
             continue;
         }
         let out = g.output(n, 0);
-        if let Type::Function(q) = g.ty(out) {
-            if !q.is_empty() && q != "Function" {
-                let q = qualify(q);
-                g.set_ty(out, Type::Function(q));
-            }
+        let Type::Function(q) = g.ty(out) else {
+            continue;
+        };
+        if !q.is_empty() && q != "Function" {
+            let q = qualify(q);
+            g.set_ty(out, Type::Function(q));
         }
-        if let Some(ember_dialects::AttrValue::Str(name)) =
-            g.attr(n, ember_dialects::Symbol::attr("name"))
-        {
-            if matches!(g.ty(out), Type::Function(_)) {
-                let name = qualify(name);
-                g.set_attr(
-                    n,
-                    ember_dialects::Symbol::attr("name"),
-                    ember_dialects::AttrValue::Str(name),
-                );
-            }
+        if let Some(AttrValue::Str(name)) = g.attr(n, name_attr) {
+            let name = qualify(name);
+            g.set_attr(n, name_attr, AttrValue::Str(name));
         }
     }
     g
+}
+
+/// Registers the NamedTuple and Enum types of `from` in `to`.
+fn copy_named_types(from: &CompilationUnit, to: &CompilationUnit) {
+    for t in from.named_types() {
+        if let Some(q) = named_type_name(&t) {
+            to.add_named_type(q, t);
+        }
+    }
 }
 
 /// The model whose module is a `PlaceholderModule` running function `entry` of `model`.
@@ -71,11 +74,7 @@ pub fn placeholder_model(model: &Model, entry: &str) -> Result<Model, String> {
     for c in model.unit.classes() {
         unit.add_class_arc(c);
     }
-    for t in model.unit.named_types() {
-        if let Some(q) = named_type_name(&t) {
-            unit.add_named_type(q, t);
-        }
-    }
+    copy_named_types(&model.unit, &unit);
     let class = ClassType::new(PLACEHOLDER, true);
     class.add_attribute(ClassAttribute {
         name: "training".into(),
@@ -131,12 +130,10 @@ pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
         .uses(this)
         .iter()
         .filter(|u| graph.kind(u.user) == sym::get_attr())
-        .filter_map(
-            |u| match graph.attr(u.user, ember_dialects::Symbol::attr("name")) {
-                Some(ember_dialects::AttrValue::Str(n)) => Some(n.clone()),
-                _ => None,
-            },
-        )
+        .filter_map(|u| match graph.attr(u.user, Symbol::attr("name")) {
+            Some(AttrValue::Str(n)) => Some(n.clone()),
+            _ => None,
+        })
         .collect();
     if !read.iter().any(|n| n == "training") {
         read.push("training".into());
@@ -173,11 +170,7 @@ pub fn frozen_model(model: &Model, graph: Graph) -> Result<Model, String> {
     for f in model.unit.functions() {
         unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
     }
-    for t in model.unit.named_types() {
-        if let Some(q) = named_type_name(&t) {
-            unit.add_named_type(q, t);
-        }
-    }
+    copy_named_types(&model.unit, &unit);
     let class = unit.add_class(class);
     let object = Arc::new(Object::new(class));
     for (i, v) in slots.into_iter().enumerate() {
