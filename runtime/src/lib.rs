@@ -1,5 +1,7 @@
 //! Ember's runtime: what an ahead-of-time compiled model links. It never depends on LLVM or MLIR.
 
+pub mod aot;
+pub mod guard;
 pub mod interpreter;
 pub mod ivalue;
 pub mod kernel_abi;

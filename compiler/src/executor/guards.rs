@@ -6,11 +6,10 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ember_dialects::types::{Dim, TensorType};
+use ember_dialects::types::TensorType;
 use ember_dialects::{AttrValue, Graph, Node, Symbol, Type};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::{Operation, Stack};
-use ember_runtime::tensor::{Device, Tensor};
 
 /// Random guard failures: a xorshift state shared by every guard of the process.
 #[derive(Debug)]
@@ -56,54 +55,9 @@ pub fn types_attr() -> Symbol {
     Symbol::attr("types")
 }
 
-/// Whether tensor `t` has every property `ty` states. Runs on every guarded call: it reads
-/// the tensor's metadata in place, allocating nothing.
-pub fn matches(ty: &TensorType, t: &Tensor) -> bool {
-    let meta = t.meta();
-    if ty.dtype.is_some_and(|d| d != meta.dtype.scalar_type())
-        || ty.requires_grad.is_some_and(|r| r != meta.requires_grad)
-        || ty.undefined == Some(true)
-    {
-        return false;
-    }
-    if let Some(device) = &ty.device {
-        let same = match meta.device {
-            Device::Cpu => device.kind == "cpu",
-            Device::Cuda(i) => device.kind == "cuda" && device.index.unwrap_or(0) == i as i64,
-        };
-        if !same {
-            return false;
-        }
-    }
-    let sizes = &meta.sizes;
-    if let Some(want) = &ty.sizes {
-        if want.len() != sizes.len() {
-            return false;
-        }
-        let sizes_ok = want
-            .iter()
-            .zip(sizes.iter())
-            .all(|(w, &s)| !matches!(*w, Dim::Known(k) if k != s));
-        if !sizes_ok {
-            return false;
-        }
-    }
-    if let Some(want) = &ty.strides {
-        if want.len() != meta.strides.len() {
-            return false;
-        }
-        // The stride of a size-1 dimension never changes which element is read.
-        let strides_ok = want
-            .iter()
-            .zip(meta.strides.iter())
-            .zip(sizes.iter())
-            .all(|((w, &s), &size)| w.is_none_or(|w| w == s) || size == 1);
-        if !strides_ok {
-            return false;
-        }
-    }
-    true
-}
+/// Whether tensor `t` has every property a tensor type states (the runtime's check, which
+/// whole compiled models' entry guards use too).
+pub use ember_runtime::guard::matches;
 
 /// The operation of a `prim::TypeCheck` node; failures are counted in `failures`.
 pub fn type_check(
@@ -154,6 +108,8 @@ pub fn type_check(
 mod tests {
     use super::*;
     use crate::executor::profile::type_of_tensor;
+    use ember_dialects::types::Dim;
+    use ember_runtime::tensor::Tensor;
 
     fn t(sizes: &[i64]) -> Tensor {
         Tensor::from_vec(vec![0f32; sizes.iter().product::<i64>() as usize], sizes).unwrap()

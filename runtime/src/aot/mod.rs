@@ -80,3 +80,7 @@
 //! `prim::TypeCheck` does) and runs `entry` when they hold and the interpreter on the bundle's
 //! graph otherwise; `EMBER_AOT=interpret` forces the interpreter. Concurrent calls of one model
 //! from several threads are safe: a call's registers are its own.
+
+pub mod bundle;
+
+pub use bundle::Bundle;
