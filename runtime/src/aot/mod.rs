@@ -82,5 +82,6 @@
 //! from several threads are safe: a call's registers are its own.
 
 pub mod bundle;
+pub mod context;
 
 pub use bundle::Bundle;
