@@ -83,5 +83,9 @@
 
 pub mod bundle;
 pub mod context;
+pub mod model;
 
 pub use bundle::Bundle;
+pub use model::{
+    ember_compiled_model, CompiledModel, EntryFn, EMBER_ABI_VERSION, EMBER_WEIGHTS_EXTERNAL,
+};
