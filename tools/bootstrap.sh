@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what Ember needs on Debian 12, and only what is missing: LLVM 22, MLIR 22,
-# FileCheck, and libclang (for bindgen). Idempotent: apt runs only when a package is absent.
+# FileCheck, libclang (for bindgen), and CMake with a C/C++ toolchain (the AOT test project).
+# Idempotent: apt runs only when a package is absent.
 set -euo pipefail
 
 packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-22-dev libpolly-22-dev
   clang-22 zlib1g-dev libzstd-dev libxml2-dev libffi-dev libedit-dev libncurses-dev
-  python3-venv
+  python3-venv cmake make g++
 )
 
 missing=()

@@ -1,11 +1,18 @@
-//! `emberc`: compiles the fusion groups of a graph (or a whole graph of elementwise ops) to an
-//! x86-64 object/assembly, LLVM IR, MLIR, or NVPTX PTX, with a C header.
+//! `emberc`: compiles a model's method whole (control flow, scalars, every op) or the fusion
+//! groups of a graph to an x86-64 object/assembly, LLVM IR, MLIR, or NVPTX PTX, with a C
+//! header.
 //!
 //! ```text
 //! emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] [--cpu NAME]
 //!        [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]
-//!        [--math=inline|libm]
+//!        [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]
 //! ```
+//!
+//! `--mode`: `whole` (the default for `.pt` and `.py` models, and for graph text that is not
+//! all fusible) compiles the method into an object that links `libember_runtime.a` and
+//! defines an `ember_compiled_model` (see `ember.h`); `groups` compiles fusion groups (or a
+//! whole elementwise graph) into standalone kernels. `--weights file` writes the weights to
+//! `OUT.weights` beside the object (memory-mapped when the model is opened).
 //!
 //! `--math` (an Ember extension of the DESIGN.md contract): `inline` (the default) expands
 //! exp/log/tanh into arithmetic, the same on every target; `libm` calls `expf`/`logf`/`tanhf`
@@ -16,9 +23,10 @@
 
 use std::io::Write;
 
-use crate::codegen::c_header::c_header;
+use crate::codegen::c_header::{c_header, model_header};
 use crate::codegen::driver::c_identifier;
 use crate::codegen::fusion_to_mlir::MathLowering;
+use crate::codegen::whole;
 use crate::codegen::{
     collect_kernels, compile, CodegenError, CompileOptions, EmitKind, ErrorSite, TargetArch,
 };
@@ -29,7 +37,14 @@ use hashbrown::HashMap;
 
 pub const USAGE: &str = "usage: emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] \
 [--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...] \
-[--math=inline|libm]";
+[--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]";
+
+/// What `emberc` compiles.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Whole,
+    Groups,
+}
 
 /// The parsed command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +60,13 @@ pub struct Args {
     pub shapes: HashMap<String, Vec<i64>>,
     /// `None`: the compiler's default (inline).
     pub math: Option<MathLowering>,
+    /// `--weights file`.
+    pub weights_file: bool,
+    /// `None`: by the model (see the module's documentation).
+    pub mode: Option<Mode>,
+    /// `--name`: the C name of the model (default: the file stem, plus `_METHOD` when one is
+    /// named).
+    pub name: Option<String>,
 }
 
 /// Parses `NAME=2x3:f32` (`NAME=:f32` is a 0-dim tensor; the dtype may be left out).
@@ -86,6 +108,9 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut header = None;
     let mut shapes = HashMap::new();
     let mut math = None;
+    let mut weights_file = false;
+    let mut mode = None;
+    let mut name = None;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
@@ -94,7 +119,17 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
             _ => (arg.as_str(), None),
         };
         let takes_value = [
-            "-o", "--method", "--target", "--cpu", "--emit", "--header", "--shape", "--math",
+            "-o",
+            "--method",
+            "--target",
+            "--cpu",
+            "--emit",
+            "--header",
+            "--shape",
+            "--math",
+            "--weights",
+            "--mode",
+            "--name",
         ]
         .contains(&flag);
         let value = if takes_value {
@@ -138,6 +173,21 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
                     v => return Err(format!("unknown --math '{v}' (inline or libm)")),
                 });
             }
+            "--name" => name = value,
+            "--weights" => {
+                weights_file = match value.unwrap_or_default().as_str() {
+                    "embed" => false,
+                    "file" => true,
+                    v => return Err(format!("unknown --weights '{v}' (embed or file)")),
+                };
+            }
+            "--mode" => {
+                mode = Some(match value.unwrap_or_default().as_str() {
+                    "whole" => Mode::Whole,
+                    "groups" => Mode::Groups,
+                    v => return Err(format!("unknown --mode '{v}' (whole or groups)")),
+                });
+            }
             "--shape" => {
                 let (name, shape) = parse_shape(&value.unwrap_or_default())?;
                 shapes.insert(name, shape);
@@ -176,11 +226,18 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         header,
         shapes,
         math,
+        weights_file,
+        mode,
+        name,
     })
 }
 
-/// The symbol prefix of the kernels: the model's file stem, plus `_METHOD` when one is named.
+/// The C name of the model (`--name`), or the symbol prefix of the kernels: the model's file
+/// stem, plus `_METHOD` when one is named.
 pub fn symbol_prefix(args: &Args) -> String {
+    if let Some(name) = &args.name {
+        return c_identifier(name);
+    }
     let stem = std::path::Path::new(&args.model)
         .file_stem()
         .and_then(|s| s.to_str())
@@ -370,14 +427,100 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
             .map_err(|_| format!("{}:1:1: error: the file is not UTF-8 text", args.model))?;
         return compile_text(args, text, ember_dialects::parse::parse_graph);
     }
-    let model = Model::from_bytes(&args.model, kind, bytes, &OpenOptions::default())
+    let mut model = Model::from_bytes(&args.model, kind, bytes, &OpenOptions::default())
         .map_err(|e| located(&args.model, &e))?;
-    let entry = model
+    if args.mode == Some(Mode::Groups) {
+        let entry = model
+            .entry(args.method.as_deref())
+            .map_err(|e| located(&args.model, &e))?;
+        // Errors point into the printed graph; each also names its source location.
+        let text = entry.graph().to_string();
+        return run_on_graph(args, entry.graph(), &text);
+    }
+    let name = model
         .entry(args.method.as_deref())
-        .map_err(|e| located(&args.model, &e))?;
-    // Errors point into the printed graph; each also names its source location.
-    let text = entry.graph().to_string();
-    run_on_graph(args, entry.graph(), &text)
+        .map_err(|e| located(&args.model, &e))?
+        .name
+        .clone();
+    let (graph, is_method) =
+        whole::method_graph(&mut model, &name).map_err(|e| located(&args.model, &e))?;
+    compile_whole(args, &graph, is_method, &name, &graph.to_string())
+}
+
+/// Compiles `graph` (a method with `self` first when `is_method`) whole, writing the output,
+/// the weights file and the header; errors are rendered against `text`.
+pub fn compile_whole(
+    args: &Args,
+    graph: &Graph,
+    is_method: bool,
+    method: &str,
+    text: &str,
+) -> Result<(), String> {
+    if args.target != TargetArch::X86_64 {
+        return Err(format!(
+            "emberc: error: whole models compile for x86-64 only (--mode groups compiles fusion groups for {})",
+            args.target.triple()
+        ));
+    }
+    let mut guards = Vec::new();
+    for (name, shape) in &args.shapes {
+        let ty = ember_dialects::types::parse_type(&contiguous_float_type(shape))
+            .map_err(|d| format!("emberc: error: --shape {name}: {}", d.message))?;
+        guards.push((name.clone(), ty));
+    }
+    guards.sort_by(|a, b| a.0.cmp(&b.0));
+    let render = |e: CodegenError| render_error(&args.model, text, &e);
+    let program = whole::prepare(graph, is_method, &guards).map_err(render)?;
+    let name = symbol_prefix(args);
+    let opts = whole::WholeOptions {
+        name: name.clone(),
+        method: method.to_string(),
+        emit: args.emit,
+        cpu: args.cpu.clone(),
+        weights_file: args.weights_file,
+        descriptor: true,
+    };
+    let compiled = whole::compile(&program, &opts).map_err(render)?;
+    write_output(&args.output, &compiled.bytes)?;
+    if let Some(weights) = &compiled.weights {
+        write_output(&weights_path(&args.output), weights)?;
+    }
+    if let Some(h) = &args.header {
+        let header = model_header(&args.model, &name, &program, method, args.weights_file);
+        write_output(h, header.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Where `--weights file` puts the weights of the object `output`: beside it, `.weights`.
+pub fn weights_path(output: &str) -> String {
+    let path = std::path::Path::new(output);
+    path.with_extension("weights")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The type of a contiguous float32 CPU tensor of `shape`, as the type printer writes it.
+fn contiguous_float_type(shape: &[i64]) -> String {
+    let mut strides = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
+    }
+    let join = |v: &[i64]| {
+        v.iter()
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sizes = if shape.is_empty() {
+        String::new()
+    } else {
+        format!("{}, ", join(shape))
+    };
+    format!(
+        "Float({sizes}strides=[{}], requires_grad=0, device=cpu)",
+        join(&strides)
+    )
 }
 
 /// `msg` as a `FILE:LINE:COL: error:` line: as it is when it has that form already (a
@@ -401,6 +544,17 @@ pub fn compile_text(
     parse: impl Fn(&str) -> Result<Graph, Diagnostic>,
 ) -> Result<(), String> {
     let graph = parse(&blank_leading_comments(text)).map_err(|d| d.render(&args.model))?;
+    let whole = match args.mode {
+        Some(mode) => mode == Mode::Whole,
+        // Graph text compiles as kernels when it can (fusion groups, or all elementwise).
+        None => {
+            args.target == TargetArch::X86_64
+                && collect_kernels(&graph, &symbol_prefix(args), &args.shapes).is_err()
+        }
+    };
+    if whole {
+        return compile_whole(args, &graph, false, "forward", text);
+    }
     run_on_graph(args, &graph, text)
 }
 

@@ -19,6 +19,7 @@ use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
 use crate::model::{Model, ModelKind, OpenOptions};
 use crate::passes::PassConfig;
+use ember_runtime::aot::{CompiledModel, EntryFn};
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -44,6 +45,9 @@ pub struct RunOptions {
     pub jit: bool,
     /// `--profiling-runs`: calls profiled before specializing (the executor's default if `None`).
     pub profiling_runs: Option<usize>,
+    /// `--compile=whole`: the method compiled whole in process (as `emberc` compiles it), the
+    /// interpreter running it when its guards fail.
+    pub compile_whole: bool,
 }
 
 /// What a successful run prints: the result on stdout, timings on stderr.
@@ -86,7 +90,21 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let skip = usize::from(entry.is_method);
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
-    let runner = if opts.jit {
+    let runner = if opts.compile_whole {
+        match compile_whole(graph, entry.is_method) {
+            Ok(model) => Runner::Whole {
+                model: Box::new(model),
+                skip_self: entry.is_method,
+            },
+            Err(why) => {
+                let _ = writeln!(
+                    stderr,
+                    "ember-run: warning: '{name}' cannot be compiled whole, the interpreter runs it: {why}"
+                );
+                Runner::Interpreter(code)
+            }
+        }
+    } else if opts.jit {
         let mut options = ExecutorOptions::from_env()?;
         if let Some(n) = opts.profiling_runs {
             options.profiling_runs = n;
@@ -256,16 +274,49 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
     out
 }
 
-/// What runs the method: the executor, or (`--no-jit`) the interpreter alone.
+/// The method compiled whole and linked into this process.
+fn compile_whole(graph: &Graph, is_method: bool) -> Result<CompiledModel, String> {
+    use crate::codegen::whole;
+    let config = PassConfig::from_env()?;
+    let ready = whole::ready_graph(graph, &config)?;
+    let text = ready.to_string();
+    let program = whole::prepare(&ready, is_method, &[])
+        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
+    let (entry, registers) = whole::load_in_process(&program)
+        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
+    // SAFETY: `entry` is the address of the compiled `int32_t entry(void *ctx)` just linked
+    // (never unloaded), lowered from the bundle's graph with `registers` registers.
+    unsafe {
+        let entry = std::mem::transmute::<usize, EntryFn>(entry as usize);
+        CompiledModel::from_parts(whole::to_bundle(&program), Some(entry), registers)
+    }
+}
+
+/// What runs the method: the executor, the method compiled whole (`--compile=whole`), or
+/// (`--no-jit`) the interpreter alone.
 enum Runner {
     Executor(Box<GraphExecutor>),
+    Whole {
+        model: Box<CompiledModel>,
+        /// The inputs start with `self`, which the compiled (frozen) method does not take.
+        skip_self: bool,
+    },
     Interpreter(std::sync::Arc<Code>),
 }
 
 impl Runner {
-    fn run(&self, inputs: Vec<IValue>) -> Result<Vec<IValue>, RuntimeError> {
+    fn run(&self, mut inputs: Vec<IValue>) -> Result<Vec<IValue>, RuntimeError> {
         match self {
             Runner::Executor(e) => e.run(inputs),
+            Runner::Whole { model, skip_self } => {
+                if *skip_self && !inputs.is_empty() {
+                    inputs.remove(0);
+                }
+                model
+                    .run(inputs)
+                    .map(|v| vec![v])
+                    .map_err(RuntimeError::new)
+            }
             Runner::Interpreter(code) => interpret(code, inputs),
         }
     }
@@ -274,7 +325,7 @@ impl Runner {
     fn calls_to_plan(&self) -> usize {
         match self {
             Runner::Executor(e) => e.profiling_runs() + 1,
-            Runner::Interpreter(_) => 1,
+            Runner::Whole { .. } | Runner::Interpreter(_) => 1,
         }
     }
 
@@ -282,7 +333,7 @@ impl Runner {
     fn graph(&self, optimized: &Graph) -> Graph {
         match self {
             Runner::Executor(e) => e.last_executed_graph(),
-            Runner::Interpreter(_) => optimized.clone(),
+            Runner::Whole { .. } | Runner::Interpreter(_) => optimized.clone(),
         }
     }
 }

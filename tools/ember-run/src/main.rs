@@ -40,6 +40,14 @@ fn command() -> Command {
                 .help("run every node in the interpreter (no profiling, no fusion, no compiled kernels)"),
         )
         .arg(
+            Arg::new("compile")
+                .long("compile")
+                .value_name("MODE")
+                .value_parser(["whole"])
+                .conflicts_with("no-jit")
+                .help("whole: compile the whole method in process, as emberc compiles it (control flow and scalars native, every other op a call into the runtime); inputs its guards refuse run in the interpreter"),
+        )
+        .arg(
             Arg::new("profiling-runs")
                 .long("profiling-runs")
                 .value_name("N")
@@ -108,6 +116,7 @@ fn main() -> ExitCode {
         strict: m.get_flag("strict"),
         jit: !m.get_flag("no-jit"),
         profiling_runs: m.get_one::<usize>("profiling-runs").copied(),
+        compile_whole: m.get_one::<String>("compile").is_some_and(|c| c == "whole"),
     };
     match run(&options) {
         Ok(output) => {

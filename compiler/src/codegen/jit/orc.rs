@@ -99,3 +99,46 @@ pub fn load(symbol: &str, object: &[u8]) -> Result<u64, String> {
     engine.loaded.insert(symbol.to_string(), addr);
     Ok(addr)
 }
+
+/// Defines `symbols` (name, address) in the JIT, once per name: functions of this process that
+/// loaded objects call (the runtime's `ember_rt_*` entry points), whether or not the
+/// executable exports them.
+pub fn define_absolute(symbols: &[(&str, u64)]) -> Result<(), String> {
+    use inkwell::llvm_sys::orc2::lljit::LLVMOrcLLJITMangleAndIntern;
+    use inkwell::llvm_sys::orc2::{
+        LLVMJITEvaluatedSymbol, LLVMJITSymbolFlags, LLVMJITSymbolGenericFlags,
+        LLVMOrcAbsoluteSymbols, LLVMOrcCSymbolMapPair, LLVMOrcJITDylibDefine,
+    };
+    let mut engine = engine()?.lock().unwrap_or_else(|e| e.into_inner());
+    let mut pairs = Vec::new();
+    for &(name, addr) in symbols {
+        if engine.loaded.contains_key(name) {
+            continue;
+        }
+        let cname = CString::new(name).map_err(|_| "symbol name with a NUL byte".to_string())?;
+        // SAFETY: interning a NUL-terminated name in the JIT's string pool.
+        let interned = unsafe { LLVMOrcLLJITMangleAndIntern(engine.jit, cname.as_ptr()) };
+        pairs.push(LLVMOrcCSymbolMapPair {
+            Name: interned,
+            Sym: LLVMJITEvaluatedSymbol {
+                Address: addr,
+                Flags: LLVMJITSymbolFlags {
+                    GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported
+                        as u8
+                        | LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsCallable as u8,
+                    TargetFlags: 0,
+                },
+            },
+        });
+        engine.loaded.insert(name.to_string(), addr);
+    }
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: the materialization unit takes the interned names; the JITDylib takes the unit.
+    unsafe {
+        let unit = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
+        let jd = LLVMOrcLLJITGetMainJITDylib(engine.jit);
+        take_error(LLVMOrcJITDylibDefine(jd, unit))
+    }
+}

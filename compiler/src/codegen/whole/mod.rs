@@ -1,0 +1,267 @@
+//! Whole-method compilation (`emberc` on a model, `ember-run --compile=whole`): the method's
+//! graph lowered through `scf`/`arith` to LLVM ([`lower`]), with the program it came from
+//! embedded ([`prepare`]) so the runtime can interpret it when the entry guards fail. The
+//! contract with the runtime is `ember_runtime::aot`.
+
+pub mod lower;
+pub mod prepare;
+
+use inkwell::module::Linkage;
+use inkwell::targets::FileType;
+use inkwell::AddressSpace;
+use melior::ir::operation::OperationLike;
+use melior::ir::Module;
+
+use super::fusion_to_mlir;
+use super::llvm_to_target::{self, TargetArch};
+use super::mlir_to_llvm;
+use super::{CodegenError, EmitKind};
+use ember_dialects::Graph;
+use ember_runtime::aot::bundle::Bundle;
+pub use prepare::{prepare, Program};
+
+/// The passes from `func`/`scf`/`arith`/`llvm` to the `llvm` dialect.
+const PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-arith-to-llvm,\
+convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";
+
+/// The version of the `ember_compiled_model` layout (`EMBER_ABI_VERSION` in ember.h).
+pub const ABI_VERSION: u32 = 1;
+/// `EMBER_WEIGHTS_EXTERNAL`: the weights are in a file beside the object.
+const WEIGHTS_EXTERNAL: u32 = 1;
+
+/// How to compile.
+#[derive(Clone, Debug)]
+pub struct WholeOptions {
+    /// The C name of the model: the descriptor's symbol, and the prefix of the entry function.
+    pub name: String,
+    /// The TorchScript method's name (`forward`).
+    pub method: String,
+    pub emit: EmitKind,
+    /// `--cpu` (`native`: the host).
+    pub cpu: Option<String>,
+    /// Weights in a file beside the object instead of in its read-only data.
+    pub weights_file: bool,
+    /// Define the `ember_compiled_model` (and embed the bundle); the in-process tier has no
+    /// use for it.
+    pub descriptor: bool,
+}
+
+/// What compiling gives.
+pub struct Compiled {
+    /// The object, assembly, LLVM IR or MLIR.
+    pub bytes: Vec<u8>,
+    /// The weights file (with `weights_file`).
+    pub weights: Option<Vec<u8>>,
+    pub num_registers: usize,
+}
+
+/// The symbol of the compiled method of model `name`.
+pub fn entry_symbol(name: &str) -> String {
+    format!("{name}_entry")
+}
+
+/// The program as the runtime reads it.
+pub fn to_bundle(program: &Program) -> Bundle {
+    Bundle {
+        graph_text: program.text.clone(),
+        n_user_inputs: program.n_user_inputs,
+        input_names: program.input_names.clone(),
+        guard_types: program.guard_types.iter().map(|t| t.to_string()).collect(),
+        weights: program.weights.clone(),
+    }
+}
+
+/// Compiles `program`: MLIR as lowered, LLVM IR before optimization, or assembly/object code
+/// after O2. Objects and assembly define the `ember_compiled_model` named `opts.name`.
+pub fn compile(program: &Program, opts: &WholeOptions) -> Result<Compiled, CodegenError> {
+    let symbol = entry_symbol(&opts.name);
+    let lowered = lower::lower_graph(&program.graph, &symbol)?;
+    if opts.emit == EmitKind::Mlir {
+        return Ok(Compiled {
+            bytes: lowered.mlir.into_bytes(),
+            weights: None,
+            num_registers: lowered.num_registers,
+        });
+    }
+    if opts.emit == EmitKind::Ptx {
+        return Err(CodegenError::general(
+            "whole models compile for x86-64 only: --emit=ptx compiles fusion groups",
+        ));
+    }
+    let machine = llvm_to_target::target_machine(TargetArch::X86_64, opts.cpu.as_deref())?;
+    let ctx = fusion_to_mlir::new_context();
+    let mut module = Module::parse(&ctx, &lowered.mlir).ok_or_else(|| {
+        CodegenError::general("internal error: the lowered MLIR of the method does not parse")
+    })?;
+    if !module.as_operation().verify() {
+        return Err(CodegenError::general(
+            "internal error: the lowered MLIR of the method does not verify",
+        ));
+    }
+    mlir_to_llvm::run_pipeline(&ctx, &mut module, PIPELINE)?;
+    let llvm_ctx = inkwell::context::Context::create();
+    let llvm_module = mlir_to_llvm::translate_to_llvm_ir(&module, &llvm_ctx, &opts.name)?;
+    let mut weights = None;
+    if opts.descriptor {
+        let (bundle, file) = to_bundle(program).to_bytes(opts.weights_file);
+        add_descriptor(&llvm_module, opts, &symbol, &bundle, lowered.num_registers)?;
+        weights = file;
+    }
+    llvm_to_target::prepare_module(&llvm_module, &machine, TargetArch::X86_64, &[])?;
+    let bytes = if opts.emit == EmitKind::Llvm {
+        llvm_module.print_to_string().to_bytes().to_vec()
+    } else {
+        llvm_to_target::optimize(&llvm_module, &machine)?;
+        let file_type = match opts.emit {
+            EmitKind::Obj => FileType::Object,
+            _ => FileType::Assembly,
+        };
+        llvm_to_target::emit_machine_code(&llvm_module, &machine, file_type)?
+    };
+    Ok(Compiled {
+        bytes,
+        weights,
+        num_registers: lowered.num_registers,
+    })
+}
+
+/// Defines the bundle and the `ember_compiled_model` descriptor (see `ember_runtime::aot`).
+fn add_descriptor(
+    module: &inkwell::module::Module,
+    opts: &WholeOptions,
+    entry: &str,
+    bundle: &[u8],
+    num_registers: usize,
+) -> Result<(), CodegenError> {
+    let ctx = module.get_context();
+    let ptr = ctx.ptr_type(AddressSpace::default());
+    let (i32t, i64t) = (ctx.i32_type(), ctx.i64_type());
+    let constant = |name: &str, bytes: &[u8], align: u32| {
+        let value = ctx.const_string(bytes, false);
+        let g = module.add_global(value.get_type(), None, name);
+        g.set_initializer(&value);
+        g.set_constant(true);
+        g.set_linkage(Linkage::Private);
+        g.set_alignment(align);
+        g.as_pointer_value()
+    };
+    let name = &opts.name;
+    let bundle_ptr = constant(&format!("{name}_bundle"), bundle, 64);
+    let name_ptr = constant(&format!("{name}_name"), format!("{name}\0").as_bytes(), 1);
+    let method_ptr = constant(
+        &format!("{name}_method"),
+        format!("{}\0", opts.method).as_bytes(),
+        1,
+    );
+    let entry_fn = module
+        .get_function(entry)
+        .ok_or_else(|| CodegenError::general(format!("internal error: {entry} missing")))?;
+    let flags = if opts.weights_file {
+        WEIGHTS_EXTERNAL
+    } else {
+        0
+    };
+    let ty = ctx.struct_type(
+        &[
+            i32t.into(),
+            i32t.into(),
+            ptr.into(),
+            ptr.into(),
+            ptr.into(),
+            i64t.into(),
+            ptr.into(),
+            i64t.into(),
+        ],
+        false,
+    );
+    let value = ty.const_named_struct(&[
+        i32t.const_int(ABI_VERSION as u64, false).into(),
+        i32t.const_int(flags as u64, false).into(),
+        name_ptr.into(),
+        method_ptr.into(),
+        bundle_ptr.into(),
+        i64t.const_int(bundle.len() as u64, false).into(),
+        entry_fn.as_global_value().as_pointer_value().into(),
+        i64t.const_int(num_registers as u64, false).into(),
+    ]);
+    let g = module.add_global(ty, None, name);
+    g.set_initializer(&value);
+    g.set_constant(true);
+    g.set_alignment(8);
+    Ok(())
+}
+
+/// The graph of method (or function) `name` of `model` ready to compile whole: a module's
+/// method frozen (refused if it writes attributes), then [`ready_graph`]. Also says whether
+/// the graph's first input is `self`.
+pub fn method_graph(model: &mut crate::model::Model, name: &str) -> Result<(Graph, bool), String> {
+    let config = crate::passes::PassConfig::from_env()?;
+    let entry = model.entry(Some(name))?;
+    let is_method = entry.is_method;
+    if model.kind == crate::model::ModelKind::Archive {
+        let (graph, report) = crate::freeze::freeze_graph(model, name, &config)?;
+        if !report.written.is_empty() {
+            return Err(format!(
+                "'{name}' writes {} of the module: only methods that can be frozen compile whole",
+                report.written.join(", ")
+            ));
+        }
+        return Ok((ready_graph(&graph, &config)?, is_method));
+    }
+    Ok((ready_graph(entry.graph(), &config)?, is_method))
+}
+
+/// `graph` with its calls inlined and the optimization pipeline run: self-contained, as a
+/// compiled method must be.
+pub fn ready_graph(graph: &Graph, config: &crate::passes::PassConfig) -> Result<Graph, String> {
+    let mut graph = graph.clone();
+    for pass in crate::passes::OPTIMIZATION_PIPELINE {
+        crate::passes::run_pass(config, pass, &mut graph)?;
+    }
+    Ok(graph)
+}
+
+/// Compiles `program` for this CPU and links it into the process: the address of its entry
+/// function and the registers it uses.
+pub fn load_in_process(program: &Program) -> Result<(u64, usize), CodegenError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static LOADED: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("ember_whole_{}", LOADED.fetch_add(1, Ordering::Relaxed));
+    let opts = WholeOptions {
+        name: name.clone(),
+        method: "forward".into(),
+        emit: EmitKind::Obj,
+        cpu: Some("native".into()),
+        weights_file: false,
+        descriptor: false,
+    };
+    let compiled = compile(program, &opts)?;
+    super::jit::orc::define_absolute(&runtime_symbols()).map_err(CodegenError::general)?;
+    let addr = super::jit::orc::load(&entry_symbol(&name), &compiled.bytes)
+        .map_err(CodegenError::general)?;
+    Ok((addr, compiled.num_registers))
+}
+
+// The runtime's entry points, resolved when this crate is linked with the runtime; the JIT
+// gets their addresses from here, so the executable need not export them.
+extern "C" {
+    fn ember_rt_op(ctx: *mut u8, node: i64, args: *const i64, outs: *mut i64) -> i32;
+    fn ember_rt_unbox(ctx: *mut u8, reg: i64) -> i64;
+    fn ember_rt_box(ctx: *mut u8, reg: i64, kind: i64, bits: i64);
+    fn ember_rt_copy(ctx: *mut u8, dst: i64, src: i64);
+    fn ember_rt_move(ctx: *mut u8, dst: i64, src: i64);
+    fn ember_rt_drop(ctx: *mut u8, reg: i64);
+    fn ember_rt_failed(ctx: *mut u8) -> i32;
+}
+
+fn runtime_symbols() -> [(&'static str, u64); 7] {
+    [
+        ("ember_rt_op", ember_rt_op as *const () as u64),
+        ("ember_rt_unbox", ember_rt_unbox as *const () as u64),
+        ("ember_rt_box", ember_rt_box as *const () as u64),
+        ("ember_rt_copy", ember_rt_copy as *const () as u64),
+        ("ember_rt_move", ember_rt_move as *const () as u64),
+        ("ember_rt_drop", ember_rt_drop as *const () as u64),
+        ("ember_rt_failed", ember_rt_failed as *const () as u64),
+    ]
+}

@@ -1,0 +1,142 @@
+//! Turns an optimized method graph into the program a compiled model embeds: `self` gone
+//! (the method must be frozen), every tensor constant a graph input after the user's (the
+//! weights), and the graph printed and parsed back, so the code is lowered from exactly the
+//! graph the runtime will read.
+
+use ember_dialects::attr::{AttrValue, ConstValue};
+use ember_dialects::symbol::sym;
+use ember_dialects::types::Type;
+use ember_dialects::Graph;
+use ember_runtime::ivalue::IValue;
+use ember_runtime::ops::prim::attr_to_ivalue;
+use ember_runtime::tensor::Tensor;
+
+use crate::codegen::CodegenError;
+
+/// What a compiled model holds besides its code.
+pub struct Program {
+    /// The graph as the runtime reads it back from `text`.
+    pub graph: Graph,
+    pub text: String,
+    pub n_user_inputs: usize,
+    pub input_names: Vec<String>,
+    /// The types the user's inputs are checked against before the compiled code runs.
+    pub guard_types: Vec<Type>,
+    pub weights: Vec<Tensor>,
+}
+
+/// Prepares `graph` (a method with `self` first when `is_method`). `guards` gives, by user
+/// input, a specialized type to check instead of the graph's own.
+pub fn prepare(
+    graph: &Graph,
+    is_method: bool,
+    guards: &[(String, Type)],
+) -> Result<Program, CodegenError> {
+    let mut g = graph.clone();
+    if is_method {
+        let this = g.inputs()[0];
+        if let Some(u) = g.uses(this).first() {
+            return Err(CodegenError::at(
+                &g,
+                u.user,
+                "the method reads the module (`self`): only frozen methods compile whole",
+            ));
+        }
+        g.erase_input(0);
+    }
+    let n_user_inputs = g.inputs().len();
+    let input_names = user_names(&g);
+    let mut guard_types: Vec<Type> = g.inputs().iter().map(|&v| g.ty(v).clone()).collect();
+    for (name, ty) in guards {
+        let i = input_names.iter().position(|n| n == name).ok_or_else(|| {
+            CodegenError::general(format!(
+                "--shape {name}: the method has no input '{name}' (inputs: {})",
+                input_names.join(", ")
+            ))
+        })?;
+        if !matches!(g.ty(g.inputs()[i]), Type::Tensor(_)) {
+            return Err(CodegenError::general(format!(
+                "--shape {name}: input '{name}' is a {}, not a tensor",
+                g.ty(g.inputs()[i])
+            )));
+        }
+        guard_types[i] = ty.clone();
+    }
+
+    let mut weights = Vec::new();
+    for n in g.nodes() {
+        if g.kind(n) != sym::constant() {
+            continue;
+        }
+        let out = g.output(n, 0);
+        let ty = g.ty(out).clone();
+        let is_tensor = matches!(
+            g.attr(n, sym::attr_value()),
+            Some(AttrValue::Tensor(_)) | Some(AttrValue::IValue(ConstValue::Tensor(_)))
+        );
+        if !is_tensor {
+            continue;
+        }
+        let value = g
+            .attr(n, sym::attr_value())
+            .map(|a| attr_to_ivalue(a, &ty))
+            .transpose()
+            .map_err(|e| CodegenError::at(&g, n, e))?;
+        let Some(IValue::Tensor(t)) = value else {
+            return Err(CodegenError::at(
+                &g,
+                n,
+                "a tensor constant without a tensor",
+            ));
+        };
+        let input = g.add_input(ty);
+        g.set_debug_name(input, &format!("weight_{}", weights.len()));
+        g.replace_all_uses_with(out, input);
+        g.destroy(n);
+        weights.push(t);
+    }
+
+    let text = g.to_string();
+    let graph = ember_dialects::parse::parse_graph(&text).map_err(|d| {
+        CodegenError::general(format!(
+            "the optimized graph does not read back from its text: {}",
+            d.render("<optimized graph>")
+        ))
+    })?;
+    if graph.to_string() != text {
+        return Err(CodegenError::general(
+            "the optimized graph does not print back the same after reading its text",
+        ));
+    }
+    Ok(Program {
+        graph,
+        text,
+        n_user_inputs,
+        input_names,
+        guard_types,
+        weights,
+    })
+}
+
+/// The names of the graph's inputs for C callers: `x` for `x.1` (the frontend numbers the
+/// definitions of a Python name) unless two inputs would be named alike.
+fn user_names(g: &Graph) -> Vec<String> {
+    let full: Vec<String> = g.inputs().iter().map(|&v| g.value_name(v)).collect();
+    let base = |n: &str| match n.rsplit_once('.') {
+        Some((b, suffix)) if !b.is_empty() && suffix.bytes().all(|c| c.is_ascii_digit()) => {
+            b.to_string()
+        }
+        _ => n.to_string(),
+    };
+    let short: Vec<String> = full.iter().map(|n| base(n)).collect();
+    full.iter()
+        .zip(&short)
+        .map(|(f, s)| {
+            if short.iter().filter(|t| *t == s).count() == 1 {
+                s.clone()
+            } else {
+                f.clone()
+            }
+        })
+        .collect()
+}
