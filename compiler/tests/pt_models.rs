@@ -498,3 +498,92 @@ fn written_reference() -> std::collections::HashMap<String, String> {
         .map(|(n, s)| (n.to_string(), s.to_string()))
         .collect()
 }
+
+/// Every corpus archive Ember runs, its `forward` compiled whole (frozen, control flow and
+/// scalars native, every other node a call into the runtime) and linked in process, runs to
+/// PyTorch's outputs; so does the interpreter it falls back to when a guard fails (the model
+/// specialized for another input shape). Archives that cannot be compiled whole are listed in
+/// pt_models_whole_refusals.txt with the reason.
+#[test]
+fn whole_compiled_models_match_pytorch() {
+    use ember_compiler::codegen::whole;
+    let failing: Vec<String> = expected_failures().into_iter().map(|(n, _)| n).collect();
+    let refusals = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pt_models_whole_refusals.txt"),
+    )
+    .unwrap_or_default();
+    let listed: Vec<&str> = refusals
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap_or_default().trim())
+        .collect();
+    let (mut compiled, mut problems) = (0, Vec::new());
+    for (name, npz, pt) in corpus_cases() {
+        if failing.contains(&name) {
+            continue;
+        }
+        let outcome = (|| -> Result<bool, String> {
+            let arrays = Arrays::load(&npz)?;
+            let mut inputs = recorded_inputs(&arrays);
+            let bytes = std::fs::read(&pt).map_err(|e| e.to_string())?;
+            let mut model =
+                Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())?;
+            // Inputs left out take their defaults, as in a Python call.
+            let defaults = &model.entry(None)?.defaults;
+            for d in defaults.iter().skip(inputs.len()) {
+                inputs.push(
+                    d.clone()
+                        .ok_or("an input without a recording or a default")?,
+                );
+            }
+            let (graph, is_method) = match whole::method_graph(&mut model, "forward") {
+                Ok(g) => g,
+                Err(why) if listed.contains(&name.as_str()) => return Err(why),
+                Err(why) => return Err(format!("refused: {why}")),
+            };
+            let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+            let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
+            let out = m.run(inputs.clone())?;
+            compare_outputs(&[out], &arrays).map_err(|e| format!("compiled: {e}"))?;
+            // Specialized for another shape of the first tensor input: the guard fails and
+            // the interpreter runs the embedded graph.
+            if let Some((i, t)) = inputs
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| v.as_tensor().map(|t| (i, t)))
+            {
+                let mut sizes = t.sizes().to_vec();
+                sizes.push(1);
+                let other = format!(
+                    "Float({}, requires_grad=0, device=cpu)",
+                    sizes
+                        .iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                let ty = ember_dialects::types::parse_type(&other).map_err(|d| d.message)?;
+                let guards = [(program.input_names[i].clone(), ty)];
+                let program = whole::prepare(&graph, is_method, &guards).map_err(|e| e.message)?;
+                let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
+                if m.guards_hold(&inputs) {
+                    return Err(format!("the guard {other} holds for {:?}", t.sizes()));
+                }
+                let out = m.run(inputs)?;
+                compare_outputs(&[out], &arrays).map_err(|e| format!("guard failed: {e}"))?;
+            }
+            Ok(true)
+        })();
+        match (outcome, listed.contains(&name.as_str())) {
+            (Ok(_), false) => compiled += 1,
+            (Ok(_), true) => problems.push(format!(
+                "{name}: compiles whole now; remove it from pt_models_whole_refusals.txt"
+            )),
+            (Err(e), true) => eprintln!("  {name}: refused as listed: {e}"),
+            (Err(e), false) => problems.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!("pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(compiled >= 26, "only {compiled} archives compiled whole");
+}

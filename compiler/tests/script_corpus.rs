@@ -141,8 +141,12 @@ fn entry_name(source: &str) -> Option<String> {
 
 /// The cases expected to fail, with the reason for each.
 fn expected_failures() -> BTreeMap<String, String> {
-    let path = corpus_dir().join("expected-failures.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    expected_list(&corpus_dir().join("expected-failures.txt"))
+}
+
+/// `id: reason` lines (comments with `#`), by id; a missing file is an empty list.
+fn expected_list(path: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -785,5 +789,78 @@ fn written_archives_round_trip() {
     }
     println!("{written} programs written as archives and run back");
     assert!(written >= 200, "only {written} programs written");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every program of the corpus compiled whole (`ember-run --compile=whole`: control flow and
+/// scalars native, every other node a call into the runtime) gives PyTorch's results on every
+/// run, and so does the interpreter the compiled model falls back to when its guards fail.
+/// Programs that cannot be compiled whole are listed with the reason in
+/// whole_expected_refusals.txt; any other refusal fails.
+#[test]
+fn whole_compiled_keeps_script_outputs() {
+    use ember_compiler::codegen::whole;
+    use ember_compiler::model::Model;
+    let expected = expected_list(&corpus_dir().join("whole_expected_refusals.txt"));
+    let (mut calls, mut compiled, mut problems) = (0, 0, Vec::new());
+    let mut refused = BTreeMap::new();
+    for (case, source, entry) in runnable_cases() {
+        let outcome = (|| -> Result<(), String> {
+            let mut model = Model::from_source(&case.display_name(), &source)?;
+            let types: Vec<_> = {
+                let g = model.entry(Some(&entry))?.graph();
+                g.inputs().iter().map(|&v| g.ty(v).clone()).collect()
+            };
+            let built = whole::method_graph(&mut model, &entry).and_then(|(graph, is_method)| {
+                let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+                whole::compile_in_process(&program).map_err(|e| e.message)
+            });
+            let model = match built {
+                Ok(m) => m,
+                Err(why) => {
+                    refused.insert(case.id.clone(), why);
+                    return Ok(());
+                }
+            };
+            compiled += 1;
+            let runs = case.runs();
+            calls += check_calls(&runs, &types, |inputs| {
+                model
+                    .run(inputs)
+                    .map(|v| vec![v])
+                    .map_err(RuntimeError::new)
+            })
+            .map_err(|e| format!("compiled: {e}"))?;
+            calls += check_calls(&runs, &types, |inputs| {
+                model
+                    .run_interpreted(inputs)
+                    .map(|v| vec![v])
+                    .map_err(RuntimeError::new)
+            })
+            .map_err(|e| format!("interpreted fallback: {e}"))?;
+            Ok(())
+        })();
+        if let Err(e) = outcome {
+            problems.push(format!("{}: {e}", case.id));
+        }
+    }
+    for (id, why) in &refused {
+        if !expected.contains_key(id) {
+            problems.push(format!(
+                "{id}: refused, and not in whole_expected_refusals.txt: {why}"
+            ));
+        }
+    }
+    for id in expected.keys() {
+        if !refused.contains_key(id) {
+            problems.push(format!(
+                "{id}: compiles whole now; remove it from whole_expected_refusals.txt"
+            ));
+        }
+    }
+    println!(
+        "{compiled} script-corpus programs compiled whole ({} refused), {calls} calls",
+        refused.len()
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

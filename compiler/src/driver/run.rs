@@ -19,7 +19,7 @@ use crate::freeze::freeze_graph;
 use crate::import::LoadOptions;
 use crate::model::{Model, ModelKind, OpenOptions};
 use crate::passes::PassConfig;
-use ember_runtime::aot::{CompiledModel, EntryFn};
+use ember_runtime::aot::CompiledModel;
 
 /// What `ember-run` was asked to do.
 pub struct RunOptions {
@@ -282,14 +282,8 @@ fn compile_whole(graph: &Graph, is_method: bool) -> Result<CompiledModel, String
     let text = ready.to_string();
     let program = whole::prepare(&ready, is_method, &[])
         .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
-    let (entry, registers) = whole::load_in_process(&program)
-        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
-    // SAFETY: `entry` is the address of the compiled `int32_t entry(void *ctx)` just linked
-    // (never unloaded), lowered from the bundle's graph with `registers` registers.
-    unsafe {
-        let entry = std::mem::transmute::<usize, EntryFn>(entry as usize);
-        CompiledModel::from_parts(whole::to_bundle(&program), Some(entry), registers)
-    }
+    whole::compile_in_process(&program)
+        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))
 }
 
 /// What runs the method: the executor, the method compiled whole (`--compile=whole`), or

@@ -397,6 +397,7 @@ impl Emitter<'_> {
                 self.scalars.insert(g.output(n, 0), s);
                 return Ok(());
             }
+            check_constant(g, n)?;
         } else if kind == sym::uninitialized() {
             let v = g.output(n, 0);
             let repr = Repr::of(g.ty(v));
@@ -532,6 +533,12 @@ impl Emitter<'_> {
             .map(|&v| self.scalar(v))
             .collect::<Result<_, _>>()?;
         let s = self.fresh();
+        let inputs = g.node_inputs(n);
+        if matches!(op, "eq" | "ne") && inputs.len() == 2 && inputs[0] == inputs[1] {
+            // `x == x` on one value is true, NaN or not, as PyTorch's executor folds it.
+            self.line(&format!("{s} = arith.constant {}", op == "eq"));
+            return Ok(Some(s));
+        }
         let text = match (op, ins.as_slice(), out) {
             ("add" | "sub" | "mul", [Repr::I64, Repr::I64], Repr::I64) => {
                 let f = match op {
@@ -713,9 +720,10 @@ impl Emitter<'_> {
         for (i, (&init, &out)) in inits.iter().zip(&outputs).enumerate() {
             let repr = Repr::of(g.ty(out));
             if repr == Repr::Boxed {
+                // Boxed by the loop's type: a scalar initial value (an `int` for an `int?`)
+                // is boxed here.
                 let r = self.new_reg();
-                let src = self.reg(init)?;
-                self.rt("ember_rt_copy", &[r, src]);
+                self.write_back(init, r, false);
                 self.regs.insert(out, r);
                 self.regs.insert(params[i + 1], r);
                 carried_regs.push(r);
@@ -749,7 +757,7 @@ impl Emitter<'_> {
         let mut yields = Vec::new();
         let mut boxed = 0;
         for (j, &v) in returned.iter().enumerate().skip(1) {
-            if Repr::of(g.ty(v)) == Repr::Boxed {
+            if Repr::of(g.ty(outputs[j - 1])) == Repr::Boxed {
                 // Through temporaries: a returned value may be another carried parameter.
                 let moved = plan.moves_return(j, v, &returned);
                 self.write_back(v, temps[boxed], moved);
@@ -851,6 +859,18 @@ fn float_predicate(op: &str) -> &'static str {
         "gt" => "ogt",
         _ => "oge",
     }
+}
+
+/// Refuses constants whose value the runtime cannot make without the program's classes
+/// (enum members, functions, objects).
+fn check_constant(g: &Graph, n: Node) -> Result<(), CodegenError> {
+    let Some(attr) = g.attr(n, sym::attr_value()) else {
+        return Ok(());
+    };
+    let ty = g.ty(g.output(n, 0));
+    ember_runtime::ops::prim::attr_to_ivalue(attr, ty)
+        .map(|_| ())
+        .map_err(|e| CodegenError::at(g, n, format!("no runtime entry point: {e}")))
 }
 
 /// Refuses nodes the runtime cannot run on their own: calls, forks, and operators the registry

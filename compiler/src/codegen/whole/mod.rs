@@ -265,3 +265,19 @@ fn runtime_symbols() -> [(&'static str, u64); 7] {
         ("ember_rt_failed", ember_rt_failed as *const () as u64),
     ]
 }
+
+/// [`load_in_process`] made into a model the runtime runs: the compiled method when the guards
+/// hold, the interpreter otherwise.
+pub fn compile_in_process(
+    program: &Program,
+) -> Result<ember_runtime::aot::CompiledModel, CodegenError> {
+    use ember_runtime::aot::{CompiledModel, EntryFn};
+    let (entry, registers) = load_in_process(program)?;
+    // SAFETY: `entry` is the address of the compiled `int32_t entry(void *ctx)` just linked
+    // (objects are never unloaded), lowered from the bundle's graph with `registers` registers.
+    unsafe {
+        let entry = std::mem::transmute::<usize, EntryFn>(entry as usize);
+        CompiledModel::from_parts(to_bundle(program), Some(entry), registers)
+    }
+    .map_err(CodegenError::general)
+}

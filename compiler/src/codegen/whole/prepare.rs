@@ -70,30 +70,63 @@ pub fn prepare(
         }
         let out = g.output(n, 0);
         let ty = g.ty(out).clone();
-        let is_tensor = matches!(
-            g.attr(n, sym::attr_value()),
-            Some(AttrValue::Tensor(_)) | Some(AttrValue::IValue(ConstValue::Tensor(_)))
-        );
-        if !is_tensor {
-            continue;
-        }
+        // A tensor, or a list or tuple of tensors (an LSTM's flat weights).
+        let (items, construct) = match g.attr(n, sym::attr_value()) {
+            Some(AttrValue::Tensor(_)) | Some(AttrValue::IValue(ConstValue::Tensor(_))) => {
+                (None, None)
+            }
+            Some(AttrValue::IValue(ConstValue::List(items))) if all_tensors(items) => {
+                (Some(items.len()), Some(sym::list_construct()))
+            }
+            Some(AttrValue::IValue(ConstValue::Tuple(items))) if all_tensors(items) => {
+                (Some(items.len()), Some(sym::tuple_construct()))
+            }
+            _ => continue,
+        };
         let value = g
             .attr(n, sym::attr_value())
             .map(|a| attr_to_ivalue(a, &ty))
             .transpose()
             .map_err(|e| CodegenError::at(&g, n, e))?;
-        let Some(IValue::Tensor(t)) = value else {
+        let tensors: Vec<Tensor> = match (value, items) {
+            (Some(IValue::Tensor(t)), None) => vec![t],
+            (Some(IValue::List(l)), Some(_)) => tensors_of(&l.to_vec()),
+            (Some(IValue::Tuple(t)), Some(_)) => tensors_of(&t),
+            _ => {
+                return Err(CodegenError::at(
+                    &g,
+                    n,
+                    "a tensor constant without a tensor",
+                ))
+            }
+        };
+        if items.is_some_and(|k| k != tensors.len()) {
             return Err(CodegenError::at(
                 &g,
                 n,
-                "a tensor constant without a tensor",
+                "a constant of tensors without its tensors",
             ));
+        }
+        let mut inputs = Vec::new();
+        for t in tensors {
+            // Typed as the tensor is (a parameter may require grad where the constant says
+            // not).
+            let input = g.add_input(Type::Tensor(crate::executor::profile::type_of_tensor(&t)));
+            g.set_debug_name(input, &format!("weight_{}", weights.len()));
+            inputs.push(input);
+            weights.push(t);
+        }
+        let replacement = match construct {
+            None => inputs[0],
+            Some(kind) => {
+                let c = g.create(kind, &inputs, 1);
+                g.insert_before(c, n);
+                g.set_ty(g.output(c, 0), ty);
+                g.output(c, 0)
+            }
         };
-        let input = g.add_input(ty);
-        g.set_debug_name(input, &format!("weight_{}", weights.len()));
-        g.replace_all_uses_with(out, input);
+        g.replace_all_uses_with(out, replacement);
         g.destroy(n);
-        weights.push(t);
     }
 
     let text = g.to_string();
@@ -138,5 +171,16 @@ fn user_names(g: &Graph) -> Vec<String> {
                 f.clone()
             }
         })
+        .collect()
+}
+
+fn all_tensors(items: &[ConstValue]) -> bool {
+    !items.is_empty() && items.iter().all(|c| matches!(c, ConstValue::Tensor(_)))
+}
+
+fn tensors_of(items: &[IValue]) -> Vec<Tensor> {
+    items
+        .iter()
+        .filter_map(|e| e.as_tensor().cloned())
         .collect()
 }
