@@ -87,6 +87,37 @@ impl Program {
         }
     }
 
+    /// [`Program::new`], with the graph's inputs from `first_weight` on (the weights) made
+    /// constants holding `weights` for the operators built from it: operators pack constant
+    /// weights once (GEMM panels) as they do in a frozen graph. The nodes keep their numbers
+    /// (the constants are new nodes, numbered by nobody), and compiled code still passes the
+    /// weights in their registers.
+    pub fn with_weights(
+        graph: Graph,
+        first_weight: usize,
+        weights: &[crate::tensor::Tensor],
+    ) -> Program {
+        use ember_dialects::attr::{AttrValue, Handle, TensorLiteral};
+        let mut p = Program::new(graph);
+        let g = &mut p.graph;
+        let inputs: Vec<_> = g.inputs()[first_weight..].to_vec();
+        for (&input, w) in inputs.iter().zip(weights) {
+            let literal = TensorLiteral {
+                dtype: w.dtype().scalar_type(),
+                sizes: w.sizes().to_vec(),
+                data: None,
+                printed: None,
+                handle: Some(Handle(std::sync::Arc::new(w.clone()))),
+            };
+            let c = g.create(Symbol::new("prim::Constant"), &[], 1);
+            g.set_attr(c, Symbol::attr("value"), AttrValue::Tensor(literal));
+            g.set_ty(g.output(c, 0), g.ty(input).clone());
+            g.prepend_node(c);
+            g.replace_all_uses_with(input, g.output(c, 0));
+        }
+        p
+    }
+
     pub fn graph(&self) -> &Graph {
         &self.graph
     }

@@ -172,6 +172,7 @@ impl CompiledModel {
                 parse_type(t).map_err(|d| format!("the guard type of input '{name}': {d}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let weight_tensors = bundle.weights.clone();
         let weights: Vec<IValue> = bundle.weights.into_iter().map(IValue::Tensor).collect();
         for (i, (w, &v)) in weights
             .iter()
@@ -192,10 +193,12 @@ impl CompiledModel {
             ));
         }
         let interpret_only = interpret_only_from(std::env::var("EMBER_AOT").ok().as_deref())?;
+        // The interpreter runs the graph with the weights as constants too.
+        let program = Program::with_weights(graph, bundle.n_user_inputs, &weight_tensors);
         Ok(CompiledModel {
-            function: Function::new(name.clone(), graph.clone()),
+            function: Function::new(name.clone(), program.graph().clone()),
             name,
-            program: Program::new(graph),
+            program,
             input_names: bundle.input_names,
             guards,
             weights,
