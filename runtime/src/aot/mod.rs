@@ -82,6 +82,7 @@
 //! from several threads are safe: a call's registers are its own.
 
 pub mod bundle;
+pub mod capi;
 pub mod context;
 pub mod model;
 
