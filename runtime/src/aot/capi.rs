@@ -240,7 +240,7 @@ pub unsafe extern "C" fn ember_tensor_wrap(
         if data.is_null() && nbytes > 0 {
             return Err(invalid("data is NULL for a tensor with elements"));
         }
-        if (data as usize) % item != 0 {
+        if !(data as usize).is_multiple_of(item) {
             return Err(invalid(format!("data {data:?} is not aligned for {dtype}")));
         }
         let armed = Arc::new(AtomicBool::new(false));
