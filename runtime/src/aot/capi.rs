@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::model::{ember_compiled_model, CompiledModel};
+use crate::interpreter::panic_message;
 use crate::ivalue::IValue;
 use crate::tensor::{checked_numel, contiguous_strides, DType, Device, Meta, Storage, Tensor};
 
@@ -65,11 +66,7 @@ fn set_last_error(message: &str) {
 /// Runs an entry point's body: its failure (or panic) becomes the thread's last error.
 fn ffi<T>(what: &str, on_failure: T, body: impl FnOnce() -> Result<T, Failure>) -> (T, Status) {
     let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
-        let detail = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+        let detail = panic_message(&*payload);
         Err((EMBER_INTERNAL_ERROR, format!("internal error: {detail}")))
     });
     match outcome {
@@ -550,15 +547,7 @@ pub unsafe extern "C" fn ember_model_run(
             return Err(invalid("the output pointer is NULL"));
         }
         let inputs = values(inputs, n)?;
-        if inputs.len() != m.model.num_inputs() {
-            return Err(invalid(format!(
-                "{} takes {} inputs ({}), got {}",
-                m.model.name(),
-                m.model.num_inputs(),
-                m.model.input_names().join(", "),
-                inputs.len()
-            )));
-        }
+        m.model.check_count(&inputs).map_err(invalid)?;
         let v = m.model.run(inputs).map_err(|e| (EMBER_RUN_ERROR, e))?;
         put(output, Box::into_raw(Box::new(ember_value(v))))
     })

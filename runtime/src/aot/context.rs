@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use ember_dialects::{Graph, Node, Symbol, Type};
 
-use crate::interpreter::RuntimeError;
+use crate::interpreter::{panic_message, RuntimeError};
 use crate::ivalue::IValue;
 use crate::ops::registry::registry;
 use crate::ops::Operation;
@@ -295,11 +295,7 @@ fn guarded<R>(cx: &mut Context, on_panic: R, what: &str, f: impl FnOnce(&mut Con
     match catch_unwind(AssertUnwindSafe(|| f(&mut *cx))) {
         Ok(r) => r,
         Err(payload) => {
-            let detail = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let detail = panic_message(&*payload);
             cx.fail(RuntimeError::new(format!(
                 "internal error: {what} panicked: {detail}"
             )));

@@ -90,3 +90,20 @@ pub use bundle::Bundle;
 pub use model::{
     ember_compiled_model, CompiledModel, EntryFn, EMBER_ABI_VERSION, EMBER_WEIGHTS_EXTERNAL,
 };
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// Bytes in 64-byte aligned static memory, as an object file's data holds them.
+    pub fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
+        #[repr(C, align(64))]
+        #[derive(Clone, Copy)]
+        struct Line([u8; 64]);
+        let lines = vec![Line([0; 64]); bytes.len().div_ceil(64)].leak();
+        // SAFETY: the leaked lines are plain bytes, at least `bytes.len()` of them.
+        let all = unsafe {
+            std::slice::from_raw_parts_mut(lines.as_mut_ptr() as *mut u8, lines.len() * 64)
+        };
+        all[..bytes.len()].copy_from_slice(bytes);
+        &all[..bytes.len()]
+    }
+}
