@@ -141,8 +141,9 @@ void ember_value_free(ember_value *v);
 
 typedef struct ember_model ember_model;
 
-/* Opens the model an object defines. `weights_path` is the weights file of a model compiled
- * with --weights=file (memory-mapped), NULL when its weights are embedded. */
+/* Opens the model an object defines (`compiled` must stay valid while the model is open: an
+ * object's definition is static). `weights_path` is the weights file of a model compiled
+ * with --weights=file (memory-mapped copy-on-write), NULL when its weights are embedded. */
 ember_status ember_model_open(const ember_compiled_model *compiled, const char *weights_path,
                               ember_model **out);
 void ember_model_free(ember_model *model);

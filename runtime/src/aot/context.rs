@@ -476,6 +476,20 @@ pub unsafe extern "C" fn ember_rt_failed(ctx: *mut c_void) -> i32 {
     }
 }
 
+/// The `ember_rt_*` functions by name and address, for a JIT binding in-process compiled
+/// code to them (a Rust executable does not export them to the dynamic linker).
+pub fn rt_symbols() -> [(&'static str, usize); 7] {
+    [
+        ("ember_rt_op", ember_rt_op as *const () as usize),
+        ("ember_rt_unbox", ember_rt_unbox as *const () as usize),
+        ("ember_rt_box", ember_rt_box as *const () as usize),
+        ("ember_rt_copy", ember_rt_copy as *const () as usize),
+        ("ember_rt_move", ember_rt_move as *const () as usize),
+        ("ember_rt_drop", ember_rt_drop as *const () as usize),
+        ("ember_rt_failed", ember_rt_failed as *const () as usize),
+    ]
+}
+
 #[cfg(test)]
 #[path = "context_tests.rs"]
 mod tests;

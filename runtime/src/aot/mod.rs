@@ -80,6 +80,20 @@
 //! `prim::TypeCheck` does) and runs `entry` when they hold and the interpreter on the bundle's
 //! graph otherwise; `EMBER_AOT=interpret` forces the interpreter. Concurrent calls of one model
 //! from several threads are safe: a call's registers are its own.
+//!
+//! # The Rust side (what the compiler calls)
+//!
+//! - [`Bundle`] `{ graph_text, n_user_inputs, input_names, guard_types, weights }`;
+//!   [`Bundle::to_bytes`]`(external_weights) -> (bundle, Option<weights file>)` writes it
+//!   (deterministically; weights 64-byte aligned), [`Bundle::parse`] reads static bytes (no
+//!   copy; external weights memory-mapped copy-on-write), [`Bundle::parse_copied`] any bytes.
+//! - [`CompiledModel::open`]`(&'static ember_compiled_model, Option<&Path>)` for objects, and
+//!   [`CompiledModel::from_parts`]`(Bundle, Option<EntryFn>, num_registers)` in process (both
+//!   `unsafe`: the entry is native code trusted to follow this contract);
+//!   [`CompiledModel::run`]`(Vec<IValue>) -> Result<IValue, String>`.
+//! - [`context`]: the `ember_rt_*` functions (`#[no_mangle]`, in `libember_runtime.a`);
+//!   [`context::rt_symbols`] gives their addresses by name for the in-process JIT.
+//!   [`capi`]: `runtime/include/ember.h`.
 
 pub mod bundle;
 pub mod capi;
