@@ -50,6 +50,17 @@ typedef struct ember_compiled_model {
     uint64_t num_registers;      /* the registers `entry` uses */
 } ember_compiled_model;
 
+/* What compiled code calls (emberc's objects call these; applications do not). The contract
+ * is in runtime/src/aot/mod.rs: `ctx` is the call's context, registers hold values, nodes
+ * are numbered in pre-order over the bundle's graph. */
+int32_t ember_rt_op(void *ctx, int64_t node, const int64_t *args, int64_t *outs);
+int64_t ember_rt_unbox(void *ctx, int64_t reg);
+void ember_rt_box(void *ctx, int64_t reg, int64_t kind, int64_t bits);
+void ember_rt_copy(void *ctx, int64_t dst, int64_t src);
+void ember_rt_move(void *ctx, int64_t dst, int64_t src);
+void ember_rt_drop(void *ctx, int64_t reg);
+int32_t ember_rt_failed(void *ctx);
+
 /* ---- Status and errors ----------------------------------------------------------------- */
 
 typedef enum ember_status {

@@ -1,8 +1,9 @@
 //! The C API from C and C++: a bundle written for a small graph with a weight, embedded in a
 //! C file as an `ember_compiled_model` (no compiled entry: the interpreter runs it), compiled
 //! with `cc` against ember.h, linked with libember_runtime.a and run; its printed outputs
-//! must be the interpreter's. The same through ember.hpp with `c++`. Skips (saying why) when
-//! no C compiler is installed.
+//! must be the interpreter's. A third model has an entry written in C that drives
+//! `ember_rt_*` as compiled code does: it runs when the guards hold, the interpreter when not.
+//! The same through ember.hpp with `c++`. Skips (saying why) when no C compiler is installed.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,8 +46,42 @@ const MAIN_C: &str = r#"
 #include "ember.h"
 
 extern const ember_compiled_model tiny_embedded, tiny_external;
+extern const uint8_t tiny_embedded_bundle[];
 static int deleted = 0;
 static void on_delete(void *data, void *ctx) { (void)data; *(int *)ctx += 1; }
+
+/* The graph compiled by hand as the contract says: registers 0 (x), 1 (n, boxed) and 2 (w)
+ * are the inputs, 3 the output, 4 and 5 temporaries; nodes in pre-order. */
+static int entry_calls = 0;
+static int32_t tiny_entry(void *ctx) {
+    entry_calls++;
+    int64_t one = 0, m = 0;
+    int64_t n = ember_rt_unbox(ctx, 1);
+    ember_rt_op(ctx, 0, NULL, &one);
+    int64_t a1[2] = {0, 2}, o1[1] = {4};
+    ember_rt_op(ctx, 1, a1, o1);                 /* y = mul(x, w) */
+    int64_t a2[3] = {-5, -1, one}, o2[1] = {5};
+    ember_rt_op(ctx, 2, a2, o2);                 /* z = add(move y, move x, 1) */
+    int64_t a3[2] = {-6, n}, o3[1] = {4};
+    ember_rt_op(ctx, 3, a3, o3);                 /* s = mul(move z, n) */
+    int64_t a4[2] = {n, n};
+    ember_rt_op(ctx, 4, a4, &m);                 /* m = n * n */
+    int64_t a5[2] = {-5, m}, o5[1] = {3};
+    ember_rt_op(ctx, 5, a5, o5);                 /* (s, m) */
+    return ember_rt_failed(ctx);
+}
+const ember_compiled_model tiny_compiled = {EMBER_ABI_VERSION, 0, "tiny", "forward",
+    tiny_embedded_bundle, TINY_EMBEDDED_LEN, tiny_entry, 6};
+
+static void print_tensor(const ember_value *t) {
+    int64_t numel = 0;
+    ember_tensor_numel(t, &numel);
+    const float *d = NULL;
+    ember_tensor_data(t, (void **)&d);
+    printf("[");
+    for (int64_t i = 0; i < numel; i++) printf("%s%.9g", i ? " " : "", d[i]);
+    printf("]");
+}
 
 static int run(const ember_compiled_model *cm, const char *weights, const char *label) {
     ember_model *m = NULL;
@@ -72,16 +107,13 @@ static int run(const ember_compiled_model *cm, const char *weights, const char *
     ember_value *t = NULL, *k = NULL;
     ember_value_item(out, 0, &t);
     ember_value_item(out, 1, &k);
-    int64_t numel = 0, m2 = 0;
-    ember_tensor_numel(t, &numel);
+    int64_t m2 = 0;
     ember_value_to_int(k, &m2);
-    const float *d = NULL;
-    ember_tensor_data(t, (void **)&d);
     ember_dtype dt;
     ember_tensor_dtype(t, &dt);
-    printf("%s out: kind %d len %zu dtype %d [", label, (int)ember_value_kind(out), len, (int)dt);
-    for (int64_t i = 0; i < numel; i++) printf("%s%.9g", i ? " " : "", d[i]);
-    printf("] %lld\n", (long long)m2);
+    printf("%s out: kind %d len %zu dtype %d ", label, (int)ember_value_kind(out), len, (int)dt);
+    print_tensor(t);
+    printf(" %lld\n", (long long)m2);
     ember_value_free(t);
     ember_value_free(k);
     ember_value_free(out);
@@ -91,6 +123,17 @@ static int run(const ember_compiled_model *cm, const char *weights, const char *
     ember_value *bad[2] = {ember_tensor_wrap(x, EMBER_FLOAT32, 1, two, NULL, NULL, NULL), in[1]};
     s = ember_model_run(m, bad, 2, &out);
     printf("%s bad shape: status %d out %s\n%s\n", label, (int)s, out ? "set" : "NULL", ember_last_error());
+    /* Size 1 broadcasts: not the compiled shape, so the interpreter runs it. */
+    int64_t one_size[1] = {1};
+    ember_value *small[2] = {ember_tensor_wrap(x + 1, EMBER_FLOAT32, 1, one_size, NULL, NULL, NULL), in[1]};
+    s = ember_model_run(m, small, 2, &out);
+    printf("%s fallback: status %d ", label, (int)s);
+    ember_value_item(out, 0, &t);
+    print_tensor(t);
+    printf("\n");
+    ember_value_free(t);
+    ember_value_free(out);
+    ember_value_free(small[0]);
     s = ember_model_run(m, in, 1, &out);
     printf("%s one input: status %d: %s\n", label, (int)s, ember_last_error());
     s = ember_model_run(m, in, 2, NULL);
@@ -106,6 +149,8 @@ int main(int argc, char **argv) {
     if (argc != 2) return 2;
     if (run(&tiny_embedded, NULL, "embedded")) return 1;
     if (run(&tiny_external, argv[1], "external")) return 1;
+    if (run(&tiny_compiled, NULL, "compiled")) return 1;
+    printf("entry calls %d\n", entry_calls);
     ember_model *m = NULL;
     ember_status s = ember_model_open(&tiny_external, NULL, &m);
     printf("external without file: status %d: %s\n", (int)s, ember_last_error());
@@ -144,7 +189,7 @@ int main() {
 /// A C definition of `ember_compiled_model` `symbol` over `bytes`.
 fn model_definition(symbol: &str, bytes: &[u8], external: bool) -> String {
     let mut c = format!(
-        "static const uint8_t {symbol}_bundle[{}] __attribute__((aligned(64))) = {{",
+        "const uint8_t {symbol}_bundle[{}] __attribute__((aligned(64))) = {{",
         bytes.len()
     );
     for (i, b) in bytes.iter().enumerate() {
@@ -226,11 +271,12 @@ fn compile_and_run(
     stdout
 }
 
-/// What the interpreter gives for x = [1, 2, 3], n = 3, printed as the C program prints it.
-fn interpreter_line(label: &str) -> String {
+/// What the interpreter gives for `x` and n = 3: the tensor as the C program prints it, and
+/// the int.
+fn interpreted(x: &[f32]) -> (String, i64) {
     // SAFETY: no compiled entry.
     let m = unsafe { CompiledModel::from_parts(bundle(), None, 0) }.unwrap();
-    let x = Tensor::from_vec(vec![1f32, 2.0, 3.0], &[3]).unwrap();
+    let x = Tensor::from_vec(x.to_vec(), &[x.len() as i64]).unwrap();
     let out = m
         .run_interpreted(vec![IValue::Tensor(x), IValue::Int(3)])
         .unwrap();
@@ -239,11 +285,16 @@ fn interpreter_line(label: &str) -> String {
     };
     let t = items[0].as_tensor().unwrap().to_vec::<f32>();
     let values: Vec<String> = t.iter().map(|v| format!("{v}")).collect();
-    format!(
-        "{label} out: kind 6 len 2 dtype 6 [{}] {}",
-        values.join(" "),
-        items[1].as_int().unwrap()
+    (
+        format!("[{}]", values.join(" ")),
+        items[1].as_int().unwrap(),
     )
+}
+
+/// The C program's line for x = [1, 2, 3], n = 3.
+fn interpreter_line(label: &str) -> String {
+    let (t, m) = interpreted(&[1.0, 2.0, 3.0]);
+    format!("{label} out: kind 6 len 2 dtype 6 {t} {m}")
 }
 
 #[test]
@@ -275,14 +326,8 @@ fn c_and_cpp_programs_run_a_bundled_model() {
     let main_c = dir.join("main.c");
     std::fs::write(&main_c, MAIN_C).unwrap();
     let exe = dir.join("main");
-    let flags = [
-        "-std=c99",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-        "-Wno-overlength-strings",
-    ];
+    let len = format!("-DTINY_EMBEDDED_LEN={}", embedded.len());
+    let flags = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", &len];
     let out = compile_and_run(
         cc,
         &[&main_c, &models, &lib],
@@ -292,12 +337,14 @@ fn c_and_cpp_programs_run_a_bundled_model() {
     );
     eprintln!("{out}");
     let lines: Vec<&str> = out.lines().collect();
-    for label in ["embedded", "external"] {
+    for label in ["embedded", "external", "compiled"] {
         assert!(
             lines.contains(&format!("{label} inputs 2: x n").as_str()),
             "{out}"
         );
         assert!(lines.contains(&interpreter_line(label).as_str()), "{out}");
+        let fallback = format!("{label} fallback: status 0 {}", interpreted(&[2.0]).0);
+        assert!(lines.contains(&fallback.as_str()), "{fallback}\n{out}");
         assert!(
             out.contains(&format!(
                 "{label} bad shape: status 3 out NULL\nember_model_run: "
@@ -313,7 +360,9 @@ fn c_and_cpp_programs_run_a_bundled_model() {
     // The broadcast error names the node and its source.
     assert!(out.contains("in aten::mul at c.py:2:8"), "{out}");
     assert!(out.contains("external without file: status 2: ember_model_open: the model's weights are in a separate file"), "{out}");
-    assert!(lines.contains(&"deleted 2"), "{out}");
+    // One compiled run: the shapes that miss the guards ran interpreted.
+    assert!(lines.contains(&"entry calls 1"), "{out}");
+    assert!(lines.contains(&"deleted 3"), "{out}");
 
     let Some(cxx) = ["c++", "g++", "clang++"].into_iter().find(|c| have(c)) else {
         eprintln!("skipped the C++ part: no C++ compiler on PATH");
