@@ -275,6 +275,7 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
 }
 
 /// The method compiled whole and linked into this process.
+#[cfg(feature = "codegen")]
 fn compile_whole(graph: &Graph, is_method: bool) -> Result<CompiledModel, String> {
     use crate::codegen::whole;
     let config = PassConfig::from_env()?;
@@ -284,6 +285,11 @@ fn compile_whole(graph: &Graph, is_method: bool) -> Result<CompiledModel, String
         .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
     whole::compile_in_process(&program)
         .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))
+}
+
+#[cfg(not(feature = "codegen"))]
+fn compile_whole(_: &Graph, _: bool) -> Result<CompiledModel, String> {
+    Err("this build of Ember has no code generation (the compiler's `codegen` feature)".into())
 }
 
 /// What runs the method: the executor, the method compiled whole (`--compile=whole`), or
