@@ -3,17 +3,19 @@
  *
  *   cc -DEMBER_MODEL=<C name> -I<ember include> -I<where emberc wrote NAME.h> run_model.c \
  *      NAME.o libember_runtime.a -lpthread -ldl -lm -o run_model
- *   run_model [--weights FILE] IN.npy ... [--expect OUT.npy ...]
+ *   run_model [--weights FILE] [--bench N] IN.npy ... [--expect OUT.npy ...]
  *
  * Inputs are float32, float64, int32, int64 or bool arrays. The result's tensors (a tensor, or
  * the tensors of a tuple or list, depth first) are printed and, with --expect, compared with
  * the expected arrays in order: |got - want| <= 1e-4 * |want| + 1e-4 * max|want| (PyTorch's
- * whole-model tolerance). Exit status 0 when everything ran and matched. */
+ * whole-model tolerance). Exit status 0 when everything ran and matched. --bench N also times
+ * N calls after 3 warm-up calls and prints the median and the fastest per call. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ember.h"
 
@@ -102,6 +104,34 @@ static double element(const void *p, ember_dtype d, int64_t i) {
 
 static void free_data(void *data, void *ctx) { (void)ctx; free(data); }
 
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Times `n` calls after 3 warm-up calls; prints the median and the fastest per call. */
+static int bench(ember_model *model, ember_value **values, size_t n_in, int n) {
+  double *times = malloc(sizeof(double) * (size_t)n);
+  if (!times) return fail("out of memory", NULL);
+  for (int i = -3; i < n; i++) {
+    ember_value *out;
+    double start = now_us();
+    if (ember_model_run(model, values, n_in, &out) != EMBER_OK) { free(times); return fail("run", ember_last_error()); }
+    if (i >= 0) times[i] = now_us() - start;
+    ember_value_free(out);
+  }
+  qsort(times, (size_t)n, sizeof(double), by_value);
+  printf("bench: %d calls after 3 warm-up, median %.3f us, min %.3f us per call\n", n, times[n / 2], times[0]);
+  free(times);
+  return 0;
+}
+
 /* Checks the tensors of `v`, depth first, against expected[*next...]. */
 static int check(const ember_value *v, array *expected, int n_expected, int *next) {
   ember_kind kind = ember_value_kind(v);
@@ -154,10 +184,12 @@ static int check(const ember_value *v, array *expected, int n_expected, int *nex
 
 int main(int argc, char **argv) {
   const char *weights = NULL;
+  int bench_calls = 0;
   array inputs[64], expected[64];
   int n_in = 0, n_expected = 0, expecting = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--weights") && i + 1 < argc) { weights = argv[++i]; continue; }
+    if (!strcmp(argv[i], "--bench") && i + 1 < argc) { bench_calls = atoi(argv[++i]); continue; }
     if (!strcmp(argv[i], "--expect")) { expecting = 1; continue; }
     array *a = expecting ? &expected[n_expected] : &inputs[n_in];
     if ((expecting ? n_expected : n_in) == 64) return fail("too many arrays", NULL);
@@ -181,6 +213,7 @@ int main(int argc, char **argv) {
   if (ember_model_run(model, values, (size_t)n_in, &out) != EMBER_OK) return fail("run", ember_last_error());
   int next = 0;
   int bad = check(out, expected, n_expected, &next);
+  if (!bad && bench_calls > 0) bad = bench(model, values, (size_t)n_in, bench_calls);
   if (!bad && next < n_expected) bad = fail("fewer outputs than expected arrays", NULL);
   ember_value_free(out);
   for (int i = 0; i < n_in; i++) ember_value_free(values[i]);
