@@ -635,7 +635,13 @@ mod tests {
             args("m.ir -o - --math=inline").unwrap().math,
             Some(MathLowering::Expanded)
         );
+        let a = args("m.pt -o m.o --weights file --mode whole --name net").unwrap();
+        assert!(a.weights_file);
+        assert_eq!((a.mode, symbol_prefix(&a)), (Some(Mode::Whole), "net".to_string()));
+        assert_eq!(weights_path("out/m.o"), "out/m.weights");
         for (bad, want) in [
+            ("m.pt -o x --weights mmap", "unknown --weights 'mmap' (embed or file)"),
+            ("m.pt -o x --mode all", "unknown --mode 'all' (whole or groups)"),
             ("m.ir", "missing -o OUT"),
             ("-o x", "missing MODEL"),
             (
