@@ -529,7 +529,7 @@ fn whole_compiled_models_match_pytorch() {
             let mut model =
                 Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())?;
             // Inputs left out take their defaults, as in a Python call.
-            let defaults = &model.entry(None)?.defaults;
+            let defaults = model.entry(None)?.defaults.clone();
             for d in defaults.iter().skip(inputs.len()) {
                 inputs.push(
                     d.clone()
@@ -541,7 +541,8 @@ fn whole_compiled_models_match_pytorch() {
                 Err(why) if listed.contains(&name.as_str()) => return Err(why),
                 Err(why) => return Err(format!("refused: {why}")),
             };
-            let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+            let program =
+                whole::prepare(&graph, is_method, &[], &defaults).map_err(|e| e.message)?;
             let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
             let out = m.run(inputs.clone())?;
             compare_outputs(&[out], &arrays).map_err(|e| format!("compiled: {e}"))?;
@@ -564,7 +565,8 @@ fn whole_compiled_models_match_pytorch() {
                 );
                 let ty = ember_dialects::types::parse_type(&other).map_err(|d| d.message)?;
                 let guards = [(program.input_names[i].clone(), ty)];
-                let program = whole::prepare(&graph, is_method, &guards).map_err(|e| e.message)?;
+                let program =
+                    whole::prepare(&graph, is_method, &guards, &defaults).map_err(|e| e.message)?;
                 let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
                 if m.guards_hold(&inputs) {
                     return Err(format!("the guard {other} holds for {:?}", t.sizes()));
@@ -854,24 +856,26 @@ fn whole_compiled_objects_run_from_c() {
         for &variant in variants {
             let outcome = (|| -> Result<(), String> {
                 let arrays = Arrays::load(&npz)?;
-                let mut inputs = recorded_inputs(&arrays);
+                let inputs = recorded_inputs(&arrays);
                 let bytes = std::fs::read(&pt).map_err(|e| e.to_string())?;
                 let mut model =
                     Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())?;
-                for d in model.entry(None)?.defaults.iter().skip(inputs.len()) {
-                    inputs.push(d.clone().ok_or("an input without a default")?);
-                }
+                // Inputs left out (the encoder layer's masks) take the defaults the compiled
+                // model carries.
+                let defaults = model.entry(None)?.defaults.clone();
                 let (graph, is_method) = whole::method_graph(&mut model, "forward")?;
                 let mut guards = Vec::new();
                 if variant == "guard" {
-                    let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+                    let program =
+                        whole::prepare(&graph, is_method, &[], &defaults).map_err(|e| e.message)?;
                     let ty = ember_dialects::types::parse_type(
                         "Float(7, 7, strides=[7, 1], requires_grad=0, device=cpu)",
                     )
                     .map_err(|d| d.message)?;
                     guards.push((program.input_names[0].clone(), ty));
                 }
-                let program = whole::prepare(&graph, is_method, &guards).map_err(|e| e.message)?;
+                let program =
+                    whole::prepare(&graph, is_method, &guards, &defaults).map_err(|e| e.message)?;
                 let c_name = format!(
                     "m_{}",
                     name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
@@ -908,7 +912,9 @@ fn whole_compiled_objects_run_from_c() {
                     .arg(&source)
                     .arg(&object)
                     .arg(&lib)
-                    .args(["-lpthread", "-ldl", "-lm", "-o"])
+                    // Unreachable operators and debug info dropped: the programs are large
+                    // beside a debug build of the runtime.
+                    .args(["-lpthread", "-ldl", "-lm", "-Wl,--gc-sections", "-s", "-o"])
                     .arg(&exe)
                     .output()
                     .map_err(|e| e.to_string())?;
@@ -917,7 +923,11 @@ fn whole_compiled_objects_run_from_c() {
                 }
                 let run = std::process::Command::new(&exe)
                     .output()
-                    .map_err(|e| e.to_string())?;
+                    .map_err(|e| e.to_string());
+                for done in [&exe, &object, &source] {
+                    let _ = std::fs::remove_file(done);
+                }
+                let run = run?;
                 if !run.status.success() {
                     return Err(format!("run: {}", String::from_utf8_lossy(&run.stderr)));
                 }

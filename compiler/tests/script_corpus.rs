@@ -812,7 +812,7 @@ fn whole_compiled_keeps_script_outputs() {
                 g.inputs().iter().map(|&v| g.ty(v).clone()).collect()
             };
             let built = whole::method_graph(&mut model, &entry).and_then(|(graph, is_method)| {
-                let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+                let program = whole::prepare(&graph, is_method, &[], &[]).map_err(|e| e.message)?;
                 whole::compile_in_process(&program).map_err(|e| e.message)
             });
             let model = match built {

@@ -213,7 +213,7 @@ fn random_programs_compiled_whole_agree_with_the_interpreter() {
             let mut model = Model::from_source("random.py", source)
                 .map_err(|e| format!("does not compile: {e}"))?;
             let (graph, is_method) = whole::method_graph(&mut model, "prog")?;
-            let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+            let program = whole::prepare(&graph, is_method, &[], &[]).map_err(|e| e.message)?;
             let compiled = whole::compile_in_process(&program).map_err(|e| e.message)?;
             for &(a, b, f) in &calls {
                 let inputs = vec![

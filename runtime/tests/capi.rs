@@ -34,6 +34,7 @@ fn bundle() -> Bundle {
             "Float(3, strides=[1], requires_grad=0, device=cpu)".into(),
             "int".into(),
         ],
+        defaults: String::new(),
         weights: vec![Tensor::from_vec(vec![0.5f32, 1.5, -2.25], &[3]).unwrap()],
     }
 }

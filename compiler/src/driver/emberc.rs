@@ -439,16 +439,22 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
         let text = entry.graph().to_string();
         return run_on_graph(args, entry.graph(), &text);
     }
-    let name = model
+    let entry = model
         .entry(args.method.as_deref())
-        .map_err(|e| located(&args.model, &e))?
-        .name
-        .clone();
+        .map_err(|e| located(&args.model, &e))?;
+    let (name, defaults) = (entry.name.clone(), entry.defaults.clone());
     progress.phase("optimizing");
     let (graph, is_method) =
         whole::method_graph(&mut model, &name).map_err(|e| located(&args.model, &e))?;
     progress.phase("lowering and LLVM code generation");
-    let done = compile_whole(args, &graph, is_method, &name, &graph.to_string());
+    let done = compile_whole(
+        args,
+        &graph,
+        is_method,
+        &name,
+        &defaults,
+        &graph.to_string(),
+    );
     progress.finish();
     done
 }
@@ -497,13 +503,15 @@ impl Progress {
     }
 }
 
-/// Compiles `graph` (a method with `self` first when `is_method`) whole, writing the output,
-/// the weights file and the header; errors are rendered against `text`.
+/// Compiles `graph` (a method with `self` first when `is_method`, its inputs after `self`
+/// defaulting to `defaults`) whole, writing the output, the weights file and the header;
+/// errors are rendered against `text`.
 pub fn compile_whole(
     args: &Args,
     graph: &Graph,
     is_method: bool,
     method: &str,
+    defaults: &[Option<ember_runtime::ivalue::IValue>],
     text: &str,
 ) -> Result<(), String> {
     if args.target != TargetArch::X86_64 {
@@ -520,7 +528,7 @@ pub fn compile_whole(
     }
     guards.sort_by(|a, b| a.0.cmp(&b.0));
     let render = |e: CodegenError| render_error(&args.model, text, &e);
-    let program = whole::prepare(graph, is_method, &guards).map_err(render)?;
+    let program = whole::prepare(graph, is_method, &guards, defaults).map_err(render)?;
     let name = symbol_prefix(args);
     let opts = whole::WholeOptions {
         name: name.clone(),
@@ -603,7 +611,7 @@ pub fn compile_text(
         }
     };
     if whole {
-        return compile_whole(args, &graph, false, "forward", text);
+        return compile_whole(args, &graph, false, "forward", &[], text);
     }
     run_on_graph(args, &graph, text)
 }
@@ -637,11 +645,20 @@ mod tests {
         );
         let a = args("m.pt -o m.o --weights file --mode whole --name net").unwrap();
         assert!(a.weights_file);
-        assert_eq!((a.mode, symbol_prefix(&a)), (Some(Mode::Whole), "net".to_string()));
+        assert_eq!(
+            (a.mode, symbol_prefix(&a)),
+            (Some(Mode::Whole), "net".to_string())
+        );
         assert_eq!(weights_path("out/m.o"), "out/m.weights");
         for (bad, want) in [
-            ("m.pt -o x --weights mmap", "unknown --weights 'mmap' (embed or file)"),
-            ("m.pt -o x --mode all", "unknown --mode 'all' (whole or groups)"),
+            (
+                "m.pt -o x --weights mmap",
+                "unknown --weights 'mmap' (embed or file)",
+            ),
+            (
+                "m.pt -o x --mode all",
+                "unknown --mode 'all' (whole or groups)",
+            ),
             ("m.ir", "missing -o OUT"),
             ("-o x", "missing MODEL"),
             (

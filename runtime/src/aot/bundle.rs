@@ -6,7 +6,7 @@
 //!          16 total length u64         24 data offset u64 (64-aligned)
 //!          32 data length u64          40 fingerprint u64 (FNV-1a of bytes 48..data offset)
 //!          48 descriptors: n_user u64, graph text, input names, guard types (u64 count, then
-//!             per string u64 length + UTF-8), weights (u64 count, then per weight: dtype u8
+//!             per string u64 length + UTF-8), the defaults' graph text, weights (u64 count, then per weight: dtype u8
 //!             (PyTorch's ScalarType number), requires_grad u8, 2 zero bytes, ndim u32, sizes
 //!             i64 x ndim, strides i64 x ndim, storage offset i64 (elements), data offset u64
 //!             (from the data start, 64-aligned), data length u64)
@@ -28,7 +28,7 @@ use crate::tensor::{checked_numel, DType, Device, Meta, Storage, Tensor};
 const BUNDLE_MAGIC: &[u8; 8] = b"EMBERAOT";
 const WEIGHTS_MAGIC: &[u8; 8] = b"EMBERWTS";
 /// The format version this runtime writes and reads.
-pub const BUNDLE_VERSION: u32 = 1;
+pub const BUNDLE_VERSION: u32 = 2;
 /// Flag bit: the weights' bytes are in a separate file.
 pub const FLAG_WEIGHTS_EXTERNAL: u32 = 1;
 const HEADER_LEN: usize = 48;
@@ -49,6 +49,10 @@ pub struct Bundle {
     /// One type per user input, as the type printer writes it (`Float(1, 3, strides=[3, 1],
     /// requires_grad=0, device=cpu)`, or `Tensor`, `int`, ... when not specialized).
     pub guard_types: Vec<String>,
+    /// The defaults of the last user inputs, as the text of a graph with no inputs that
+    /// returns them (constants); empty when no input has one. A caller may leave those
+    /// inputs out.
+    pub defaults: String,
     pub weights: Vec<Tensor>,
 }
 
@@ -89,6 +93,7 @@ impl Bundle {
         for ty in &self.guard_types {
             put_str(&mut desc, ty);
         }
+        put_str(&mut desc, &self.defaults);
         put_u64(&mut desc, self.weights.len() as u64);
         let mut data = Vec::new();
         for w in &self.weights {
@@ -324,6 +329,7 @@ impl Header {
         let graph_text = c.string()?;
         let input_names = c.strings()?;
         let guard_types = c.strings()?;
+        let defaults = c.string()?;
         // The smallest weight descriptor: dtype..ndim and three u64 fields.
         let count = c.count(8 + 24)?;
         let mut weights = Vec::with_capacity(count);
@@ -346,6 +352,7 @@ impl Header {
             n_user_inputs,
             input_names,
             guard_types,
+            defaults,
             weights,
         })
     }

@@ -18,6 +18,7 @@ fn sample() -> Bundle {
             "Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)".into(),
             "int".into(),
         ],
+        defaults: "graph():\n  %0 : int = prim::Constant[value=3]()\n  return (%0)\n".into(),
         weights: vec![w0, transposed, ints, empty, bools],
     }
 }
@@ -69,6 +70,7 @@ fn round_trips_embedded_and_external() {
     assert_eq!(back.n_user_inputs, 2);
     assert_eq!(back.input_names, b.input_names);
     assert_eq!(back.guard_types, b.guard_types);
+    assert_eq!(back.defaults, b.defaults);
     same_weights(&back.weights, &b.weights);
 
     let (small, file) = b.to_bytes(true);

@@ -49,6 +49,8 @@ pub struct CompiledModel {
     function: Function,
     input_names: Vec<String>,
     guards: Vec<Type>,
+    /// The defaults of the last user inputs (a call may leave them out).
+    defaults: Vec<IValue>,
     weights: Vec<IValue>,
     entry: Option<EntryFn>,
     num_registers: usize,
@@ -186,6 +188,14 @@ impl CompiledModel {
                 ));
             }
         }
+        let defaults = evaluate_defaults(&bundle.defaults)?;
+        if defaults.len() > bundle.n_user_inputs {
+            return Err(format!(
+                "{} defaults for {} user inputs",
+                defaults.len(),
+                bundle.n_user_inputs
+            ));
+        }
         let n_outputs = graph.outputs().len();
         if entry.is_some() && num_registers < n_inputs + n_outputs {
             return Err(format!(
@@ -201,6 +211,7 @@ impl CompiledModel {
             program,
             input_names: bundle.input_names,
             guards,
+            defaults,
             weights,
             entry,
             num_registers,
@@ -241,7 +252,7 @@ impl CompiledModel {
     /// Runs the method on the user's inputs: the compiled code when the guards hold, the
     /// interpreter otherwise. A method returns one value (several outputs come as a tuple).
     pub fn run(&self, inputs: Vec<IValue>) -> Result<IValue, String> {
-        self.check_count(&inputs)?;
+        let inputs = self.with_defaults(inputs)?;
         let entry = self
             .entry
             .filter(|_| !self.interpret_only && self.guards_hold(&inputs));
@@ -253,22 +264,40 @@ impl CompiledModel {
 
     /// Runs the method in the interpreter whatever the guards say.
     pub fn run_interpreted(&self, inputs: Vec<IValue>) -> Result<IValue, String> {
-        self.check_count(&inputs)?;
+        let inputs = self.with_defaults(inputs)?;
         on_kernel_pool(|| self.interpret(inputs))
     }
 
     /// Whether `inputs` are as many as the method takes; the error names them.
+    /// Whether `inputs` are as many as the method takes, counting the defaults of the last
+    /// ones; the error names them.
     pub fn check_count(&self, inputs: &[IValue]) -> Result<(), String> {
-        if inputs.len() == self.input_names.len() {
+        let all = self.input_names.len();
+        if (all - self.defaults.len()..=all).contains(&inputs.len()) {
             return Ok(());
         }
+        let least = all - self.defaults.len();
+        let takes = if least == all {
+            all.to_string()
+        } else {
+            format!("{least} to {all}")
+        };
         Err(format!(
-            "{} takes {} inputs ({}), got {}",
+            "{} takes {takes} inputs ({}), got {}",
             self.name,
-            self.input_names.len(),
             self.input_names.join(", "),
             inputs.len()
         ))
+    }
+
+    /// `inputs` with the inputs left out given their defaults.
+    fn with_defaults(&self, mut inputs: Vec<IValue>) -> Result<Vec<IValue>, String> {
+        self.check_count(&inputs)?;
+        let first_default = self.input_names.len() - self.defaults.len();
+        for i in inputs.len()..self.input_names.len() {
+            inputs.push(self.defaults[i - first_default].clone());
+        }
+        Ok(inputs)
     }
 
     fn interpret(&self, inputs: Vec<IValue>) -> Result<IValue, String> {
@@ -324,3 +353,18 @@ fn one_value(mut outputs: Vec<IValue>) -> IValue {
 #[cfg(test)]
 #[path = "model_tests.rs"]
 mod tests;
+
+/// The values of the defaults' graph (constants, returned in order); none for empty text.
+fn evaluate_defaults(text: &str) -> Result<Vec<IValue>, String> {
+    if text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let graph = parse_graph(text).map_err(|d| format!("the bundle's defaults: {d}"))?;
+    if !graph.inputs().is_empty() {
+        return Err("the bundle's defaults graph takes inputs".into());
+    }
+    let code = Function::new("defaults", graph)
+        .code(None)
+        .map_err(|e| format!("the bundle's defaults: {e}"))?;
+    interpret(&code, Vec::new()).map_err(|e| format!("the bundle's defaults: {e}"))
+}

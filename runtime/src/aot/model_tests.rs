@@ -21,6 +21,7 @@ fn bundle() -> Bundle {
         n_user_inputs: 1,
         input_names: vec!["x".into()],
         guard_types: vec![GUARD.into()],
+        defaults: String::new(),
         weights: vec![Tensor::from_vec(vec![0.5f32, 1.5, 2.5], &[3]).unwrap()],
     }
 }

@@ -67,6 +67,7 @@ pub fn to_bundle(program: &Program) -> Bundle {
         n_user_inputs: program.n_user_inputs,
         input_names: program.input_names.clone(),
         guard_types: program.guard_types.iter().map(|t| t.to_string()).collect(),
+        defaults: program.defaults.clone(),
         weights: program.weights.clone(),
     }
 }

@@ -22,15 +22,20 @@ pub struct Program {
     pub input_names: Vec<String>,
     /// The types the user's inputs are checked against before the compiled code runs.
     pub guard_types: Vec<Type>,
+    /// The defaults of the last user inputs as the text of a graph returning them (see
+    /// `ember_runtime::aot::Bundle::defaults`); empty when none.
+    pub defaults: String,
     pub weights: Vec<Tensor>,
 }
 
 /// Prepares `graph` (a method with `self` first when `is_method`). `guards` gives, by user
-/// input, a specialized type to check instead of the graph's own.
+/// input, a specialized type to check instead of the graph's own; `defaults` the default of
+/// each user input that has one (as the model's entry gives them).
 pub fn prepare(
     graph: &Graph,
     is_method: bool,
     guards: &[(String, Type)],
+    defaults: &[Option<IValue>],
 ) -> Result<Program, CodegenError> {
     let mut g = graph.clone();
     if is_method {
@@ -63,6 +68,7 @@ pub fn prepare(
         guard_types[i] = ty.clone();
     }
 
+    let defaults = defaults_graph(&g, defaults);
     let mut weights = Vec::new();
     for n in g.nodes() {
         if g.kind(n) != sym::constant() {
@@ -147,6 +153,7 @@ pub fn prepare(
         n_user_inputs,
         input_names,
         guard_types,
+        defaults,
         weights,
     })
 }
@@ -183,4 +190,45 @@ fn tensors_of(items: &[IValue]) -> Vec<Tensor> {
         .iter()
         .filter_map(|e| e.as_tensor().cloned())
         .collect()
+}
+
+/// The text of a graph returning the defaults of the last user inputs of `g` that have one
+/// the graph text can hold (None, bools, numbers, strings, and lists and tuples of them).
+fn defaults_graph(g: &Graph, defaults: &[Option<IValue>]) -> String {
+    let n = g.inputs().len();
+    let mut trailing: Vec<(ConstValue, Type)> = Vec::new();
+    for i in (0..n).rev() {
+        match defaults
+            .get(i)
+            .and_then(|d| d.as_ref())
+            .and_then(const_value)
+        {
+            Some(c) => trailing.push((c, g.ty(g.inputs()[i]).clone())),
+            None => break,
+        }
+    }
+    if trailing.is_empty() {
+        return String::new();
+    }
+    let mut d = Graph::new();
+    for (c, ty) in trailing.into_iter().rev() {
+        let v = d.insert_constant(&c, ty);
+        d.register_output(v);
+    }
+    d.to_string()
+}
+
+fn const_value(v: &IValue) -> Option<ConstValue> {
+    Some(match v {
+        IValue::None => ConstValue::None,
+        IValue::Bool(b) => ConstValue::Bool(*b),
+        IValue::Int(i) => ConstValue::Int(*i),
+        IValue::Double(f) => ConstValue::Float(*f),
+        IValue::Str(s) => ConstValue::Str(s.to_string()),
+        IValue::List(l) => {
+            ConstValue::List(l.to_vec().iter().map(const_value).collect::<Option<_>>()?)
+        }
+        IValue::Tuple(t) => ConstValue::Tuple(t.iter().map(const_value).collect::<Option<_>>()?),
+        _ => return None,
+    })
 }
