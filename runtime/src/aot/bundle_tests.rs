@@ -182,6 +182,7 @@ fn descriptor_field(bytes: &[u8], weight: usize) -> usize {
     c.string().unwrap();
     c.strings().unwrap();
     c.strings().unwrap();
+    c.string().unwrap();
     c.len().unwrap();
     for _ in 0..weight {
         c.take(4).unwrap();
@@ -201,7 +202,7 @@ fn damaged(edit: impl Fn(&mut Vec<u8>)) -> String {
 #[test]
 fn malformed_fields_have_clear_errors() {
     assert!(damaged(|b| b[0] = b'X').contains("wrong magic"));
-    assert!(damaged(|b| b[8] = 2).contains("version 2"));
+    assert!(damaged(|b| b[8] = 3).contains("version 3"));
     assert!(damaged(|b| b[12] = 4).contains("unknown bundle flags"));
     assert!(damaged(|b| b.push(0)).contains("truncated or padded"));
     // A huge count of input names.

@@ -227,3 +227,28 @@ fn opens_an_object_files_description() {
     let e = unsafe { CompiledModel::open(&*bad, None) }.unwrap_err();
     assert!(e.contains("null"), "{e}");
 }
+
+#[test]
+fn inputs_left_out_take_their_defaults() {
+    let mut b = bundle();
+    b.graph_text = "graph(%x : Tensor, %k : float, %w : Tensor):
+  %y : Tensor = aten::mul(%x, %k)
+  return (%y)
+"
+    .into();
+    b.n_user_inputs = 2;
+    b.input_names = vec!["x".into(), "k".into()];
+    b.guard_types = vec!["Tensor".into(), "float".into()];
+    b.defaults = "graph():\n  %0 : float = prim::Constant[value=3.]()\n  return (%0)\n".into();
+    let m = unsafe { CompiledModel::from_parts(b, None, 0) }.unwrap();
+    assert_eq!(
+        values(&m.run(vec![floats(&[1.0, 2.0])]).unwrap()),
+        [3.0, 6.0]
+    );
+    assert_eq!(
+        values(&m.run(vec![floats(&[1.0]), IValue::Double(0.5)]).unwrap()),
+        [0.5]
+    );
+    let err = m.run(vec![]).unwrap_err();
+    assert!(err.contains("takes 1 to 2 inputs (x, k), got 0"), "{err}");
+}
