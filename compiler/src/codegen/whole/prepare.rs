@@ -218,17 +218,14 @@ fn defaults_graph(g: &Graph, defaults: &[Option<IValue>]) -> String {
     d.to_string()
 }
 
+/// `v` as a constant the graph text holds (tensors are not: their data does not print).
 fn const_value(v: &IValue) -> Option<ConstValue> {
-    Some(match v {
-        IValue::None => ConstValue::None,
-        IValue::Bool(b) => ConstValue::Bool(*b),
-        IValue::Int(i) => ConstValue::Int(*i),
-        IValue::Double(f) => ConstValue::Float(*f),
-        IValue::Str(s) => ConstValue::Str(s.to_string()),
-        IValue::List(l) => {
-            ConstValue::List(l.to_vec().iter().map(const_value).collect::<Option<_>>()?)
+    fn has_tensor(c: &ConstValue) -> bool {
+        match c {
+            ConstValue::Tensor(_) => true,
+            ConstValue::List(items) | ConstValue::Tuple(items) => items.iter().any(has_tensor),
+            _ => false,
         }
-        IValue::Tuple(t) => ConstValue::Tuple(t.iter().map(const_value).collect::<Option<_>>()?),
-        _ => return None,
-    })
+    }
+    crate::fold::tensor::const_of_ivalue(v).filter(|c| !has_tensor(c))
 }
