@@ -502,8 +502,12 @@ fn written_reference() -> std::collections::HashMap<String, String> {
 /// Every corpus archive Ember runs, its `forward` compiled whole (frozen, control flow and
 /// scalars native, every other node a call into the runtime) and linked in process, runs to
 /// PyTorch's outputs; so does the interpreter it falls back to when a guard fails (the model
-/// specialized for another input shape). Archives that cannot be compiled whole are listed in
+/// specialized for another input shape), and so does the model profiled on the recorded inputs,
+/// its pointwise chains fusion groups. Archives that cannot be compiled whole are listed in
 /// pt_models_whole_refusals.txt with the reason.
+/// Archives compiled whole with fusion groups when profiled (at least).
+const MIN_WHOLE_FUSED: usize = 6;
+
 #[test]
 fn whole_compiled_models_match_pytorch() {
     use ember_compiler::codegen::whole;
@@ -517,7 +521,7 @@ fn whole_compiled_models_match_pytorch() {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split('\t').next().unwrap_or_default().trim())
         .collect();
-    let (mut compiled, mut problems) = (0, Vec::new());
+    let (mut compiled, mut fused, mut problems) = (0, 0, Vec::new());
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) {
             continue;
@@ -545,6 +549,16 @@ fn whole_compiled_models_match_pytorch() {
             let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
             let out = m.run(inputs.clone())?;
             compare_outputs(&[out], &arrays).map_err(|e| format!("compiled: {e}"))?;
+            // Profiled on the recorded inputs: pointwise chains become fusion groups.
+            let mut profiled = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+            let config = ember_compiler::passes::PassConfig::default();
+            let groups = whole::fuse(&mut profiled, &[inputs.clone()], &config)
+                .map_err(|e| format!("fusing: {}", e.message))?;
+            let fused = whole::compile_in_process(&profiled).map_err(|e| e.message)?;
+            compare_outputs(&[fused.run(inputs.clone())?], &arrays)
+                .map_err(|e| format!("profiled: {e}"))?;
+            compare_outputs(&[fused.run_interpreted(inputs.clone())?], &arrays)
+                .map_err(|e| format!("profiled, interpreted: {e}"))?;
             // Specialized for another shape of the first tensor input: the guard fails and
             // the interpreter runs the embedded graph.
             if let Some((i, t)) = inputs
@@ -572,10 +586,13 @@ fn whole_compiled_models_match_pytorch() {
                 let out = m.run(inputs)?;
                 compare_outputs(&[out], &arrays).map_err(|e| format!("guard failed: {e}"))?;
             }
-            Ok(true)
+            Ok(groups > 0)
         })();
         match (outcome, listed.contains(&name.as_str())) {
-            (Ok(_), false) => compiled += 1,
+            (Ok(groups), false) => {
+                compiled += 1;
+                fused += usize::from(groups);
+            }
             (Ok(_), true) => problems.push(format!(
                 "{name}: compiles whole now; remove it from pt_models_whole_refusals.txt"
             )),
@@ -583,7 +600,14 @@ fn whole_compiled_models_match_pytorch() {
             (Err(e), false) => problems.push(format!("{name}: {e}")),
         }
     }
-    eprintln!("pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs");
+    eprintln!(
+        "pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs, \
+         {fused} with fusion groups when profiled"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(compiled >= 26, "only {compiled} archives compiled whole");
+    assert!(
+        fused >= MIN_WHOLE_FUSED,
+        "only {fused} archives compiled with groups"
+    );
 }

@@ -91,7 +91,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
     let runner = if opts.compile_whole {
-        match compile_whole(graph, entry.is_method) {
+        match compile_whole(graph, entry.is_method, &inputs) {
             Ok(model) => Runner::Whole {
                 model: Box::new(model),
                 skip_self: entry.is_method,
@@ -274,16 +274,22 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
     out
 }
 
-/// The method compiled whole and linked into this process.
-fn compile_whole(graph: &Graph, is_method: bool) -> Result<CompiledModel, String> {
+/// The method compiled whole and linked into this process, its fusion groups made from a
+/// profile of this call's `inputs`.
+fn compile_whole(
+    graph: &Graph,
+    is_method: bool,
+    inputs: &[IValue],
+) -> Result<CompiledModel, String> {
     use crate::codegen::whole;
     let config = PassConfig::from_env()?;
     let ready = whole::ready_graph(graph, &config)?;
     let text = ready.to_string();
-    let program = whole::prepare(&ready, is_method, &[])
-        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
-    whole::compile_in_process(&program)
-        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))
+    let render = |e| crate::driver::emberc::render_error("<optimized graph>", &text, &e);
+    let mut program = whole::prepare(&ready, is_method, &[]).map_err(render)?;
+    let sample = inputs[usize::from(is_method).min(inputs.len())..].to_vec();
+    whole::fuse(&mut program, &[sample], &config).map_err(render)?;
+    whole::compile_in_process(&program).map_err(render)
 }
 
 /// What runs the method: the executor, the method compiled whole (`--compile=whole`), or
