@@ -344,6 +344,13 @@ pub fn render_error(file: &str, text: &str, e: &CodegenError) -> String {
 /// Compiles `graph` (parsed from `text`) as `args` asks, writing the output and the header.
 /// Returns the message to print on failure.
 pub fn run_on_graph(args: &Args, graph: &Graph, text: &str) -> Result<(), String> {
+    if !args.examples.is_empty() {
+        return Err(
+            "emberc: error: --example profiles a model compiled whole; fusion groups \
+                    compiled alone (--mode groups) take their shapes from the graph or --shape"
+                .into(),
+        );
+    }
     let prefix = symbol_prefix(args);
     let kernels = collect_kernels(graph, &prefix, &args.shapes)
         .map_err(|e| render_error(&args.model, text, &e))?;
@@ -574,10 +581,12 @@ pub fn compile_text(
     let graph = parse(&blank_leading_comments(text)).map_err(|d| d.render(&args.model))?;
     let whole = match args.mode {
         Some(mode) => mode == Mode::Whole,
-        // Graph text compiles as kernels when it can (fusion groups, or all elementwise).
+        // Graph text compiles as kernels when it can (fusion groups, or all elementwise),
+        // unless sample inputs ask for a profiled whole model.
         None => {
             args.target == TargetArch::X86_64
-                && collect_kernels(&graph, &symbol_prefix(args), &args.shapes).is_err()
+                && (!args.examples.is_empty()
+                    || collect_kernels(&graph, &symbol_prefix(args), &args.shapes).is_err())
         }
     };
     if whole {

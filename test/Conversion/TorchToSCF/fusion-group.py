@@ -4,6 +4,9 @@
 # RUN: llvm-nm --undefined-only %t.o | FileCheck %s --check-prefix=UNDEF
 # RUN: ember-run %s --compile=whole %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
 # RUN: ember-run %s --no-jit %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
+# RUN: not emberc %s -o - --emit=mlir --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
+# RUN: not emberc %s -o - --emit=mlir --example %s 2>&1 | FileCheck %s --check-prefix=NOT-NPY
+# RUN: not emberc %s --mode groups -o - --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=GROUPS
 # A method compiled whole with sample inputs (--example, one .npy per input): profiled on them,
 # its pointwise chain becomes a fusion group, called through ember_rt_group with the address of
 # its kernel, whose functions are in the same module (and object) as the method's.
@@ -28,6 +31,11 @@
 # UNDEF-NOT: {{^ *U [^e]}}
 # UNDEF:     U ember_rt_group
 # UNDEF-NOT: {{^ *U [^e]}}
+
+# Bad samples are errors.
+# COUNT: error: sample 1: the method takes 2 inputs (x, y), the sample has 1
+# NOT-NPY: fusion-group.py:1:1: error:
+# GROUPS: error: --example profiles a model compiled whole
 
 # OUT:      tensor({{\[\[}}1.8721, 0.7616, 2.3125],
 # OUT-NEXT: {{^ +\[}}1.1424, 2.5000, 2.7500]])
