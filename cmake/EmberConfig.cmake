@@ -55,7 +55,9 @@ if(NOT TARGET Ember::runtime)
     IMPORTED_LOCATION "${EMBER_RUNTIME_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${EMBER_INCLUDE_DIR}"
     # The Rust standard library inside the runtime needs these on Linux.
-    INTERFACE_LINK_LIBRARIES "m;dl;pthread")
+    INTERFACE_LINK_LIBRARIES "m;dl;pthread"
+    # Drops the operators a program cannot reach (about a third of the runtime).
+    INTERFACE_LINK_OPTIONS "-Wl,--gc-sections")
 endif()
 set(Ember_FOUND TRUE)
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled examples. A real model first: torchvision's MobileNetV3 (random
 # weights, small width) as torch.jit.script saved it, frozen by ember-opt, run by ember-run
-# through the profiling executor (guards, fusion groups), and written back as an archive that
-# PyTorch loads. Then a TorchScript graph: optimized with ember-opt and printed, run in the
+# through the profiling executor (guards, fusion groups), compiled whole by emberc into an
+# object that a C program runs (its output checked against PyTorch's recorded output), and
+# written back as an archive that PyTorch loads. Then a TorchScript graph: optimized with ember-opt and printed, run in the
 # interpreter, compiled to an x86-64 object with emberc and run from a C program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,16 @@ echo "== ember-run: the model through the profiling executor; the graph that ran
 EMBER_LOG=executor "$bin/ember-run" "$model" examples/mobilenet_x.npy --bench 3 --print-optimized-graph 2>"$work/run.err"
 grep -E "^(optimize|first calls|bench):|^\[executor\]" "$work/run.err"
 echo "the plan that ran: $(grep -c 'prim::TypeCheck' "$work/run.err" || true) guards, $(grep -c ' = prim::TensorExprGroup' "$work/run.err" || true) fusion groups (the rest is in the fused convolutions)"
+
+echo "== emberc: the whole model compiled to an x86-64 object, run from C through ember.h"
+"$bin/emberc" "$model" -o "$work/mobilenet.o" --header "$work/mobilenet.h" --name mobilenet
+echo "$(wc -c <"$work/mobilenet.o") bytes of object (code, graph and weights); its header declares:"
+grep -E "^static inline|^extern const" "$work/mobilenet.h"
+cargo build -q -p ember-runtime --lib
+cc -O2 -DEMBER_MODEL=mobilenet -Iruntime/include -I"$work" examples/aot/run_model.c \
+  "$work/mobilenet.o" "$bin/libember_runtime.a" -lpthread -ldl -lm -o "$work/run_mobilenet"
+# PyTorch's output for this input, recorded by the zoo's generator (test/zoo/expected).
+"$work/run_mobilenet" examples/mobilenet_x.npy --expect examples/mobilenet_expected.npy
 
 echo "== ember-opt -o: the frozen model written as an archive torch.jit.load reads, run again"
 "$bin/ember-opt" "$model" --freeze -o "$work/frozen.pt"

@@ -611,3 +611,373 @@ fn whole_compiled_models_match_pytorch() {
         "only {fused} archives compiled with groups"
     );
 }
+
+/// The runtime's static library, fresh: built by cargo (as the lit harness builds the tools)
+/// into the target folder of this test; `None` (the test skips) without cargo or a C compiler.
+fn runtime_library() -> Option<PathBuf> {
+    if !std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: no C compiler (cc) on PATH");
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let profile_dir = exe.parent()?.parent()?.to_path_buf();
+    let target = profile_dir.parent()?.to_path_buf();
+    let profile = match profile_dir.file_name()?.to_str()? {
+        "debug" => "dev".to_string(),
+        p => p.to_string(),
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(repo())
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "ember-runtime",
+            "--lib",
+            "--profile",
+            &profile,
+        ])
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .ok()?;
+    assert!(
+        out.status.success(),
+        "building libember_runtime.a failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(profile_dir.join("libember_runtime.a"))
+}
+
+/// A C literal of `x` (exact for the float32 and float64 values tensors hold).
+fn c_number(x: f64) -> String {
+    if x.is_nan() {
+        "NAN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "INFINITY".into()
+        } else {
+            "-INFINITY".into()
+        }
+    } else {
+        format!("{x:?}")
+    }
+}
+
+/// C statements making `inputs` as ember values `in[0..]` (tensors wrap static arrays).
+fn c_inputs(inputs: &[IValue]) -> Result<String, String> {
+    use ember_runtime::tensor::DType;
+    let mut c = String::new();
+    for (i, v) in inputs.iter().enumerate() {
+        match v {
+            IValue::Tensor(t) => {
+                let (ctype, code) = match t.dtype() {
+                    DType::F32 => ("float", 6),
+                    DType::F64 => ("double", 7),
+                    DType::I64 => ("int64_t", 4),
+                    DType::I32 => ("int32_t", 3),
+                    d => return Err(format!("input {i}: no C test input of dtype {d:?}")),
+                };
+                let values: Vec<String> = t.to_vec::<f64>().into_iter().map(c_number).collect();
+                let sizes: Vec<String> = t.sizes().iter().map(|d| d.to_string()).collect();
+                c.push_str(&format!(
+                    "  static {ctype} data{i}[] = {{{}}};\n  static const int64_t sizes{i}[] = {{{}}};\n  in[{i}] = ember_tensor_wrap(data{i}, {code}, {}, sizes{i}, NULL, NULL, NULL);\n",
+                    if values.is_empty() { "0".into() } else { values.join(", ") },
+                    if sizes.is_empty() { "0".into() } else { sizes.join(", ") },
+                    sizes.len()
+                ));
+            }
+            IValue::Int(x) => c.push_str(&format!("  in[{i}] = ember_int({x});\n")),
+            IValue::Double(x) => {
+                c.push_str(&format!("  in[{i}] = ember_float({});\n", c_number(*x)))
+            }
+            IValue::Bool(x) => c.push_str(&format!("  in[{i}] = ember_bool({});\n", *x as i32)),
+            IValue::None => c.push_str(&format!("  in[{i}] = ember_none();\n")),
+            other => {
+                return Err(format!(
+                    "input {i}: no C test input of kind {}",
+                    other.kind_name()
+                ))
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// A C program that opens model `name` (its object's header is `name.h`), runs it on
+/// `inputs` and prints the result: `T ndim sizes...` then one value per element in order for
+/// a tensor, `L n` then the items for a list or tuple, `I`, `F`, `B` for scalars, `N` for None.
+fn c_program(name: &str, inputs: &[IValue], weights: Option<&Path>) -> Result<String, String> {
+    let open = match weights {
+        Some(w) => format!("{name}_open(\"{}\", &model)", w.display()),
+        None => format!("{name}_open(&model)"),
+    };
+    Ok(format!(
+        r#"#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "{name}.h"
+
+static void check(ember_status s) {{
+  if (s != EMBER_OK) {{ fprintf(stderr, "error %d: %s\n", (int)s, ember_last_error()); exit(1); }}
+}}
+
+static void dump(const ember_value *v) {{
+  switch (ember_value_kind(v)) {{
+  case EMBER_KIND_TENSOR: {{
+    ember_dtype d; size_t nd; int64_t sizes[16], strides[16], n; void *p;
+    check(ember_tensor_dtype(v, &d)); check(ember_tensor_ndim(v, &nd));
+    if (nd > 16) {{ fprintf(stderr, "rank %zu\n", nd); exit(1); }}
+    check(ember_tensor_sizes(v, sizes)); check(ember_tensor_strides(v, strides));
+    check(ember_tensor_numel(v, &n)); check(ember_tensor_data(v, &p));
+    printf("T %zu", nd);
+    for (size_t i = 0; i < nd; i++) printf(" %lld", (long long)sizes[i]);
+    printf("\n");
+    for (int64_t k = 0; k < n; k++) {{
+      int64_t off = 0, rest = k;
+      for (size_t i = nd; i-- > 0;) {{ off += (rest % sizes[i]) * strides[i]; rest /= sizes[i]; }}
+      switch (d) {{
+      case EMBER_FLOAT32: printf("%a\n", (double)((float *)p)[off]); break;
+      case EMBER_FLOAT64: printf("%a\n", ((double *)p)[off]); break;
+      case EMBER_INT64: printf("%lld\n", (long long)((int64_t *)p)[off]); break;
+      case EMBER_INT32: printf("%d\n", ((int32_t *)p)[off]); break;
+      case EMBER_BOOL: case EMBER_UINT8: printf("%d\n", ((uint8_t *)p)[off]); break;
+      default: fprintf(stderr, "dtype %d\n", (int)d); exit(1);
+      }}
+    }}
+    break;
+  }}
+  case EMBER_KIND_LIST: case EMBER_KIND_TUPLE: {{
+    size_t len; check(ember_value_len(v, &len));
+    printf("L %zu\n", len);
+    for (size_t i = 0; i < len; i++) {{
+      ember_value *item; check(ember_value_item(v, i, &item)); dump(item); ember_value_free(item);
+    }}
+    break;
+  }}
+  case EMBER_KIND_INT: {{ int64_t x; check(ember_value_to_int(v, &x)); printf("I %lld\n", (long long)x); break; }}
+  case EMBER_KIND_FLOAT: {{ double x; check(ember_value_to_float(v, &x)); printf("F %a\n", x); break; }}
+  case EMBER_KIND_BOOL: {{ int x; check(ember_value_to_bool(v, &x)); printf("B %d\n", x); break; }}
+  case EMBER_KIND_NONE: printf("N\n"); break;
+  default: fprintf(stderr, "an output C cannot read\n"); exit(1);
+  }}
+}}
+
+int main(void) {{
+  ember_value *in[{count}] = {{0}};
+{inputs}  ember_model *model;
+  check({open});
+  ember_value *out;
+  check(ember_model_run(model, in, {n}, &out));
+  dump(out);
+  ember_value_free(out);
+  for (int i = 0; i < {n}; i++) ember_value_free(in[i]);
+  ember_model_free(model);
+  return 0;
+}}
+"#,
+        count = inputs.len().max(1),
+        n = inputs.len(),
+        inputs = c_inputs(inputs)?,
+    ))
+}
+
+/// Reads what [`c_program`] printed back into values.
+fn parse_dump(text: &str) -> Result<IValue, String> {
+    fn value(words: &mut std::str::SplitWhitespace) -> Result<IValue, String> {
+        let float = |w: Option<&str>| -> Result<f64, String> {
+            let w = w.ok_or("truncated output")?;
+            parse_hex_float(w).ok_or_else(|| format!("'{w}' is not a number"))
+        };
+        let int = |w: Option<&str>| -> Result<i64, String> {
+            w.and_then(|w| w.parse().ok())
+                .ok_or_else(|| "a bad int".to_string())
+        };
+        match words.next().ok_or("truncated output")? {
+            "T" => {
+                let nd = int(words.next())? as usize;
+                let sizes: Vec<i64> = (0..nd)
+                    .map(|_| int(words.next()))
+                    .collect::<Result<_, _>>()?;
+                let n: i64 = sizes.iter().product();
+                let data: Vec<f64> = (0..n)
+                    .map(|_| float(words.next()))
+                    .collect::<Result<_, _>>()?;
+                Ok(IValue::Tensor(
+                    Tensor::from_vec(data, &sizes).map_err(|e| e.to_string())?,
+                ))
+            }
+            "L" => {
+                let n = int(words.next())?;
+                let items = (0..n)
+                    .map(|_| value(words))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(IValue::tuple(items))
+            }
+            "I" => Ok(IValue::Int(int(words.next())?)),
+            "F" => Ok(IValue::Double(float(words.next())?)),
+            "B" => Ok(IValue::Bool(int(words.next())? != 0)),
+            "N" => Ok(IValue::None),
+            w => Err(format!("unexpected '{w}'")),
+        }
+    }
+    value(&mut text.split_whitespace())
+}
+
+/// `%a` output (`0x1.8p+0`, `-0x0p+0`, `inf`, `nan`) or a plain integer.
+fn parse_hex_float(w: &str) -> Option<f64> {
+    let (neg, body) = match w.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, w),
+    };
+    let x = if let Some(hex) = body.strip_prefix("0x") {
+        let (mantissa, exp) = hex.split_once('p')?;
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let mut m = u64::from_str_radix(int, 16).ok()? as f64;
+        for (i, c) in frac.chars().enumerate() {
+            m += c.to_digit(16)? as f64 / 16f64.powi(i as i32 + 1);
+        }
+        m * 2f64.powi(exp.parse::<i32>().ok()?)
+    } else {
+        match body {
+            "inf" => f64::INFINITY,
+            "nan" => f64::NAN,
+            _ => body.parse::<i64>().ok()? as f64,
+        }
+    };
+    Some(if neg { -x } else { x })
+}
+
+/// Every corpus archive compiled whole to an object (as `emberc` writes it), linked with
+/// libember_runtime.a into a C program that runs it through ember.h on the recorded inputs:
+/// the outputs match PyTorch's. One model also with its weights in a file, and one
+/// specialized for another shape, so that its guard fails and the interpreter inside the
+/// runtime runs it. Every model that gets fusion groups when profiled on its recorded inputs
+/// runs so compiled too (its kernels in the object, launched by the runtime library).
+#[test]
+fn whole_compiled_objects_run_from_c() {
+    use ember_compiler::codegen::c_header::model_header;
+    use ember_compiler::codegen::{whole, EmitKind};
+    let Some(lib) = runtime_library() else { return };
+    let include = repo().join("runtime/include");
+    let dir = std::env::temp_dir().join(format!("ember-whole-objects-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let failing: Vec<String> = expected_failures().into_iter().map(|(n, _)| n).collect();
+    let (mut ran, mut fused, mut problems) = (0, 0, Vec::new());
+    for (name, npz, pt) in corpus_cases() {
+        if failing.contains(&name) || name == "enum_attributes" {
+            continue;
+        }
+        let variants: &[&str] = match name.as_str() {
+            "mlp_scripted" => &["embed", "file", "guard", "fused"],
+            _ => &["embed", "fused"],
+        };
+        for &variant in variants {
+            // Whether the variant ran (a model without groups has no "fused" variant).
+            let outcome = (|| -> Result<bool, String> {
+                let arrays = Arrays::load(&npz)?;
+                let mut inputs = recorded_inputs(&arrays);
+                let bytes = std::fs::read(&pt).map_err(|e| e.to_string())?;
+                let mut model =
+                    Model::from_bytes(&name, ModelKind::Archive, &bytes, &OpenOptions::default())?;
+                for d in model.entry(None)?.defaults.iter().skip(inputs.len()) {
+                    inputs.push(d.clone().ok_or("an input without a default")?);
+                }
+                let (graph, is_method) = whole::method_graph(&mut model, "forward")?;
+                let mut guards = Vec::new();
+                if variant == "guard" {
+                    let program = whole::prepare(&graph, is_method, &[]).map_err(|e| e.message)?;
+                    let ty = ember_dialects::types::parse_type(
+                        "Float(7, 7, strides=[7, 1], requires_grad=0, device=cpu)",
+                    )
+                    .map_err(|d| d.message)?;
+                    guards.push((program.input_names[0].clone(), ty));
+                }
+                let mut program =
+                    whole::prepare(&graph, is_method, &guards).map_err(|e| e.message)?;
+                if variant == "fused" {
+                    let config = ember_compiler::passes::PassConfig::default();
+                    let groups = whole::fuse(&mut program, &[inputs.clone()], &config)
+                        .map_err(|e| e.message)?;
+                    if groups == 0 {
+                        return Ok(false);
+                    }
+                }
+                let c_name = format!(
+                    "m_{}",
+                    name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+                );
+                let opts = whole::WholeOptions {
+                    name: c_name.clone(),
+                    method: "forward".into(),
+                    emit: EmitKind::Obj,
+                    cpu: None,
+                    weights_file: variant == "file",
+                    descriptor: true,
+                };
+                let compiled = whole::compile(&program, &opts).map_err(|e| e.message)?;
+                let stem = dir.join(format!("{c_name}_{variant}"));
+                let object = stem.with_extension("o");
+                std::fs::write(&object, &compiled.bytes).map_err(|e| e.to_string())?;
+                let weights = compiled.weights.as_ref().map(|w| {
+                    let p = stem.with_extension("weights");
+                    std::fs::write(&p, w).unwrap();
+                    p
+                });
+                let header = model_header(&name, &c_name, &program, "forward", variant == "file");
+                std::fs::write(dir.join(format!("{c_name}.h")), header)
+                    .map_err(|e| e.to_string())?;
+                let source = stem.with_extension("c");
+                std::fs::write(&source, c_program(&c_name, &inputs, weights.as_deref())?)
+                    .map_err(|e| e.to_string())?;
+                let exe = stem.with_extension("exe");
+                let cc = std::process::Command::new("cc")
+                    .args(["-std=c11", "-Wall", "-Werror", "-I"])
+                    .arg(&include)
+                    .arg("-I")
+                    .arg(&dir)
+                    .arg(&source)
+                    .arg(&object)
+                    .arg(&lib)
+                    .args(["-lpthread", "-ldl", "-lm", "-o"])
+                    .arg(&exe)
+                    .output()
+                    .map_err(|e| e.to_string())?;
+                if !cc.status.success() {
+                    return Err(format!("cc: {}", String::from_utf8_lossy(&cc.stderr)));
+                }
+                let run = std::process::Command::new(&exe)
+                    .output()
+                    .map_err(|e| e.to_string())?;
+                if !run.status.success() {
+                    return Err(format!("run: {}", String::from_utf8_lossy(&run.stderr)));
+                }
+                let out = parse_dump(&String::from_utf8_lossy(&run.stdout))?;
+                compare_outputs(&[out], &arrays)?;
+                Ok(true)
+            })();
+            match outcome {
+                Ok(false) => {}
+                Ok(true) => {
+                    ran += 1;
+                    fused += usize::from(variant == "fused");
+                }
+                Err(e) => problems.push(format!("{name} ({variant}): {e}")),
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!(
+        "{ran} C programs ran compiled corpus models to PyTorch's outputs, {fused} with groups"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(ran >= 28, "only {ran} C programs ran");
+    assert!(
+        fused >= MIN_WHOLE_FUSED,
+        "only {fused} C programs ran fused models"
+    );
+}

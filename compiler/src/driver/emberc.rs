@@ -446,6 +446,8 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
             .map_err(|_| format!("{}:1:1: error: the file is not UTF-8 text", args.model))?;
         return compile_text(args, text, ember_dialects::parse::parse_graph);
     }
+    let mut progress = Progress::new();
+    progress.phase("loading");
     let mut model = Model::from_bytes(&args.model, kind, bytes, &OpenOptions::default())
         .map_err(|e| located(&args.model, &e))?;
     if args.mode == Some(Mode::Groups) {
@@ -461,9 +463,57 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| located(&args.model, &e))?
         .name
         .clone();
+    progress.phase("optimizing");
     let (graph, is_method) =
         whole::method_graph(&mut model, &name).map_err(|e| located(&args.model, &e))?;
-    compile_whole(args, &graph, is_method, &name, &graph.to_string())
+    progress.phase("lowering and LLVM code generation");
+    let done = compile_whole(args, &graph, is_method, &name, &graph.to_string());
+    progress.finish();
+    done
+}
+
+/// A progress bar on stderr (when it is a terminal) for compilations that take more than a
+/// second: it appears at the first phase that starts after that second.
+struct Progress {
+    started: std::time::Instant,
+    bar: Option<indicatif::ProgressBar>,
+    done: u64,
+}
+
+impl Progress {
+    const PHASES: u64 = 3;
+
+    fn new() -> Progress {
+        Progress {
+            started: std::time::Instant::now(),
+            bar: None,
+            done: 0,
+        }
+    }
+
+    fn phase(&mut self, name: &'static str) {
+        if self.bar.is_none() && self.started.elapsed() > std::time::Duration::from_secs(1) {
+            let bar = indicatif::ProgressBar::new(Self::PHASES);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "emberc [{bar:20}] {pos}/{len} {msg} ({elapsed})",
+            ) {
+                bar.set_style(style);
+            }
+            bar.set_position(self.done.saturating_sub(1));
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_message(name);
+            bar.set_position(self.done);
+        }
+        self.done += 1;
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// Compiles `graph` (a method with `self` first when `is_method`) whole, writing the output,
@@ -622,7 +672,22 @@ mod tests {
             args("m.ir -o - --math=inline").unwrap().math,
             Some(MathLowering::Expanded)
         );
+        let a = args("m.pt -o m.o --weights file --mode whole --name net").unwrap();
+        assert!(a.weights_file);
+        assert_eq!(
+            (a.mode, symbol_prefix(&a)),
+            (Some(Mode::Whole), "net".to_string())
+        );
+        assert_eq!(weights_path("out/m.o"), "out/m.weights");
         for (bad, want) in [
+            (
+                "m.pt -o x --weights mmap",
+                "unknown --weights 'mmap' (embed or file)",
+            ),
+            (
+                "m.pt -o x --mode all",
+                "unknown --mode 'all' (whole or groups)",
+            ),
             ("m.ir", "missing -o OUT"),
             ("-o x", "missing MODEL"),
             (

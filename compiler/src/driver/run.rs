@@ -276,6 +276,7 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
 
 /// The method compiled whole and linked into this process, its fusion groups made from a
 /// profile of this call's `inputs`.
+#[cfg(feature = "codegen")]
 fn compile_whole(
     graph: &Graph,
     is_method: bool,
@@ -290,6 +291,11 @@ fn compile_whole(
     let sample = inputs[usize::from(is_method).min(inputs.len())..].to_vec();
     whole::fuse(&mut program, &[sample], &config).map_err(render)?;
     whole::compile_in_process(&program).map_err(render)
+}
+
+#[cfg(not(feature = "codegen"))]
+fn compile_whole(_: &Graph, _: bool, _: &[IValue]) -> Result<CompiledModel, String> {
+    Err("this build of Ember has no code generation (the compiler's `codegen` feature)".into())
 }
 
 /// What runs the method: the executor, the method compiled whole (`--compile=whole`), or

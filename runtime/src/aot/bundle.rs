@@ -386,7 +386,7 @@ fn read_weight(c: &mut Reader, data: &[u8], backing: &Backing) -> Result<Tensor,
     }
     check_span(&sizes, &strides, storage_offset, numel, len, dtype.size())?;
     let bytes = &data[offset..end];
-    let aligned = (bytes.as_ptr() as usize) % dtype.size() == 0;
+    let aligned = (bytes.as_ptr() as usize).is_multiple_of(dtype.size());
     let storage = match backing {
         Backing::Static if aligned => {
             // SAFETY: static bytes live for the whole program; nothing frees them.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::aot::test_support::leak_aligned;
 
 fn sample() -> Bundle {
     let w0 = Tensor::from_vec(vec![0.5f32, 1.5, 2.5, 3.5, 4.5, 5.5], &[2, 3]).unwrap();
@@ -88,19 +89,6 @@ fn round_trips_embedded_and_external() {
 fn bytes_are_deterministic() {
     assert_eq!(sample().to_bytes(false), sample().to_bytes(false));
     assert_eq!(sample().to_bytes(true), sample().to_bytes(true));
-}
-
-/// Bytes in 64-byte aligned static memory, as an object file's data holds them.
-fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
-    #[repr(C, align(64))]
-    #[derive(Clone, Copy)]
-    struct Line([u8; 64]);
-    let lines = vec![Line([0; 64]); bytes.len().div_ceil(64)].leak();
-    // SAFETY: the leaked lines are plain bytes, at least `bytes.len()` of them.
-    let all =
-        unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr() as *mut u8, lines.len() * 64) };
-    all[..bytes.len()].copy_from_slice(bytes);
-    &all[..bytes.len()]
 }
 
 #[test]

@@ -11,7 +11,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{AttrValue, Graph, Node, Symbol, Type};
 
 use crate::guard::value_matches;
-use crate::interpreter::RuntimeError;
+use crate::interpreter::{panic_message, RuntimeError};
 use crate::ivalue::IValue;
 use crate::kernel_abi::JitKernelFn;
 use crate::kernel_launch::{self, PointwiseKernel};
@@ -430,11 +430,7 @@ fn guarded<R>(cx: &mut Context, on_panic: R, what: &str, f: impl FnOnce(&mut Con
     match catch_unwind(AssertUnwindSafe(|| f(&mut *cx))) {
         Ok(r) => r,
         Err(payload) => {
-            let detail = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
+            let detail = panic_message(&*payload);
             cx.fail(RuntimeError::new(format!(
                 "internal error: {what} panicked: {detail}"
             )));
@@ -658,6 +654,21 @@ pub unsafe extern "C" fn ember_rt_failed(ctx: *mut c_void) -> i32 {
         Some(cx) => cx.failed() as i32,
         None => 1,
     }
+}
+
+/// The `ember_rt_*` functions by name and address, for a JIT binding in-process compiled
+/// code to them (a Rust executable does not export them to the dynamic linker).
+pub fn rt_symbols() -> [(&'static str, usize); 8] {
+    [
+        ("ember_rt_op", ember_rt_op as *const () as usize),
+        ("ember_rt_unbox", ember_rt_unbox as *const () as usize),
+        ("ember_rt_box", ember_rt_box as *const () as usize),
+        ("ember_rt_copy", ember_rt_copy as *const () as usize),
+        ("ember_rt_move", ember_rt_move as *const () as usize),
+        ("ember_rt_drop", ember_rt_drop as *const () as usize),
+        ("ember_rt_failed", ember_rt_failed as *const () as usize),
+        ("ember_rt_group", ember_rt_group as *const () as usize),
+    ]
 }
 
 #[cfg(test)]

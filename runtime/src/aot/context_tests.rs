@@ -267,3 +267,16 @@ fn unknown_operators_are_load_errors_at_their_node() {
         "{e}"
     );
 }
+
+#[test]
+fn the_symbols_a_jit_binds() {
+    let symbols = rt_symbols();
+    let mut names: Vec<&str> = symbols.iter().map(|s| s.0).collect();
+    names.dedup();
+    assert_eq!(names.len(), 8);
+    assert!(symbols
+        .iter()
+        .all(|s| s.0.starts_with("ember_rt_") && s.1 != 0));
+    let op = symbols.iter().find(|s| s.0 == "ember_rt_op").unwrap().1;
+    assert_eq!(op, ember_rt_op as *const () as usize);
+}

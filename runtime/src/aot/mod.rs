@@ -90,8 +90,23 @@
 //! `prim::TypeCheck` does) and runs `entry` when they hold and the interpreter on the bundle's
 //! graph otherwise; `EMBER_AOT=interpret` forces the interpreter. Concurrent calls of one model
 //! from several threads are safe: a call's registers are its own.
+//!
+//! # The Rust side (what the compiler calls)
+//!
+//! - [`Bundle`] `{ graph_text, n_user_inputs, input_names, guard_types, weights }`;
+//!   [`Bundle::to_bytes`]`(external_weights) -> (bundle, Option<weights file>)` writes it
+//!   (deterministically; weights 64-byte aligned), [`Bundle::parse`] reads static bytes (no
+//!   copy; external weights memory-mapped copy-on-write), [`Bundle::parse_copied`] any bytes.
+//! - [`CompiledModel::open`]`(&'static ember_compiled_model, Option<&Path>)` for objects, and
+//!   [`CompiledModel::from_parts`]`(Bundle, Option<EntryFn>, num_registers)` in process (both
+//!   `unsafe`: the entry is native code trusted to follow this contract);
+//!   [`CompiledModel::run`]`(Vec<IValue>) -> Result<IValue, String>`.
+//! - [`context`]: the `ember_rt_*` functions (`#[no_mangle]`, in `libember_runtime.a`);
+//!   [`context::rt_symbols`] gives their addresses by name for the in-process JIT.
+//!   [`capi`]: `runtime/include/ember.h`.
 
 pub mod bundle;
+pub mod capi;
 pub mod context;
 pub mod model;
 
@@ -99,3 +114,20 @@ pub use bundle::Bundle;
 pub use model::{
     ember_compiled_model, CompiledModel, EntryFn, EMBER_ABI_VERSION, EMBER_WEIGHTS_EXTERNAL,
 };
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    /// Bytes in 64-byte aligned static memory, as an object file's data holds them.
+    pub fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
+        #[repr(C, align(64))]
+        #[derive(Clone, Copy)]
+        struct Line([u8; 64]);
+        let lines = vec![Line([0; 64]); bytes.len().div_ceil(64)].leak();
+        // SAFETY: the leaked lines are plain bytes, at least `bytes.len()` of them.
+        let all = unsafe {
+            std::slice::from_raw_parts_mut(lines.as_mut_ptr() as *mut u8, lines.len() * 64)
+        };
+        all[..bytes.len()].copy_from_slice(bytes);
+        &all[..bytes.len()]
+    }
+}

@@ -257,7 +257,8 @@ impl CompiledModel {
         on_kernel_pool(|| self.interpret(inputs))
     }
 
-    fn check_count(&self, inputs: &[IValue]) -> Result<(), String> {
+    /// Whether `inputs` are as many as the method takes; the error names them.
+    pub fn check_count(&self, inputs: &[IValue]) -> Result<(), String> {
         if inputs.len() == self.input_names.len() {
             return Ok(());
         }

@@ -2,6 +2,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
 use crate::aot::context::{ember_rt_failed, ember_rt_op};
+use crate::aot::test_support::leak_aligned;
 use crate::tensor::Tensor;
 
 const GRAPH: &str = "graph(%x : Tensor,
@@ -184,19 +185,6 @@ fn concurrent_runs_are_independent() {
             });
         }
     });
-}
-
-/// A bundle in 64-byte aligned static memory, as an object file's data holds it.
-fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
-    #[repr(C, align(64))]
-    #[derive(Clone, Copy)]
-    struct Line([u8; 64]);
-    let lines = vec![Line([0; 64]); bytes.len().div_ceil(64)].leak();
-    // SAFETY: the leaked lines are plain bytes, at least `bytes.len()` of them.
-    let all =
-        unsafe { std::slice::from_raw_parts_mut(lines.as_mut_ptr() as *mut u8, lines.len() * 64) };
-    all[..bytes.len()].copy_from_slice(bytes);
-    &all[..bytes.len()]
 }
 
 fn described(

@@ -85,3 +85,12 @@ impl fmt::Display for StackEntry {
 }
 
 impl std::error::Error for RuntimeError {}
+
+/// The message of a caught panic (`catch_unwind`'s payload), for the error that reports it.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into())
+}

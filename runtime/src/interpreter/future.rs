@@ -79,11 +79,7 @@ impl Future {
             }
         };
         let result = catch_unwind(AssertUnwindSafe(task)).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
+            let what = super::error::panic_message(&*panic);
             Err(RuntimeError::new(format!(
                 "internal error in forked code: {what}"
             )))

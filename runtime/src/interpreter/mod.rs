@@ -16,7 +16,7 @@ mod state;
 
 pub use calls::{build_function_code, CallSite, CallTarget};
 pub use code::{BuildError, Code, Inlined, Instr, MissingOperators, OpSite, OperationHook};
-pub use error::{RuntimeError, StackEntry};
+pub use error::{panic_message, RuntimeError, StackEntry};
 pub use future::Future;
 pub use invoke::{call_function, call_method};
 pub use state::{run, MAX_CALL_DEPTH};

@@ -639,6 +639,16 @@ impl Emitter<'_> {
                     format!("{s} = arith.cmpf {p}, {x}, {y} : f64")
                 }
             },
+            ("div", [a, b], Repr::F64) if *a != Repr::I1 && *b != Repr::I1 => {
+                // As the interpreter divides: a zero divisor gives an infinity or a NaN.
+                let (x, y) = (self.as_f64(&args[0], *a), self.as_f64(&args[1], *b));
+                format!("{s} = arith.divf {x}, {y} : f64")
+            }
+            ("remainder" | "__mod__" | "floordiv", [Repr::I64, Repr::I64], Repr::I64) => {
+                return self
+                    .int_division(n, op != "floordiv", &args[0], &args[1])
+                    .map(Some);
+            }
             ("neg", [Repr::I64], Repr::I64) => {
                 let zero = self.const_i64(0);
                 format!("{s} = arith.subi {zero}, {} : i64", args[0])
@@ -680,6 +690,91 @@ impl Emitter<'_> {
         };
         self.line(&text);
         Ok(Some(s))
+    }
+
+    /// Python's `x % y` (`remainder`) or `x // y` on ints, as the interpreter computes them
+    /// (wrapping at `i64::MIN // -1`). A zero divisor runs the node in the runtime instead,
+    /// which raises the interpreter's error.
+    fn int_division(
+        &mut self,
+        n: Node,
+        remainder: bool,
+        x: &str,
+        y: &str,
+    ) -> Result<String, CodegenError> {
+        let zero = self.const_i64(0);
+        let one = self.const_i64(1);
+        let minus_one = self.const_i64(-1);
+        let is_zero = self.fresh();
+        self.line(&format!("{is_zero} = arith.cmpi eq, {y}, {zero} : i64"));
+        // A constant divisor that is not 0 needs no runtime call (nor the loop around it a
+        // check for failures).
+        let divisor = self.g.input(n, 1);
+        let known_nonzero = self.g.kind(self.g.producer(divisor)) == sym::constant()
+            && matches!(
+                self.g.attr(self.g.producer(divisor), sym::attr_value()),
+                Some(AttrValue::Int(k)) if *k != 0
+            );
+        if !known_nonzero {
+            self.line(&format!("scf.if {is_zero} {{"));
+            self.indent += 1;
+            self.emit_op_call(n, &BlockPlan::default())?;
+            self.line("scf.yield");
+            self.indent -= 1;
+            self.line("}");
+        }
+        // A divisor of 0 or -1 never reaches the division (-1 would overflow at i64::MIN).
+        let is_minus_one = self.fresh();
+        self.line(&format!(
+            "{is_minus_one} = arith.cmpi eq, {y}, {minus_one} : i64"
+        ));
+        let unsafe_divisor = self.fresh();
+        self.line(&format!(
+            "{unsafe_divisor} = arith.ori {is_zero}, {is_minus_one} : i1"
+        ));
+        let d = self.fresh();
+        self.line(&format!(
+            "{d} = arith.select {unsafe_divisor}, {one}, {y} : i64"
+        ));
+        let r = self.fresh();
+        self.line(&format!("{r} = arith.remsi {x}, {d} : i64"));
+        // Python's results follow the divisor's sign: adjust when the C-style remainder is
+        // nonzero and its sign differs from the divisor's.
+        let r_nonzero = self.fresh();
+        self.line(&format!("{r_nonzero} = arith.cmpi ne, {r}, {zero} : i64"));
+        let signs = self.fresh();
+        self.line(&format!("{signs} = arith.xori {r}, {y} : i64"));
+        let differ = self.fresh();
+        self.line(&format!("{differ} = arith.cmpi slt, {signs}, {zero} : i64"));
+        let adjust = self.fresh();
+        self.line(&format!("{adjust} = arith.andi {r_nonzero}, {differ} : i1"));
+        let result = self.fresh();
+        if remainder {
+            let r_plus = self.fresh();
+            self.line(&format!("{r_plus} = arith.addi {r}, {y} : i64"));
+            let adjusted = self.fresh();
+            self.line(&format!(
+                "{adjusted} = arith.select {adjust}, {r_plus}, {r} : i64"
+            ));
+            // x % -1 is 0.
+            self.line(&format!(
+                "{result} = arith.select {is_minus_one}, {zero}, {adjusted} : i64"
+            ));
+        } else {
+            let q = self.fresh();
+            self.line(&format!("{q} = arith.divsi {x}, {d} : i64"));
+            let step = self.fresh();
+            self.line(&format!("{step} = arith.extui {adjust} : i1 to i64"));
+            let floor = self.fresh();
+            self.line(&format!("{floor} = arith.subi {q}, {step} : i64"));
+            // x // -1 is -x, wrapping at i64::MIN.
+            let negated = self.fresh();
+            self.line(&format!("{negated} = arith.subi {zero}, {x} : i64"));
+            self.line(&format!(
+                "{result} = arith.select {is_minus_one}, {negated}, {floor} : i64"
+            ));
+        }
+        Ok(result)
     }
 
     fn as_f64(&mut self, s: &str, repr: Repr) -> String {

@@ -150,6 +150,11 @@ fn add_descriptor(
     };
     let name = &opts.name;
     let bundle_ptr = constant(&format!("{name}_bundle"), bundle, 64);
+    // Writable data, not read-only: the runtime wraps embedded weights in place, and a graph
+    // that writes a weight in place must find writable (copy-on-write) pages.
+    if let Some(g) = module.get_global(&format!("{name}_bundle")) {
+        g.set_constant(false);
+    }
     let name_ptr = constant(&format!("{name}_name"), format!("{name}\0").as_bytes(), 1);
     let method_ptr = constant(
         &format!("{name}_method"),
@@ -239,42 +244,11 @@ pub fn load_in_process(program: &Program) -> Result<(u64, usize), CodegenError> 
         descriptor: false,
     };
     let compiled = compile(program, &opts)?;
-    super::jit::orc::define_absolute(&runtime_symbols()).map_err(CodegenError::general)?;
+    let symbols = ember_runtime::aot::context::rt_symbols().map(|(n, a)| (n, a as u64));
+    super::jit::orc::define_absolute(&symbols).map_err(CodegenError::general)?;
     let addr = super::jit::orc::load(&entry_symbol(&name), &compiled.bytes)
         .map_err(CodegenError::general)?;
     Ok((addr, compiled.num_registers))
-}
-
-// The runtime's entry points, resolved when this crate is linked with the runtime; the JIT
-// gets their addresses from here, so the executable need not export them.
-extern "C" {
-    fn ember_rt_op(ctx: *mut u8, node: i64, args: *const i64, outs: *mut i64) -> i32;
-    fn ember_rt_unbox(ctx: *mut u8, reg: i64) -> i64;
-    fn ember_rt_box(ctx: *mut u8, reg: i64, kind: i64, bits: i64);
-    fn ember_rt_copy(ctx: *mut u8, dst: i64, src: i64);
-    fn ember_rt_move(ctx: *mut u8, dst: i64, src: i64);
-    fn ember_rt_drop(ctx: *mut u8, reg: i64);
-    fn ember_rt_failed(ctx: *mut u8) -> i32;
-    fn ember_rt_group(
-        ctx: *mut u8,
-        node: i64,
-        kernel: *const u8,
-        args: *const i64,
-        outs: *mut i64,
-    ) -> i32;
-}
-
-fn runtime_symbols() -> [(&'static str, u64); 8] {
-    [
-        ("ember_rt_op", ember_rt_op as *const () as u64),
-        ("ember_rt_unbox", ember_rt_unbox as *const () as u64),
-        ("ember_rt_box", ember_rt_box as *const () as u64),
-        ("ember_rt_copy", ember_rt_copy as *const () as u64),
-        ("ember_rt_move", ember_rt_move as *const () as u64),
-        ("ember_rt_drop", ember_rt_drop as *const () as u64),
-        ("ember_rt_failed", ember_rt_failed as *const () as u64),
-        ("ember_rt_group", ember_rt_group as *const () as u64),
-    ]
 }
 
 /// [`load_in_process`] made into a model the runtime runs: the compiled method when the guards
