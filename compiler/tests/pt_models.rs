@@ -502,8 +502,12 @@ fn written_reference() -> std::collections::HashMap<String, String> {
 /// Every corpus archive Ember runs, its `forward` compiled whole (frozen, control flow and
 /// scalars native, every other node a call into the runtime) and linked in process, runs to
 /// PyTorch's outputs; so does the interpreter it falls back to when a guard fails (the model
-/// specialized for another input shape). Archives that cannot be compiled whole are listed in
+/// specialized for another input shape), and so does the model profiled on the recorded inputs,
+/// its pointwise chains fusion groups. Archives that cannot be compiled whole are listed in
 /// pt_models_whole_refusals.txt with the reason.
+/// Archives compiled whole with fusion groups when profiled (at least).
+const MIN_WHOLE_FUSED: usize = 6;
+
 #[test]
 fn whole_compiled_models_match_pytorch() {
     use ember_compiler::codegen::whole;
@@ -517,7 +521,7 @@ fn whole_compiled_models_match_pytorch() {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split('\t').next().unwrap_or_default().trim())
         .collect();
-    let (mut compiled, mut problems) = (0, Vec::new());
+    let (mut compiled, mut fused, mut problems) = (0, 0, Vec::new());
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) {
             continue;
@@ -546,6 +550,17 @@ fn whole_compiled_models_match_pytorch() {
             let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
             let out = m.run(inputs.clone())?;
             compare_outputs(&[out], &arrays).map_err(|e| format!("compiled: {e}"))?;
+            // Profiled on the recorded inputs: pointwise chains become fusion groups.
+            let mut profiled =
+                whole::prepare(&graph, is_method, &[], &defaults).map_err(|e| e.message)?;
+            let config = ember_compiler::passes::PassConfig::default();
+            let groups = whole::fuse(&mut profiled, &[inputs.clone()], &config)
+                .map_err(|e| format!("fusing: {}", e.message))?;
+            let fused = whole::compile_in_process(&profiled).map_err(|e| e.message)?;
+            compare_outputs(&[fused.run(inputs.clone())?], &arrays)
+                .map_err(|e| format!("profiled: {e}"))?;
+            compare_outputs(&[fused.run_interpreted(inputs.clone())?], &arrays)
+                .map_err(|e| format!("profiled, interpreted: {e}"))?;
             // Specialized for another shape of the first tensor input: the guard fails and
             // the interpreter runs the embedded graph.
             if let Some((i, t)) = inputs
@@ -574,10 +589,13 @@ fn whole_compiled_models_match_pytorch() {
                 let out = m.run(inputs)?;
                 compare_outputs(&[out], &arrays).map_err(|e| format!("guard failed: {e}"))?;
             }
-            Ok(true)
+            Ok(groups > 0)
         })();
         match (outcome, listed.contains(&name.as_str())) {
-            (Ok(_), false) => compiled += 1,
+            (Ok(groups), false) => {
+                compiled += 1;
+                fused += usize::from(groups);
+            }
             (Ok(_), true) => problems.push(format!(
                 "{name}: compiles whole now; remove it from pt_models_whole_refusals.txt"
             )),
@@ -585,9 +603,16 @@ fn whole_compiled_models_match_pytorch() {
             (Err(e), false) => problems.push(format!("{name}: {e}")),
         }
     }
-    eprintln!("pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs");
+    eprintln!(
+        "pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs, \
+         {fused} with fusion groups when profiled"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(compiled >= 26, "only {compiled} archives compiled whole");
+    assert!(
+        fused >= MIN_WHOLE_FUSED,
+        "only {fused} archives compiled with groups"
+    );
 }
 
 /// The runtime's static library, fresh: built by cargo (as the lit harness builds the tools)
@@ -834,7 +859,8 @@ fn parse_hex_float(w: &str) -> Option<f64> {
 /// libember_runtime.a into a C program that runs it through ember.h on the recorded inputs:
 /// the outputs match PyTorch's. One model also with its weights in a file, and one
 /// specialized for another shape, so that its guard fails and the interpreter inside the
-/// runtime runs it.
+/// runtime runs it. Every model that gets fusion groups when profiled on its recorded inputs
+/// runs so compiled too (its kernels in the object, launched by the runtime library).
 #[test]
 fn whole_compiled_objects_run_from_c() {
     use ember_compiler::codegen::c_header::model_header;
@@ -844,17 +870,18 @@ fn whole_compiled_objects_run_from_c() {
     let dir = std::env::temp_dir().join(format!("ember-whole-objects-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let failing: Vec<String> = expected_failures().into_iter().map(|(n, _)| n).collect();
-    let (mut ran, mut problems) = (0, Vec::new());
+    let (mut ran, mut fused, mut problems) = (0, 0, Vec::new());
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) || name == "enum_attributes" {
             continue;
         }
         let variants: &[&str] = match name.as_str() {
-            "mlp_scripted" => &["embed", "file", "guard"],
-            _ => &["embed"],
+            "mlp_scripted" => &["embed", "file", "guard", "fused"],
+            _ => &["embed", "fused"],
         };
         for &variant in variants {
-            let outcome = (|| -> Result<(), String> {
+            // Whether the variant ran (a model without groups has no "fused" variant).
+            let outcome = (|| -> Result<bool, String> {
                 let arrays = Arrays::load(&npz)?;
                 let inputs = recorded_inputs(&arrays);
                 let bytes = std::fs::read(&pt).map_err(|e| e.to_string())?;
@@ -874,8 +901,21 @@ fn whole_compiled_objects_run_from_c() {
                     .map_err(|d| d.message)?;
                     guards.push((program.input_names[0].clone(), ty));
                 }
-                let program =
+                let mut program =
                     whole::prepare(&graph, is_method, &guards, &defaults).map_err(|e| e.message)?;
+                if variant == "fused" {
+                    let config = ember_compiler::passes::PassConfig::default();
+                    // Profiled on every input, the defaults included.
+                    let mut sample = inputs.clone();
+                    for d in defaults.iter().skip(sample.len()) {
+                        sample.push(d.clone().ok_or("an input without a default")?);
+                    }
+                    let groups =
+                        whole::fuse(&mut program, &[sample], &config).map_err(|e| e.message)?;
+                    if groups == 0 {
+                        return Ok(false);
+                    }
+                }
                 let c_name = format!(
                     "m_{}",
                     name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
@@ -932,16 +972,27 @@ fn whole_compiled_objects_run_from_c() {
                     return Err(format!("run: {}", String::from_utf8_lossy(&run.stderr)));
                 }
                 let out = parse_dump(&String::from_utf8_lossy(&run.stdout))?;
-                compare_outputs(&[out], &arrays)
+                compare_outputs(&[out], &arrays)?;
+                Ok(true)
             })();
             match outcome {
-                Ok(()) => ran += 1,
+                Ok(false) => {}
+                Ok(true) => {
+                    ran += 1;
+                    fused += usize::from(variant == "fused");
+                }
                 Err(e) => problems.push(format!("{name} ({variant}): {e}")),
             }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("{ran} C programs ran compiled corpus models to PyTorch's outputs");
+    eprintln!(
+        "{ran} C programs ran compiled corpus models to PyTorch's outputs, {fused} with groups"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(ran >= 28, "only {ran} C programs ran");
+    assert!(
+        fused >= MIN_WHOLE_FUSED,
+        "only {fused} C programs ran fused models"
+    );
 }

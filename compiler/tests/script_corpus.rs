@@ -795,14 +795,18 @@ fn written_archives_round_trip() {
 /// Every program of the corpus compiled whole (`ember-run --compile=whole`: control flow and
 /// scalars native, every other node a call into the runtime) gives PyTorch's results on every
 /// run, and so does the interpreter the compiled model falls back to when its guards fail.
-/// Programs that cannot be compiled whole are listed with the reason in
-/// whole_expected_refusals.txt; any other refusal fails.
+/// Each is compiled again profiled on its first run's inputs (pointwise chains become fusion
+/// groups, run as kernels compiled into the method) and checked on every run too; a program
+/// whose first run raises is not profiled. Programs that cannot be compiled whole are listed
+/// with the reason in whole_expected_refusals.txt; any other refusal fails.
 #[test]
 fn whole_compiled_keeps_script_outputs() {
     use ember_compiler::codegen::whole;
     use ember_compiler::model::Model;
+    use ember_compiler::passes::PassConfig;
     let expected = expected_list(&corpus_dir().join("whole_expected_refusals.txt"));
     let (mut calls, mut compiled, mut problems) = (0, 0, Vec::new());
+    let (mut profiled, mut fused) = (0, 0);
     let mut refused = BTreeMap::new();
     for (case, source, entry) in runnable_cases() {
         let outcome = (|| -> Result<(), String> {
@@ -813,9 +817,10 @@ fn whole_compiled_keeps_script_outputs() {
             };
             let built = whole::method_graph(&mut model, &entry).and_then(|(graph, is_method)| {
                 let program = whole::prepare(&graph, is_method, &[], &[]).map_err(|e| e.message)?;
-                whole::compile_in_process(&program).map_err(|e| e.message)
+                let model = whole::compile_in_process(&program).map_err(|e| e.message)?;
+                Ok((model, program))
             });
-            let model = match built {
+            let (model, mut program) = match built {
                 Ok(m) => m,
                 Err(why) => {
                     refused.insert(case.id.clone(), why);
@@ -838,6 +843,30 @@ fn whole_compiled_keeps_script_outputs() {
                     .map_err(RuntimeError::new)
             })
             .map_err(|e| format!("interpreted fallback: {e}"))?;
+            let Some(first) = runs.first() else {
+                return Ok(());
+            };
+            let sample = Arrays::load(first)?.inputs(&types)?;
+            match whole::fuse(&mut program, &[sample], &PassConfig::default()) {
+                Ok(groups) => fused += usize::from(groups > 0),
+                // The first run raises (as PyTorch does): nothing to profile.
+                Err(e) if e.message.starts_with("profiling on sample") => return Ok(()),
+                Err(e) => return Err(format!("fusing: {}", e.message)),
+            }
+            profiled += 1;
+            let model = whole::compile_in_process(&program)
+                .map_err(|e| format!("profiled: {}", e.message))?;
+            for interpreted in [false, true] {
+                calls += check_calls(&runs, &types, |inputs| {
+                    match interpreted {
+                        false => model.run(inputs),
+                        true => model.run_interpreted(inputs),
+                    }
+                    .map(|v| vec![v])
+                    .map_err(RuntimeError::new)
+                })
+                .map_err(|e| format!("profiled (interpreted: {interpreted}): {e}"))?;
+            }
             Ok(())
         })();
         if let Err(e) = outcome {
@@ -859,8 +888,52 @@ fn whole_compiled_keeps_script_outputs() {
         }
     }
     println!(
-        "{compiled} script-corpus programs compiled whole ({} refused), {calls} calls",
+        "{compiled} script-corpus programs compiled whole ({} refused), {profiled} profiled, \
+         {fused} of them with fusion groups, {calls} calls",
         refused.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        fused >= MIN_WHOLE_FUSED,
+        "only {fused} programs compiled whole with groups"
+    );
+}
+
+/// Programs of the corpus compiled whole with fusion groups (at least).
+const MIN_WHOLE_FUSED: usize = 15;
+
+/// A whole-compiled function whose group was built for one shape, called with another that the
+/// entry guards let through (the shape comes from an int): the group's guard fails and its
+/// subgraph runs in the interpreter, with the same results as the kernel for the shape seen.
+#[test]
+fn whole_compiled_group_guard_falls_back() {
+    use ember_compiler::codegen::whole;
+    use ember_compiler::model::Model;
+    use ember_compiler::passes::PassConfig;
+    let source = "def f(x: Tensor, n: int):\n    y = torch.ones(n, 3) * 0.5\n    return torch.relu(x * y + 1.0) * 2.0\n";
+    let mut model = Model::from_source("group_guard.py", source).unwrap();
+    let (graph, is_method) = whole::method_graph(&mut model, "f").unwrap();
+    let mut program = whole::prepare(&graph, is_method, &[], &[]).unwrap();
+    let x = || IValue::Tensor(Tensor::from_vec(vec![-4f32, 0.5, 3.0], &[1, 3]).unwrap());
+    let groups = whole::fuse(
+        &mut program,
+        &[vec![x(), IValue::Int(2)]],
+        &PassConfig::default(),
+    )
+    .unwrap();
+    assert!(groups >= 1, "no fusion group:\n{}", program.text);
+    let compiled = whole::compile_in_process(&program).unwrap();
+    for n in [2, 5, 2] {
+        let inputs = vec![x(), IValue::Int(n)];
+        assert!(
+            compiled.guards_hold(&inputs),
+            "the entry guards refuse n = {n}"
+        );
+        let IValue::Tensor(out) = compiled.run(inputs).unwrap() else {
+            panic!("not a tensor")
+        };
+        assert_eq!(out.sizes().to_vec(), vec![n, 3]);
+        let row = [0f32, 2.5, 5.0];
+        assert_eq!(out.to_vec::<f32>(), row.repeat(n as usize), "n = {n}");
+    }
 }

@@ -5,6 +5,7 @@ pub mod guard;
 pub mod interpreter;
 pub mod ivalue;
 pub mod kernel_abi;
+pub mod kernel_launch;
 pub mod npy;
 pub mod npz_case;
 pub mod ops;

@@ -57,6 +57,16 @@ impl CodegenError {
         }
     }
 
+    /// A kernel description's error, located in `g` (the subgraph it was built from).
+    pub fn from_kernel(g: &Graph, e: ember_runtime::kernel_launch::KernelError) -> Self {
+        use ember_runtime::kernel_launch::kernel::ErrorSite as Site;
+        match e.site {
+            Some(Site::Node(n)) => CodegenError::at(g, n, e.message),
+            Some(Site::Input(v)) => CodegenError::at_input(g, v, e.message),
+            None => CodegenError::general(e.message),
+        }
+    }
+
     pub fn general(message: impl Into<String>) -> Self {
         CodegenError {
             site: None,

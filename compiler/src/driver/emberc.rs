@@ -6,6 +6,7 @@
 //! emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] [--cpu NAME]
 //!        [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]
 //!        [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]
+//!        [--example X.npy ...]
 //! ```
 //!
 //! `--mode`: `whole` (the default for `.pt` and `.py` models, and for graph text that is not
@@ -13,6 +14,10 @@
 //! defines an `ember_compiled_model` (see `ember.h`); `groups` compiles fusion groups (or a
 //! whole elementwise graph) into standalone kernels. `--weights file` writes the weights to
 //! `OUT.weights` beside the object (memory-mapped when the model is opened).
+//!
+//! `--example X.npy` (repeated: one file per tensor input, in order) gives a whole model sample
+//! inputs: the method is profiled on them and its pointwise chains compiled as fusion groups
+//! (kernels in the same object), with entry guards for the inputs' profiled types.
 //!
 //! `--math` (an Ember extension of the DESIGN.md contract): `inline` (the default) expands
 //! exp/log/tanh into arithmetic, the same on every target; `libm` calls `expf`/`logf`/`tanhf`
@@ -37,7 +42,8 @@ use hashbrown::HashMap;
 
 pub const USAGE: &str = "usage: emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] \
 [--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...] \
-[--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]";
+[--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm] \
+[--example X.npy ...]";
 
 /// What `emberc` compiles.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,6 +73,8 @@ pub struct Args {
     /// `--name`: the C name of the model (default: the file stem, plus `_METHOD` when one is
     /// named).
     pub name: Option<String>,
+    /// `--example`: .npy files, the sample inputs of a whole model (one per input, in order).
+    pub examples: Vec<String>,
 }
 
 /// Parses `NAME=2x3:f32` (`NAME=:f32` is a 0-dim tensor; the dtype may be left out).
@@ -111,6 +119,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut weights_file = false;
     let mut mode = None;
     let mut name = None;
+    let mut examples = Vec::new();
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
@@ -130,6 +139,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--weights",
             "--mode",
             "--name",
+            "--example",
         ]
         .contains(&flag);
         let value = if takes_value {
@@ -174,6 +184,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
                 });
             }
             "--name" => name = value,
+            "--example" => examples.push(value.unwrap_or_default()),
             "--weights" => {
                 weights_file = match value.unwrap_or_default().as_str() {
                     "embed" => false,
@@ -229,6 +240,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         weights_file,
         mode,
         name,
+        examples,
     })
 }
 
@@ -332,6 +344,13 @@ pub fn render_error(file: &str, text: &str, e: &CodegenError) -> String {
 /// Compiles `graph` (parsed from `text`) as `args` asks, writing the output and the header.
 /// Returns the message to print on failure.
 pub fn run_on_graph(args: &Args, graph: &Graph, text: &str) -> Result<(), String> {
+    if !args.examples.is_empty() {
+        return Err(
+            "emberc: error: --example profiles a model compiled whole; fusion groups \
+                    compiled alone (--mode groups) take their shapes from the graph or --shape"
+                .into(),
+        );
+    }
     let prefix = symbol_prefix(args);
     let kernels = collect_kernels(graph, &prefix, &args.shapes)
         .map_err(|e| render_error(&args.model, text, &e))?;
@@ -528,7 +547,23 @@ pub fn compile_whole(
     }
     guards.sort_by(|a, b| a.0.cmp(&b.0));
     let render = |e: CodegenError| render_error(&args.model, text, &e);
-    let program = whole::prepare(graph, is_method, &guards, defaults).map_err(render)?;
+    let mut program = whole::prepare(graph, is_method, &guards, defaults).map_err(render)?;
+    if !args.examples.is_empty() {
+        let sample = args
+            .examples
+            .iter()
+            .map(|path| {
+                let bytes = std::fs::read(path)
+                    .map_err(|e| format!("emberc: error: --example {path}: {e}"))?;
+                ember_runtime::npy::read_npy(&bytes)
+                    .map(ember_runtime::ivalue::IValue::Tensor)
+                    .map_err(|e| format!("{path}:1:1: error: {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let config =
+            crate::passes::PassConfig::from_env().map_err(|e| format!("emberc: error: {e}"))?;
+        whole::fuse(&mut program, &[sample], &config).map_err(render)?;
+    }
     let name = symbol_prefix(args);
     let opts = whole::WholeOptions {
         name: name.clone(),
@@ -604,10 +639,12 @@ pub fn compile_text(
     let graph = parse(&blank_leading_comments(text)).map_err(|d| d.render(&args.model))?;
     let whole = match args.mode {
         Some(mode) => mode == Mode::Whole,
-        // Graph text compiles as kernels when it can (fusion groups, or all elementwise).
+        // Graph text compiles as kernels when it can (fusion groups, or all elementwise),
+        // unless sample inputs ask for a profiled whole model.
         None => {
             args.target == TargetArch::X86_64
-                && collect_kernels(&graph, &symbol_prefix(args), &args.shapes).is_err()
+                && (!args.examples.is_empty()
+                    || collect_kernels(&graph, &symbol_prefix(args), &args.shapes).is_err())
         }
     };
     if whole {

@@ -91,7 +91,7 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
     let runner = if opts.compile_whole {
-        match compile_whole(graph, entry.is_method, &entry.defaults) {
+        match compile_whole(graph, entry.is_method, &entry.defaults, &inputs) {
             Ok(model) => Runner::Whole {
                 model: Box::new(model),
                 skip_self: entry.is_method,
@@ -274,25 +274,33 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
     out
 }
 
-/// The method compiled whole and linked into this process.
+/// The method compiled whole and linked into this process, its fusion groups made from a
+/// profile of this call's `inputs`.
 #[cfg(feature = "codegen")]
 fn compile_whole(
     graph: &Graph,
     is_method: bool,
     defaults: &[Option<IValue>],
+    inputs: &[IValue],
 ) -> Result<CompiledModel, String> {
     use crate::codegen::whole;
     let config = PassConfig::from_env()?;
     let ready = whole::ready_graph(graph, &config)?;
     let text = ready.to_string();
-    let program = whole::prepare(&ready, is_method, &[], defaults)
-        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))?;
-    whole::compile_in_process(&program)
-        .map_err(|e| crate::driver::emberc::render_error("<optimized graph>", &text, &e))
+    let render = |e| crate::driver::emberc::render_error("<optimized graph>", &text, &e);
+    let mut program = whole::prepare(&ready, is_method, &[], defaults).map_err(render)?;
+    let sample = inputs[usize::from(is_method).min(inputs.len())..].to_vec();
+    whole::fuse(&mut program, &[sample], &config).map_err(render)?;
+    whole::compile_in_process(&program).map_err(render)
 }
 
 #[cfg(not(feature = "codegen"))]
-fn compile_whole(_: &Graph, _: bool, _: &[Option<IValue>]) -> Result<CompiledModel, String> {
+fn compile_whole(
+    _: &Graph,
+    _: bool,
+    _: &[Option<IValue>],
+    _: &[IValue],
+) -> Result<CompiledModel, String> {
     Err("this build of Ember has no code generation (the compiler's `codegen` feature)".into())
 }
 

@@ -2,12 +2,9 @@
 //! the group's specialization, or, where codegen refuses the group, its subgraph in the
 //! interpreter. The group's inputs are on the stack; its outputs replace them.
 
-use std::sync::Arc;
-
 use ember_dialects::symbol::sym;
 use ember_dialects::{AttrValue, Graph, Node};
-use ember_runtime::interpreter::{run as interpret, Code};
-use ember_runtime::ops::{Operation, Stack};
+use ember_runtime::ops::Operation;
 
 use crate::passes::{LogLevel, PassContext};
 
@@ -49,13 +46,5 @@ pub fn group_operation(
 
 /// The group's subgraph run by the interpreter.
 pub(super) fn interpreted(body: &Graph) -> Result<Operation, String> {
-    let code = Arc::new(Code::new(body).map_err(|e| e.message)?);
-    let count = body.inputs().len();
-    Ok(Arc::new(move |stack: &mut Stack| {
-        let first = super::inputs_start(stack, count, "prim::TensorExprGroup")?;
-        let inputs = stack.split_off(first);
-        let outputs = interpret(&code, inputs).map_err(|e| e.message)?;
-        stack.extend(outputs);
-        Ok(())
-    }))
+    ember_runtime::ops::prim::interpreted_subgraph(body)
 }

@@ -7,10 +7,14 @@ use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use ember_dialects::{Graph, Node, Symbol, Type};
+use ember_dialects::symbol::sym;
+use ember_dialects::{AttrValue, Graph, Node, Symbol, Type};
 
+use crate::guard::value_matches;
 use crate::interpreter::{panic_message, RuntimeError};
 use crate::ivalue::IValue;
+use crate::kernel_abi::JitKernelFn;
+use crate::kernel_launch::{self, PointwiseKernel};
 use crate::ops::registry::registry;
 use crate::ops::Operation;
 
@@ -34,10 +38,61 @@ impl Slot {
     }
 }
 
-/// A node's operation: a constant's value, or an operation on the stack.
+/// A node's operation: a constant's value, an operation on the stack, or a fusion group.
 enum NodeOp {
     Value(IValue),
     Run(Operation),
+    Group(GroupOp),
+}
+
+/// A `prim::TensorExprGroup` node: the description of the kernel compiled code passes to
+/// `ember_rt_group` (rebuilt from the subgraph, as the compiler built it), the subgraph's input
+/// types (the group's guard: the kernel was built for them), and the subgraph interpreted,
+/// which runs the group when the guard fails, when there is no kernel, or for `ember_rt_op`.
+struct GroupOp {
+    kernel: Option<PointwiseKernel>,
+    guard: Vec<Type>,
+    interpreted: Operation,
+}
+
+impl GroupOp {
+    fn build(g: &Graph, n: Node, interpreted: Operation) -> GroupOp {
+        let body = match g.attr(n, sym::attr_subgraph()) {
+            Some(AttrValue::Graph(body)) => Some(body),
+            _ => None,
+        };
+        GroupOp {
+            kernel: body.and_then(|b| kernel_launch::build(b).ok()),
+            guard: body
+                .map(|b| b.inputs().iter().map(|&v| b.ty(v).clone()).collect())
+                .unwrap_or_default(),
+            interpreted,
+        }
+    }
+
+    /// The group's outputs: the kernel's when `entry` is given and the inputs are what it was
+    /// built for (and it accepts them), else the interpreter's.
+    fn run(
+        &self,
+        entry: Option<JitKernelFn>,
+        mut stack: Vec<IValue>,
+    ) -> Result<Vec<IValue>, String> {
+        if let (Some(entry), Some(kernel)) = (entry, &self.kernel) {
+            let guard_holds = stack.len() == self.guard.len()
+                && self
+                    .guard
+                    .iter()
+                    .zip(&stack)
+                    .all(|(ty, v)| value_matches(ty, v));
+            if guard_holds {
+                if let Ok(outputs) = kernel_launch::run(kernel, entry, &stack) {
+                    return Ok(outputs);
+                }
+            }
+        }
+        (self.interpreted)(&mut stack)?;
+        Ok(stack)
+    }
 }
 
 /// A model's graph with its nodes numbered as the contract says (pre-order) and their
@@ -159,6 +214,9 @@ impl Program {
                 ));
             }
             let operation = registry().build(g, n).map_err(|m| self.error_at(n, m))?;
+            if kind == sym::tensor_expr_group() {
+                return Ok(NodeOp::Group(GroupOp::build(g, n, operation)));
+            }
             if kind != Symbol::new("prim::Constant") {
                 return Ok(NodeOp::Run(operation));
             }
@@ -255,7 +313,48 @@ impl<'p> Context<'p> {
     fn run_node(&mut self, i: usize, args: &[i64], outs: &mut [i64]) -> Result<(), RuntimeError> {
         let program = self.program;
         let n = program.nodes[i];
-        let mut stack = Vec::with_capacity(args.len().max(outs.len()));
+        let mut stack = self.node_inputs(i, args)?;
+        match program.op(i) {
+            Ok(NodeOp::Value(v)) => stack.push(v.clone()),
+            Ok(NodeOp::Run(operation)) => {
+                operation(&mut stack).map_err(|m| program.error_at(n, m))?
+            }
+            Ok(NodeOp::Group(group)) => {
+                stack = group.run(None, stack).map_err(|m| program.error_at(n, m))?
+            }
+            Err(e) => return Err(e.clone()),
+        }
+        self.node_outputs(i, stack, outs)
+    }
+
+    /// `ember_rt_group` on checked arguments: the group's kernel `entry` (none: interpreted).
+    fn run_group(
+        &mut self,
+        i: usize,
+        entry: Option<JitKernelFn>,
+        args: &[i64],
+        outs: &mut [i64],
+    ) -> Result<(), RuntimeError> {
+        let program = self.program;
+        let n = program.nodes[i];
+        let stack = self.node_inputs(i, args)?;
+        let outputs = match program.op(i) {
+            Ok(NodeOp::Group(group)) => group.run(entry, stack),
+            Ok(_) => Err(format!(
+                "ember_rt_group ran node {i}, a {}, not a prim::TensorExprGroup",
+                program.graph.kind(n)
+            )),
+            Err(e) => return Err(e.clone()),
+        }
+        .map_err(|m| program.error_at(n, m))?;
+        self.node_outputs(i, outputs, outs)
+    }
+
+    /// The values of node `i`'s inputs as `args` passes them (see the contract).
+    fn node_inputs(&mut self, i: usize, args: &[i64]) -> Result<Vec<IValue>, RuntimeError> {
+        let program = self.program;
+        let n = program.nodes[i];
+        let mut stack = Vec::with_capacity(args.len().max(program.outputs[i].len()));
         for (&a, &slot) in args.iter().zip(&program.inputs[i]) {
             stack.push(
                 match slot {
@@ -269,13 +368,18 @@ impl<'p> Context<'p> {
                 .map_err(|m| program.error_at(n, m))?,
             );
         }
-        match program.op(i) {
-            Ok(NodeOp::Value(v)) => stack.push(v.clone()),
-            Ok(NodeOp::Run(operation)) => {
-                operation(&mut stack).map_err(|m| program.error_at(n, m))?
-            }
-            Err(e) => return Err(e.clone()),
-        }
+        Ok(stack)
+    }
+
+    /// Writes node `i`'s outputs `stack` as `outs` asks (see the contract).
+    fn node_outputs(
+        &mut self,
+        i: usize,
+        stack: Vec<IValue>,
+        outs: &mut [i64],
+    ) -> Result<(), RuntimeError> {
+        let program = self.program;
+        let n = program.nodes[i];
         if stack.len() != outs.len() {
             let m = format!("gave {} values for {} outputs", stack.len(), outs.len());
             return Err(program.error_at(n, m));
@@ -347,8 +451,53 @@ pub unsafe extern "C" fn ember_rt_op(
     args: *const i64,
     outs: *mut i64,
 ) -> i32 {
+    run_checked(ctx, "ember_rt_op", node, args, outs, |cx, i, args, outs| {
+        cx.run_node(i, args, outs)
+    })
+}
+
+/// Runs fusion group `node` (see the contract) with `kernel`, the group's compiled kernel
+/// (null: the group's subgraph in the interpreter): 0, or 1 with the error in the context.
+///
+/// # Safety
+/// As [`ember_rt_op`]; `kernel` is null or a [`JitKernelFn`] compiled for the kernel that
+/// the runtime builds from the node's subgraph.
+#[no_mangle]
+pub unsafe extern "C" fn ember_rt_group(
+    ctx: *mut c_void,
+    node: i64,
+    kernel: *const c_void,
+    args: *const i64,
+    outs: *mut i64,
+) -> i32 {
+    // SAFETY: a non-null `kernel` is a `JitKernelFn` (the caller's promise).
+    let entry =
+        (!kernel.is_null()).then(|| std::mem::transmute::<*const c_void, JitKernelFn>(kernel));
+    run_checked(
+        ctx,
+        "ember_rt_group",
+        node,
+        args,
+        outs,
+        |cx, i, args, outs| cx.run_group(i, entry, args, outs),
+    )
+}
+
+/// The checks `ember_rt_op` and `ember_rt_group` share (the context, the node number, the
+/// arrays, an earlier failure), then `run` on the node's arguments.
+///
+/// # Safety
+/// As [`ember_rt_op`].
+unsafe fn run_checked(
+    ctx: *mut c_void,
+    what: &str,
+    node: i64,
+    args: *const i64,
+    outs: *mut i64,
+    run: impl FnOnce(&mut Context, usize, &[i64], &mut [i64]) -> Result<(), RuntimeError>,
+) -> i32 {
     let Some(cx) = context(ctx) else { return 1 };
-    guarded(cx, 1, "ember_rt_op", |cx| {
+    guarded(cx, 1, what, |cx| {
         let program = cx.program;
         let Some(i) = usize::try_from(node)
             .ok()
@@ -363,7 +512,7 @@ pub unsafe extern "C" fn ember_rt_op(
         };
         let (n_in, n_out) = (program.inputs[i].len(), program.outputs[i].len());
         if (n_in > 0 && args.is_null()) || (n_out > 0 && outs.is_null()) {
-            let m = "ember_rt_op got a null argument or output array";
+            let m = format!("{what} got a null argument or output array");
             cx.fail(program.error_at(program.nodes[i], m));
             return 1;
         }
@@ -381,7 +530,7 @@ pub unsafe extern "C" fn ember_rt_op(
             cx.zero_scalar_outputs(i, outs);
             return 1;
         }
-        match cx.run_node(i, args, outs) {
+        match run(cx, i, args, outs) {
             Ok(()) => 0,
             Err(e) => {
                 cx.fail(e);
@@ -509,7 +658,7 @@ pub unsafe extern "C" fn ember_rt_failed(ctx: *mut c_void) -> i32 {
 
 /// The `ember_rt_*` functions by name and address, for a JIT binding in-process compiled
 /// code to them (a Rust executable does not export them to the dynamic linker).
-pub fn rt_symbols() -> [(&'static str, usize); 7] {
+pub fn rt_symbols() -> [(&'static str, usize); 8] {
     [
         ("ember_rt_op", ember_rt_op as *const () as usize),
         ("ember_rt_unbox", ember_rt_unbox as *const () as usize),
@@ -518,6 +667,7 @@ pub fn rt_symbols() -> [(&'static str, usize); 7] {
         ("ember_rt_move", ember_rt_move as *const () as usize),
         ("ember_rt_drop", ember_rt_drop as *const () as usize),
         ("ember_rt_failed", ember_rt_failed as *const () as usize),
+        ("ember_rt_group", ember_rt_group as *const () as usize),
     ]
 }
 

@@ -273,7 +273,7 @@ fn the_symbols_a_jit_binds() {
     let symbols = rt_symbols();
     let mut names: Vec<&str> = symbols.iter().map(|s| s.0).collect();
     names.dedup();
-    assert_eq!(names.len(), 7);
+    assert_eq!(names.len(), 8);
     assert!(symbols
         .iter()
         .all(|s| s.0.starts_with("ember_rt_") && s.1 != 0));

@@ -27,12 +27,40 @@ pub fn register(r: &mut Registry) {
     // Outside the executor (which records what passes) a profile node passes its input on;
     // the input-less counter does nothing.
     r.add("prim::profile", |_, _| Ok(op(|_| Ok(()))));
+    // Outside the executor and compiled code (which run its kernel) a fusion group runs its
+    // subgraph.
+    r.add("prim::TensorExprGroup", tensor_expr_group);
     r.add("aten::__is__", |_, _| Ok(op(|s| is_op(s, false))));
     r.add("aten::__isnot__", |_, _| Ok(op(|s| is_op(s, true))));
 }
 
 fn op(f: impl Fn(&mut Stack) -> Result<(), String> + Send + Sync + 'static) -> Operation {
     Arc::new(f)
+}
+
+/// `prim::TensorExprGroup`: its subgraph, interpreted.
+fn tensor_expr_group(g: &Graph, n: Node) -> Result<Operation, String> {
+    match g.attr(n, sym::attr_subgraph()) {
+        Some(AttrValue::Graph(body)) => interpreted_subgraph(body),
+        _ => Err("prim::TensorExprGroup carries no subgraph".into()),
+    }
+}
+
+/// An operation running `body` in the interpreter: its inputs are the top of the stack, and
+/// its outputs replace them.
+pub fn interpreted_subgraph(body: &Graph) -> Result<Operation, String> {
+    let code = Arc::new(crate::interpreter::Code::new(body).map_err(|e| e.message)?);
+    let count = body.inputs().len();
+    Ok(op(move |s| {
+        let first = s
+            .len()
+            .checked_sub(count)
+            .ok_or("prim::TensorExprGroup: too few inputs")?;
+        let inputs = s.split_off(first);
+        let outputs = crate::interpreter::run(&code, inputs).map_err(|e| e.message)?;
+        s.extend(outputs);
+        Ok(())
+    }))
 }
 
 /// `prim::Constant`: pushes its value, converted once when the code is built.

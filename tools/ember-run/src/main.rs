@@ -45,7 +45,7 @@ fn command() -> Command {
                 .value_name("MODE")
                 .value_parser(["whole"])
                 .conflicts_with("no-jit")
-                .help("whole: compile the whole method in process, as emberc compiles it (control flow and scalars native, every other op a call into the runtime); inputs its guards refuse run in the interpreter"),
+                .help("whole: compile the whole method in process, as emberc compiles it (control flow and scalars native, pointwise chains fusion groups profiled on this call's inputs, every other op a call into the runtime); inputs its guards refuse run in the interpreter"),
         )
         .arg(
             Arg::new("profiling-runs")

@@ -5,14 +5,14 @@
 //! `group` turns the subgraph into typed elementwise expressions, `lower` builds MLIR for them
 //! (with `fast_math`, the runtime's own float32 exp/log/tanh/erf), the shared `mlir_to_llvm`
 //! pipeline runner and LLVM's `default<O3>` make vectorized machine code for the host CPU
-//! (`target`), `orc` links the object into the process, and `launch` checks the inputs,
-//! allocates the outputs and splits the call over the thread pool. The object bytes are what
+//! (`target`), `orc` links the object into the process, and the runtime's
+//! `kernel_launch` checks the inputs, allocates the outputs and splits the call over the
+//! thread pool. The object bytes are what
 //! the kernel cache (`executor::kernel_cache`) keeps on disk; use the cache
 //! (`KernelCache::global().get(subgraph)`) rather than [`compile_group`] in the executor.
 
 pub mod fast_math;
 pub mod group;
-pub mod launch;
 pub mod lower;
 pub mod orc;
 pub mod target;
@@ -53,7 +53,7 @@ impl CompiledGroup {
     /// sizes, broadcasting), allocates the outputs and computes them. Any mismatch is an
     /// `Err`, never undefined behaviour.
     pub fn run(&self, inputs: &[IValue]) -> Result<Vec<IValue>, String> {
-        launch::run(&self.kernel, self.entry, inputs)
+        ember_runtime::kernel_launch::run(&self.kernel, self.entry, inputs)
     }
 
     pub fn symbol(&self) -> &str {
@@ -248,6 +248,6 @@ impl Steps {
 
 /// The JIT's MLIR pipeline: math to LLVM intrinsics (float64 `exp`/`log` become libm calls
 /// that the JIT resolves in the process) and libm calls for what has no intrinsic (`erf`).
-const JIT_PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-math-to-llvm,\
+pub const JIT_PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-math-to-llvm,\
     convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,\
     convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";

@@ -1,7 +1,9 @@
 //! Lowers a whole graph to MLIR text: one `func.func @SYMBOL(%ctx: !llvm.ptr) -> i32` in which
 //! `prim::If` and `prim::Loop` become `scf.if` and `scf.while`, int/float/bool arithmetic and
 //! comparisons become `arith`, and every other node is a call of `ember_rt_op` in the runtime
-//! (the contract is in `ember_runtime::aot`). Ints, floats and bools live in SSA values; every
+//! (the contract is in `ember_runtime::aot`). A fusion group (`prim::TensorExprGroup`) is a
+//! call of `ember_rt_group` with the address of its kernel, whose functions (as the JIT lowers
+//! them, `codegen::jit::lower`) are in the same module. Ints, floats and bools live in SSA values; every
 //! other value lives in a register of the call's context, moved at its last use and dropped
 //! where it dies, as the interpreter's liveness does.
 
@@ -59,7 +61,13 @@ impl Repr {
 pub struct Lowered {
     pub mlir: String,
     pub num_registers: usize,
+    /// Fusion groups with a compiled kernel, and those left to the interpreter.
+    pub kernels: usize,
+    pub interpreted_groups: usize,
 }
+
+/// The MLIR type of a kernel's entry ([`ember_runtime::kernel_abi::JitKernelFn`]).
+const KERNEL_TYPE: &str = "(i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()";
 
 /// The runtime functions compiled code calls, as the `llvm` dialect declares them.
 const DECLARATIONS: &str = "  llvm.func @ember_rt_op(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> i32
@@ -69,6 +77,7 @@ const DECLARATIONS: &str = "  llvm.func @ember_rt_op(!llvm.ptr, i64, !llvm.ptr, 
   llvm.func @ember_rt_move(!llvm.ptr, i64, i64)
   llvm.func @ember_rt_drop(!llvm.ptr, i64)
   llvm.func @ember_rt_failed(!llvm.ptr) -> i32
+  llvm.func @ember_rt_group(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 ";
 
 /// Lowers `g` (self-contained: no calls, tensor constants already turned into inputs) to a
@@ -92,6 +101,11 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
         max_args: 1,
         max_outs: 1,
         op_calls: 0,
+        symbol,
+        kernels: String::new(),
+        aliases: String::new(),
+        kernel_count: 0,
+        interpreted_groups: 0,
     };
     let top = g.block();
     // Registers [0, n_in) are the inputs, [n_in, n_in + n_out) the outputs.
@@ -124,9 +138,10 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
     ));
     e.line(&format!("return {failed} : i32"));
 
-    let mut mlir = String::new();
+    let mut mlir = e.aliases.clone();
     let _ = writeln!(mlir, "module {{");
     mlir.push_str(DECLARATIONS);
+    mlir.push_str(&e.kernels);
     let _ = writeln!(
         mlir,
         "  func.func @{symbol}(%ctx: !llvm.ptr) -> i32 attributes {{llvm.emit_c_interface = false}} {{"
@@ -147,6 +162,8 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
     Ok(Lowered {
         mlir,
         num_registers: e.next_reg as usize,
+        kernels: e.kernel_count,
+        interpreted_groups: e.interpreted_groups,
     })
 }
 
@@ -183,6 +200,13 @@ struct Emitter<'g> {
     max_outs: usize,
     /// `ember_rt_op` calls emitted so far.
     op_calls: usize,
+    /// The method's symbol (kernels are named after it).
+    symbol: &'g str,
+    /// The kernels' functions and attribute aliases, for the module.
+    kernels: String,
+    aliases: String,
+    kernel_count: usize,
+    interpreted_groups: usize,
 }
 
 /// Every value read inside the blocks of `n`, at any depth.
@@ -456,9 +480,16 @@ impl Emitter<'_> {
         self.op_calls += 1;
         let id = self.const_i64(self.node_ids[&n]);
         let status = self.fresh();
-        self.line(&format!(
-            "{status} = llvm.call @ember_rt_op(%ctx, {id}, %args, %outs) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> i32"
-        ));
+        if crate::executor::groups::is_group(g, n) {
+            let kernel = self.group_kernel(n);
+            self.line(&format!(
+                "{status} = llvm.call @ember_rt_group(%ctx, {id}, {kernel}, %args, %outs) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32"
+            ));
+        } else {
+            self.line(&format!(
+                "{status} = llvm.call @ember_rt_op(%ctx, {id}, %args, %outs) : (!llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> i32"
+            ));
+        }
         for (i, &v) in outputs.iter().enumerate() {
             let repr = Repr::of(g.ty(v));
             if repr != Repr::Boxed {
@@ -470,6 +501,42 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The address of group `n`'s kernel, added to the module, or a null pointer (the
+    /// runtime interprets the group) where codegen refuses the group, as the JIT does.
+    fn group_kernel(&mut self, n: Node) -> String {
+        let g = self.g;
+        let built = crate::executor::groups::subgraph(g, n)
+            .ok_or_else(|| CodegenError::at(g, n, "no subgraph"))
+            .and_then(crate::codegen::jit::group::build);
+        let kernel = match built {
+            Ok(kernel) => kernel,
+            Err(why) => {
+                self.interpreted_groups += 1;
+                let why = why.message.replace('\n', " ");
+                self.line(&format!(
+                    "// node {}: interpreted ({why})",
+                    self.node_ids[&n]
+                ));
+                let null = self.fresh();
+                self.line(&format!("{null} = llvm.mlir.zero : !llvm.ptr"));
+                return null;
+            }
+        };
+        let name = format!("{}_group{}", self.symbol, self.node_ids[&n]);
+        let module = crate::codegen::jit::kernel_mlir(&kernel, &name);
+        let (aliases, body) = kernel_text(&module, &name);
+        self.aliases.push_str(&aliases);
+        self.kernels.push_str(&body);
+        self.kernel_count += 1;
+        let f = self.fresh();
+        self.line(&format!("{f} = func.constant @{name} : {KERNEL_TYPE}"));
+        let p = self.fresh();
+        self.line(&format!(
+            "{p} = builtin.unrealized_conversion_cast {f} : {KERNEL_TYPE} to !llvm.ptr"
+        ));
+        p
     }
 
     /// A pointer to element `i` of the `i64` array `base`.
@@ -954,6 +1021,49 @@ fn float_predicate(op: &str) -> &'static str {
         "gt" => "ogt",
         _ => "oge",
     }
+}
+
+/// A kernel's printed module split for splicing into the method's: its attribute alias
+/// definitions (`#loop_annotation = ...`, printed before the module), renamed after `name` so
+/// that two kernels' aliases cannot clash, and its operations without the module.
+fn kernel_text(module: &str, name: &str) -> (String, String) {
+    let aliases: Vec<&str> = module
+        .lines()
+        .take_while(|l| !l.starts_with("module"))
+        .filter_map(|l| l.strip_prefix('#')?.split_once(" =").map(|(a, _)| a))
+        .collect();
+    let renamed = rename_aliases(module, &aliases, name);
+    let (defs, rest) = match renamed.find("\nmodule") {
+        Some(at) if !aliases.is_empty() => renamed.split_at(at + 1),
+        _ => ("", renamed.as_str()),
+    };
+    let inner = rest
+        .trim()
+        .split_once('{')
+        .map(|(_, r)| r)
+        .and_then(|r| r.strip_suffix('}'))
+        .unwrap_or("");
+    let mut body = inner.trim_matches('\n').to_string();
+    body.push('\n');
+    (defs.to_string(), body)
+}
+
+/// `text` with every alias `#a` of `aliases` written `#NAME_a`.
+fn rename_aliases(text: &str, aliases: &[&str], name: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.';
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('#') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let end = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+        if aliases.contains(&&rest[..end]) {
+            out.push_str(name);
+            out.push('_');
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Refuses constants whose value the runtime cannot make without the program's classes

@@ -1,8 +1,10 @@
 //! Whole-method compilation (`emberc` on a model, `ember-run --compile=whole`): the method's
 //! graph lowered through `scf`/`arith` to LLVM ([`lower`]), with the program it came from
-//! embedded ([`prepare`]) so the runtime can interpret it when the entry guards fail. The
+//! embedded ([`prepare`]) so the runtime can interpret it when the entry guards fail; with
+//! sample inputs, its pointwise chains become fusion groups first ([`fuse`]). The
 //! contract with the runtime is `ember_runtime::aot`.
 
+pub mod fuse;
 pub mod lower;
 pub mod prepare;
 
@@ -18,11 +20,12 @@ use super::mlir_to_llvm;
 use super::{CodegenError, EmitKind};
 use ember_dialects::Graph;
 use ember_runtime::aot::bundle::Bundle;
+pub use fuse::fuse;
 pub use prepare::{prepare, Program};
 
-/// The passes from `func`/`scf`/`arith`/`llvm` to the `llvm` dialect.
-const PIPELINE: &str = "builtin.module(convert-scf-to-cf,convert-arith-to-llvm,\
-convert-func-to-llvm,convert-cf-to-llvm,reconcile-unrealized-casts,canonicalize,cse)";
+/// The passes from `func`/`scf`/`arith`/`math`/`llvm` to the `llvm` dialect (the JIT's, for the
+/// fusion groups' kernels).
+const PIPELINE: &str = super::jit::JIT_PIPELINE;
 
 /// The version of the `ember_compiled_model` layout (`EMBER_ABI_VERSION` in ember.h).
 pub const ABI_VERSION: u32 = 1;

@@ -135,6 +135,20 @@ pub fn prepare(
         g.destroy(n);
     }
 
+    let (graph, text) = read_back(&g)?;
+    Ok(Program {
+        graph,
+        text,
+        n_user_inputs,
+        input_names,
+        guard_types,
+        defaults,
+        weights,
+    })
+}
+
+/// `g` printed and parsed back (what the runtime will read), with its text.
+pub fn read_back(g: &Graph) -> Result<(Graph, String), CodegenError> {
     let text = g.to_string();
     let graph = ember_dialects::parse::parse_graph(&text).map_err(|d| {
         CodegenError::general(format!(
@@ -147,15 +161,7 @@ pub fn prepare(
             "the optimized graph does not print back the same after reading its text",
         ));
     }
-    Ok(Program {
-        graph,
-        text,
-        n_user_inputs,
-        input_names,
-        guard_types,
-        defaults,
-        weights,
-    })
+    Ok((graph, text))
 }
 
 /// The names of the graph's inputs for C callers: `x` for `x.1` (the frontend numbers the

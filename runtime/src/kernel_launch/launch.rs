@@ -3,17 +3,17 @@
 //! (dimensions that are contiguous for every operand merged, so the common case is one long
 //! row), the outputs are allocated, and large calls are split over the runtime's thread pool.
 
-use ember_runtime::ivalue::IValue;
-use ember_runtime::kernel_abi::JitKernelFn;
-use ember_runtime::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
-use ember_runtime::ops::shape::split::chunk_tensor;
-use ember_runtime::tensor::{
+use crate::ivalue::IValue;
+use crate::kernel_abi::JitKernelFn;
+use crate::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
+use crate::ops::shape::split::chunk_tensor;
+use crate::tensor::{
     broadcast_shapes, checked_numel, contiguous_strides, DType, Device, Meta, ScalarKind, Storage,
     Tensor,
 };
 use rayon::prelude::*;
 
-use super::group::{OutputPlan, Param, PointwiseKernel};
+use super::kernel::{OutputPlan, Param, PointwiseKernel};
 
 /// Elements per task when a call is split: a task costs far more than handing it to the
 /// pool, and there are several per thread so that a thread slowed by other work (the cores
@@ -81,7 +81,7 @@ pub fn run(
         // An input of size 1 in the chunked dimension broadcasts there (its type left the
         // size open) while another input of the same chunk is longer: every piece reads it
         // whole.
-        let size_of = |v: &super::group::ChunkView| match &inputs[v.input] {
+        let size_of = |v: &super::kernel::ChunkView| match &inputs[v.input] {
             IValue::Tensor(t) => t.size(v.dim).unwrap_or(0),
             _ => 0,
         };
