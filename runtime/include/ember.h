@@ -60,6 +60,8 @@ void ember_rt_copy(void *ctx, int64_t dst, int64_t src);
 void ember_rt_move(void *ctx, int64_t dst, int64_t src);
 void ember_rt_drop(void *ctx, int64_t reg);
 int32_t ember_rt_failed(void *ctx);
+/* A fusion group: `kernel` is its compiled kernel (NULL: the runtime interprets the group). */
+int32_t ember_rt_group(void *ctx, int64_t node, void *kernel, const int64_t *args, int64_t *outs);
 
 /* ---- Status and errors ----------------------------------------------------------------- */
 
