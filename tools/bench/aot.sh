@@ -7,6 +7,7 @@
 #
 #     tools/bench/aot.sh [ROUNDS] [THREADS] [MODEL ...]
 #
+# WHOLE_PROCESS=0 skips the whole-process part.
 # The models are tools/bench/models.py's (target/bench-models, written with the torch venv,
 # $PYTHON, default ~/.cache/torch-venv/bin/python); the AOT executables are
 # examples/aot/run_model.c linked with the object and the release libember_runtime.a.
@@ -16,6 +17,9 @@ ROUNDS=${1:-2}
 THREADS=${2:-2}
 shift $(($# < 2 ? $# : 2))
 MODELS=${*:-mlp lstm_pointwise chain mobilenet_v3_small resnet18}
+WHOLE_PROCESS=${WHOLE_PROCESS:-1}
+# The CPU the objects are compiled for (emberc --cpu; its default is portable x86-64).
+CPU=${CPU:-native}
 PY=${PYTHON:-$HOME/.cache/torch-venv/bin/python}
 T=${CARGO_TARGET_DIR:-target}
 DIR=$T/bench-models
@@ -32,7 +36,10 @@ link() { # NAME OBJECT OUT
 median_us() { awk '/^bench:/ { for (i = 1; i <= NF; i++) if ($i == "median") print $(i + 1) }'; }
 
 for m in $MODELS; do
-  "$T/release/emberc" "$DIR/$m.pt" -o "$W/$m.o" --name "$m"
+  # Profiled on the sample inputs: pointwise chains become fusion groups, as in ember-run.
+  examples=()
+  for i in "$DIR/$m".in*.npy; do examples+=(--example "$i"); done
+  "$T/release/emberc" "$DIR/$m.pt" -o "$W/$m.o" --name "$m" --cpu "$CPU" "${examples[@]}"
   link "$m" "$W/$m.o" "$W/run_$m"
 done
 printf "%-20s %12s %12s %12s\n" model "AOT us" "ember-run us" "frozen TS us"
@@ -51,8 +58,10 @@ for m in $MODELS; do
   printf "%-20s %12.1f %12.1f %12.1f\n" "$m" "$aot" "$jit" "$ts"
 done
 
+[ "$WHOLE_PROCESS" = 1 ] || exit 0
 echo "== whole process: start to the first resnet18 result"
-"$T/release/emberc" "$DIR/resnet18.pt" -o "$W/r18f.o" --name resnet18 --weights file
+"$T/release/emberc" "$DIR/resnet18.pt" -o "$W/r18f.o" --name resnet18 --weights file --cpu "$CPU" \
+  --example "$DIR/resnet18.in0.npy"
 link resnet18 "$W/r18f.o" "$W/run_r18f"
 hyperfine -N --warmup 2 --runs 20 \
   "$W/run_resnet18 $DIR/resnet18.in0.npy" \

@@ -7,7 +7,8 @@
 #
 #     tools/bench/interp_per_call.sh [CALLS] [ROUNDS] [PROGRAM ...]
 #
-# PYTHON (default ~/.cache/torch-venv/bin/python) runs PyTorch.
+# PYTHON (default ~/.cache/torch-venv/bin/python) runs PyTorch. EMBER_RUN_FLAGS adds flags to
+# ember-run's (`--compile=whole`: the programs compiled whole, as emberc compiles them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CALLS=${1:-20}
@@ -37,7 +38,7 @@ for entry in "${PROGRAMS[@]}"; do
   best_torch=""
   for _ in $(seq "$ROUNDS"); do
     # shellcheck disable=SC2086
-    out=$("$RUN" $args --bench "$CALLS" 2>"/tmp/interp_per_call.$$")
+    out=$("$RUN" $args ${EMBER_RUN_FLAGS:-} --bench "$CALLS" 2>"/tmp/interp_per_call.$$")
     ember_us=$(sed -n 's/.*median \([0-9.]*\) us.*/\1/p' "/tmp/interp_per_call.$$")
     read -r torch_us _ torch_out < <("$PY" tools/bench/interp_per_call.py run "$name" "$CALLS")
     if [ "$out" != "$torch_out" ]; then
