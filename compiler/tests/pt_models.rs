@@ -961,18 +961,36 @@ fn whole_compiled_objects_run_from_c() {
                 if !cc.status.success() {
                     return Err(format!("cc: {}", String::from_utf8_lossy(&cc.stderr)));
                 }
-                let run = std::process::Command::new(&exe)
-                    .output()
-                    .map_err(|e| e.to_string());
+                // Fused kernels run in each of their forms: the runtime picks the one the
+                // CPU level allows (EMBER_CPU_FEATURES caps it).
+                let levels: &[&str] = if variant == "fused" {
+                    &["avx512", "avx2", "baseline"]
+                } else {
+                    &[""]
+                };
+                let runs: Vec<_> = levels
+                    .iter()
+                    .map(|level| {
+                        std::process::Command::new(&exe)
+                            .env("EMBER_CPU_FEATURES", level)
+                            .output()
+                            .map_err(|e| e.to_string())
+                    })
+                    .collect();
                 for done in [&exe, &object, &source] {
                     let _ = std::fs::remove_file(done);
                 }
-                let run = run?;
-                if !run.status.success() {
-                    return Err(format!("run: {}", String::from_utf8_lossy(&run.stderr)));
+                for (run, level) in runs.into_iter().zip(levels) {
+                    let run = run?;
+                    if !run.status.success() {
+                        return Err(format!(
+                            "run ({level}): {}",
+                            String::from_utf8_lossy(&run.stderr)
+                        ));
+                    }
+                    let out = parse_dump(&String::from_utf8_lossy(&run.stdout))?;
+                    compare_outputs(&[out], &arrays).map_err(|e| format!("{level}: {e}"))?;
                 }
-                let out = parse_dump(&String::from_utf8_lossy(&run.stdout))?;
-                compare_outputs(&[out], &arrays)?;
                 Ok(true)
             })();
             match outcome {

@@ -60,8 +60,10 @@ void ember_rt_copy(void *ctx, int64_t dst, int64_t src);
 void ember_rt_move(void *ctx, int64_t dst, int64_t src);
 void ember_rt_drop(void *ctx, int64_t reg);
 int32_t ember_rt_failed(void *ctx);
-/* A fusion group: `kernel` is its compiled kernel (NULL: the runtime interprets the group). */
-int32_t ember_rt_group(void *ctx, int64_t node, void *kernel, const int64_t *args, int64_t *outs);
+/* A fusion group: `kernels` holds its compiled kernel for AVX-512, AVX2 and baseline x86-64
+ * (each may be NULL; NULL `kernels`: the runtime interprets the group). */
+int32_t ember_rt_group(void *ctx, int64_t node, void *const *kernels, const int64_t *args,
+                       int64_t *outs);
 
 /* ---- Status and errors ----------------------------------------------------------------- */
 

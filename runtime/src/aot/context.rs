@@ -456,21 +456,37 @@ pub unsafe extern "C" fn ember_rt_op(
     })
 }
 
-/// Runs fusion group `node` (see the contract) with `kernel`, the group's compiled kernel
-/// (null: the group's subgraph in the interpreter): 0, or 1 with the error in the context.
+/// Runs fusion group `node` (see the contract) with the best of `kernels`, the forms of the
+/// group's compiled kernel for AVX-512, AVX2 and baseline x86-64 in that order, that this CPU
+/// runs (`ops::cpu::isa`); null, or only null forms it can run: the group's subgraph in the
+/// interpreter. 0, or 1 with the error in the context.
 ///
 /// # Safety
-/// As [`ember_rt_op`]; `kernel` is null or a [`JitKernelFn`] compiled for the kernel that
-/// the runtime builds from the node's subgraph.
+/// As [`ember_rt_op`]; `kernels` is null or points to three pointers, each null or a
+/// [`JitKernelFn`] compiled for the kernel that the runtime builds from the node's subgraph.
 #[no_mangle]
 pub unsafe extern "C" fn ember_rt_group(
     ctx: *mut c_void,
     node: i64,
-    kernel: *const c_void,
+    kernels: *const *const c_void,
     args: *const i64,
     outs: *mut i64,
 ) -> i32 {
-    // SAFETY: a non-null `kernel` is a `JitKernelFn` (the caller's promise).
+    let usable = match crate::ops::cpu::isa() {
+        crate::ops::cpu::Isa::Avx512 => 0..3,
+        crate::ops::cpu::Isa::Avx2 => 1..3,
+        crate::ops::cpu::Isa::Baseline => 2..3,
+    };
+    let kernel = if kernels.is_null() {
+        std::ptr::null()
+    } else {
+        // SAFETY: a non-null `kernels` holds three pointers (the caller's promise).
+        usable
+            .map(|i| *kernels.add(i))
+            .find(|k| !k.is_null())
+            .unwrap_or(std::ptr::null())
+    };
+    // SAFETY: a non-null form is a `JitKernelFn` (the caller's promise).
     let entry =
         (!kernel.is_null()).then(|| std::mem::transmute::<*const c_void, JitKernelFn>(kernel));
     run_checked(

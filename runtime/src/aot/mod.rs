@@ -62,15 +62,17 @@
 //!   once a call has failed, every later `ember_rt_op` of that call returns 1 at once, writes
 //!   0 to the scalar outputs and touches no register, so compiled code may run on to the end
 //!   of a region before it returns.
-//! - `int32_t ember_rt_group(void *ctx, int64_t node, void *kernel, const int64_t *args,
-//!   int64_t *outs)` runs fusion group `node` (a `prim::TensorExprGroup`), with `args`, `outs`,
-//!   the result and failed calls as for `ember_rt_op`. `kernel` is the group's kernel, compiled
-//!   into the same object: a [`crate::kernel_abi::JitKernelFn`] for the kernel description
+//! - `int32_t ember_rt_group(void *ctx, int64_t node, void *const *kernels, const int64_t
+//!   *args, int64_t *outs)` runs fusion group `node` (a `prim::TensorExprGroup`), with `args`,
+//!   `outs`, the result and failed calls as for `ember_rt_op`. `kernels` holds the group's
+//!   kernel compiled into the same object for AVX-512, AVX2 and baseline x86-64, in that order
+//!   (any may be null); the runtime takes the first this CPU runs (`ops::cpu::isa`, which
+//!   `EMBER_CPU_FEATURES` can cap). Each is a [`crate::kernel_abi::JitKernelFn`] for the kernel description
 //!   the runtime builds from the group's subgraph ([`crate::kernel_launch::build`], once per
 //!   node), which the compiler built from the same text. The runtime launches it as the JIT
 //!   does ([`crate::kernel_launch::run`]) when the group's inputs have the types of its
 //!   subgraph's inputs (the group's guard, checked as `prim::TypeCheck` checks); otherwise, or
-//!   when `kernel` is null (codegen refused the group), the subgraph runs in the interpreter.
+//!   when no form is there (codegen refused the group), the subgraph runs in the interpreter.
 //!   `ember_rt_op` on a group node interprets its subgraph too, as the fallback interpreter does.
 //! - `int64_t ember_rt_unbox(void *ctx, int64_t reg)`: the bits of the int, float (`double`)
 //!   or bool (0/1) in `reg`, which keeps it; anything else records an error and gives 0.

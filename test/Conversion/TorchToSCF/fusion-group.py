@@ -8,26 +8,34 @@
 # RUN: not emberc %s -o - --emit=mlir --example %s 2>&1 | FileCheck %s --check-prefix=NOT-NPY
 # RUN: not emberc %s --mode groups -o - --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=GROUPS
 # A method compiled whole with sample inputs (--example, one .npy per input): profiled on them,
-# its pointwise chain becomes a fusion group, called through ember_rt_group with the address of
-# its kernel, whose functions are in the same module (and object) as the method's.
+# its pointwise chain becomes a fusion group, called through ember_rt_group with the addresses
+# of its kernel's three forms (AVX-512, AVX2, baseline: the runtime calls the best this CPU
+# runs), whose functions are in the same module (and object) as the method's.
 
 # The kernel, as the JIT lowers it (its loop annotations renamed after it):
-# CHECK: #fusion_group_entry_group{{[0-9]+}}_loop_annotation = #llvm.loop_annotation
+# CHECK: #fusion_group_entry_group{{[0-9]+}}_avx512_loop_annotation = #llvm.loop_annotation
 # CHECK-LABEL: module {
 # CHECK: llvm.func @ember_rt_group(!llvm.ptr, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
-# CHECK: func.func private @fusion_group_entry_group[[N:[0-9]+]]_rows(
-# CHECK: func.func @fusion_group_entry_group[[N]](%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+# CHECK: func.func private @fusion_group_entry_group[[N:[0-9]+]]_avx512_rows(
+# CHECK: func.func @fusion_group_entry_group[[N]]_avx512(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
+# CHECK: func.func @fusion_group_entry_group[[N]]_avx2(
+# CHECK: func.func @fusion_group_entry_group[[N]]_base(
 # The method: the loop is scf.while, the group a call with its kernel's address.
 # CHECK-LABEL: func.func @fusion_group_entry(%ctx: !llvm.ptr) -> i32
 # CHECK: scf.while
-# CHECK: %[[F:.*]] = func.constant @fusion_group_entry_group[[N]] : (i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
+# CHECK: %[[F:.*]] = func.constant @fusion_group_entry_group[[N]]_avx512 : (i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 # CHECK: %[[K:.*]] = builtin.unrealized_conversion_cast %[[F]]
-# CHECK: llvm.call @ember_rt_group(%ctx, %{{.*}}, %[[K]], %args, %outs)
+# CHECK: llvm.store %[[K]], %{{.*}} : !llvm.ptr, !llvm.ptr
+# CHECK: func.constant @fusion_group_entry_group[[N]]_avx2
+# CHECK: func.constant @fusion_group_entry_group[[N]]_base
+# CHECK: llvm.call @ember_rt_group(%ctx, %{{.*}}, %forms, %args, %outs)
 # CHECK-NOT: ember_rt_op(%ctx, {{.*}} aten::tanh
 
 # The object defines the kernel; it needs nothing but the runtime's entry points.
 # OBJ: T fusion_group_entry
-# OBJ: T fusion_group_entry_group{{[0-9]+}}
+# OBJ: T fusion_group_entry_group{{[0-9]+}}_avx2
+# OBJ: T fusion_group_entry_group{{[0-9]+}}_avx512
+# OBJ: T fusion_group_entry_group{{[0-9]+}}_base
 # UNDEF-NOT: {{^ *U [^e]}}
 # UNDEF:     U ember_rt_group
 # UNDEF-NOT: {{^ *U [^e]}}

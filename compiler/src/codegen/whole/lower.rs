@@ -66,6 +66,14 @@ pub struct Lowered {
     pub interpreted_groups: usize,
 }
 
+/// The forms of each fusion group's kernel, in the order `ember_rt_group` takes them: the
+/// function-name suffix and the CPU level (LLVM's `target-cpu`) each is compiled for.
+pub const KERNEL_FORMS: [(&str, &str); 3] = [
+    ("avx512", "x86-64-v4"),
+    ("avx2", "x86-64-v3"),
+    ("base", "x86-64"),
+];
+
 /// The MLIR type of a kernel's entry ([`ember_runtime::kernel_abi::JitKernelFn`]).
 const KERNEL_TYPE: &str = "(i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()";
 
@@ -156,6 +164,18 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
         mlir,
         "    %outs = llvm.alloca %nouts x i64 : (i64) -> !llvm.ptr"
     );
+    if e.kernel_count > 0 {
+        // The forms of the group kernel a call of ember_rt_group is given.
+        let _ = writeln!(
+            mlir,
+            "    %nforms = arith.constant {} : i64",
+            KERNEL_FORMS.len()
+        );
+        let _ = writeln!(
+            mlir,
+            "    %forms = llvm.alloca %nforms x !llvm.ptr : (i64) -> !llvm.ptr"
+        );
+    }
     mlir.push_str(&e.body);
     let _ = writeln!(mlir, "  }}");
     let _ = writeln!(mlir, "}}");
@@ -524,19 +544,28 @@ impl Emitter<'_> {
                 return null;
             }
         };
-        let name = format!("{}_group{}", self.symbol, self.node_ids[&n]);
-        let module = crate::codegen::jit::kernel_mlir(&kernel, &name);
-        let (aliases, body) = kernel_text(&module, &name);
-        self.aliases.push_str(&aliases);
-        self.kernels.push_str(&body);
+        // One form per instruction set, each compiled for its own CPU level (see
+        // KERNEL_FORMS); the runtime calls the best one the machine has.
         self.kernel_count += 1;
-        let f = self.fresh();
-        self.line(&format!("{f} = func.constant @{name} : {KERNEL_TYPE}"));
-        let p = self.fresh();
-        self.line(&format!(
-            "{p} = builtin.unrealized_conversion_cast {f} : {KERNEL_TYPE} to !llvm.ptr"
-        ));
-        p
+        for (i, (suffix, _)) in KERNEL_FORMS.iter().enumerate() {
+            let name = format!("{}_group{}_{suffix}", self.symbol, self.node_ids[&n]);
+            let module = crate::codegen::jit::kernel_mlir(&kernel, &name);
+            let (aliases, body) = kernel_text(&module, &name);
+            self.aliases.push_str(&aliases);
+            self.kernels.push_str(&body);
+            let f = self.fresh();
+            self.line(&format!("{f} = func.constant @{name} : {KERNEL_TYPE}"));
+            let p = self.fresh();
+            self.line(&format!(
+                "{p} = builtin.unrealized_conversion_cast {f} : {KERNEL_TYPE} to !llvm.ptr"
+            ));
+            let slot = self.fresh();
+            self.line(&format!(
+                "{slot} = llvm.getelementptr %forms[{i}] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr"
+            ));
+            self.line(&format!("llvm.store {p}, {slot} : !llvm.ptr, !llvm.ptr"));
+        }
+        "%forms".to_string()
     }
 
     /// A pointer to element `i` of the `i64` array `base`.

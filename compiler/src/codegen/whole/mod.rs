@@ -105,6 +105,7 @@ pub fn compile(program: &Program, opts: &WholeOptions) -> Result<Compiled, Codeg
     mlir_to_llvm::run_pipeline(&ctx, &mut module, PIPELINE)?;
     let llvm_ctx = inkwell::context::Context::create();
     let llvm_module = mlir_to_llvm::translate_to_llvm_ir(&module, &llvm_ctx, &opts.name)?;
+    set_kernel_cpus(&llvm_module, &symbol);
     let mut weights = None;
     if opts.descriptor {
         let (bundle, file) = to_bundle(program).to_bytes(opts.weights_file);
@@ -266,4 +267,34 @@ pub fn compile_in_process(
         CompiledModel::from_parts(to_bundle(program), Some(entry), registers)
     }
     .map_err(CodegenError::general)
+}
+
+/// Gives each form of each group kernel its CPU level (`target-cpu`), so that LLVM vectorizes
+/// it for that instruction set whatever `--cpu` the rest of the object is compiled for.
+fn set_kernel_cpus(module: &inkwell::module::Module, symbol: &str) {
+    use inkwell::attributes::AttributeLoc;
+    let ctx = module.get_context();
+    let prefix = format!("{symbol}_group");
+    for f in module.get_functions() {
+        let name = f.get_name().to_string_lossy().into_owned();
+        if !name.starts_with(&prefix) {
+            continue;
+        }
+        for (suffix, cpu) in lower::KERNEL_FORMS {
+            if name.ends_with(&format!("_{suffix}")) {
+                f.add_attribute(
+                    AttributeLoc::Function,
+                    ctx.create_string_attribute("target-cpu", cpu),
+                );
+                if suffix == "avx512" {
+                    // Full-width vectors, as the runtime's own AVX-512 loops use (LLVM's
+                    // generic level prefers 256 bits).
+                    f.add_attribute(
+                        AttributeLoc::Function,
+                        ctx.create_string_attribute("prefer-vector-width", "512"),
+                    );
+                }
+            }
+        }
+    }
 }
