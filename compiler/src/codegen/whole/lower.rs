@@ -131,7 +131,7 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
             e.line(&format!(
                 "{bits} = llvm.call @ember_rt_unbox(%ctx, {r}) : (!llvm.ptr, i64) -> i64"
             ));
-            let s = e.from_bits(&bits, repr);
+            let s = e.scalar_of_bits(&bits, repr);
             e.scalars.insert(v, s);
         }
     }
@@ -323,7 +323,7 @@ impl Emitter<'_> {
     }
 
     /// An `i64` holding the bits of scalar `s`.
-    fn to_bits(&mut self, s: &str, repr: Repr) -> String {
+    fn bits_of(&mut self, s: &str, repr: Repr) -> String {
         match repr {
             Repr::I64 => s.to_string(),
             Repr::F64 => {
@@ -340,7 +340,7 @@ impl Emitter<'_> {
         }
     }
 
-    fn from_bits(&mut self, bits: &str, repr: Repr) -> String {
+    fn scalar_of_bits(&mut self, bits: &str, repr: Repr) -> String {
         match repr {
             Repr::I64 => bits.to_string(),
             Repr::F64 => {
@@ -393,7 +393,7 @@ impl Emitter<'_> {
             return;
         }
         let s = self.scalars[&v].clone();
-        let bits = self.to_bits(&s, repr);
+        let bits = self.bits_of(&s, repr);
         let (r, k) = (self.const_i64(dst), self.const_i64(repr.box_kind()));
         self.line(&format!(
             "llvm.call @ember_rt_box(%ctx, {r}, {k}, {bits}) : (!llvm.ptr, i64, i64, i64) -> ()"
@@ -483,7 +483,7 @@ impl Emitter<'_> {
                 self.const_i64(code)
             } else {
                 let s = self.scalar(v)?;
-                self.to_bits(&s, repr)
+                self.bits_of(&s, repr)
             };
             let p = self.slot("%args", i);
             self.line(&format!("llvm.store {word}, {p} : i64, !llvm.ptr"));
@@ -516,7 +516,7 @@ impl Emitter<'_> {
                 let p = self.slot("%outs", i);
                 let bits = self.fresh();
                 self.line(&format!("{bits} = llvm.load {p} : !llvm.ptr -> i64"));
-                let s = self.from_bits(&bits, repr);
+                let s = self.scalar_of_bits(&bits, repr);
                 self.scalars.insert(v, s);
             }
         }
