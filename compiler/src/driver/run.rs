@@ -345,7 +345,8 @@ impl Runner {
     fn graph(&self, optimized: &Graph) -> Graph {
         match self {
             Runner::Executor(e) => e.last_executed_graph(),
-            Runner::Whole { .. } | Runner::Interpreter(_) => optimized.clone(),
+            Runner::Whole { model, .. } => model.graph().clone(),
+            Runner::Interpreter(_) => optimized.clone(),
         }
     }
 }

@@ -234,6 +234,12 @@ impl CompiledModel {
         &self.name
     }
 
+    /// The graph the compiled code was lowered from (and the fallback interprets), as the
+    /// bundle holds it.
+    pub fn graph(&self) -> &ember_dialects::Graph {
+        &self.function.graph
+    }
+
     /// Forces (or stops forcing) the interpreter, as `EMBER_AOT=interpret` does.
     pub fn set_interpret_only(&mut self, on: bool) {
         self.interpret_only = on;

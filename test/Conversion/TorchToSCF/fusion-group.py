@@ -3,6 +3,7 @@
 # RUN: llvm-nm %t.o | FileCheck %s --check-prefix=OBJ
 # RUN: llvm-nm --undefined-only %t.o | FileCheck %s --check-prefix=UNDEF
 # RUN: ember-run %s --compile=whole %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
+# RUN: ember-run %s --compile=whole --print-optimized-graph %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=GRAPH
 # RUN: ember-run %s --no-jit %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
 # RUN: not emberc %s -o - --emit=mlir --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
 # RUN: not emberc %s -o - --emit=mlir --example %s 2>&1 | FileCheck %s --check-prefix=NOT-NPY
@@ -39,6 +40,10 @@
 # UNDEF-NOT: {{^ *U [^e]}}
 # UNDEF:     U ember_rt_group
 # UNDEF-NOT: {{^ *U [^e]}}
+
+# --print-optimized-graph shows the graph compiled: the group, profiled on the call's inputs.
+# GRAPH: prim::TensorExprGroup_0(
+# GRAPH: with prim::TensorExprGroup_0 = graph(
 
 # Bad samples are errors.
 # COUNT: error: sample 1: the method takes 2 inputs (x, y), the sample has 1

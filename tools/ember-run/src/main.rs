@@ -71,7 +71,7 @@ fn command() -> Command {
             Arg::new("print-optimized-graph")
                 .long("print-optimized-graph")
                 .action(ArgAction::SetTrue)
-                .help("print the graph that ran last to stderr (after profiling, fusion and guards, as torch.jit.last_executed_optimized_graph() prints it; with --no-jit, the optimized graph)"),
+                .help("print the graph that ran last to stderr (after profiling, fusion and guards, as torch.jit.last_executed_optimized_graph() prints it; with --no-jit, the optimized graph; with --compile=whole, the graph compiled)"),
         )
         .arg(
             Arg::new("bench")
