@@ -165,7 +165,9 @@ void ember_model_free(ember_model *model);
 /* Runs the method on `n` inputs (borrowed) and gives its result in `*output` (owned by the
  * caller; a method with several results gives a tuple). Inputs of the shapes and dtypes the
  * model was compiled for run the compiled code; any others run the embedded graph in the
- * interpreter. Safe to call from several threads at once. */
+ * interpreter. Trailing inputs that have defaults in the model (a Python default argument)
+ * may be left out: `n` may be smaller than ember_model_num_inputs by up to their number.
+ * Safe to call from several threads at once. */
 ember_status ember_model_run(ember_model *model, ember_value *const *inputs, size_t n,
                              ember_value **output);
 size_t ember_model_num_inputs(const ember_model *model);
