@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 ROUNDS=${1:-2}
 THREADS=${2:-2}
 shift $(($# < 2 ? $# : 2))
-MODELS=${*:-mlp lstm_pointwise chain mobilenet_v3_small resnet18}
+MODELS=${*:-mlp lstm_pointwise chain encoder mobilenet_v3_small resnet18}
 WHOLE_PROCESS=${WHOLE_PROCESS:-1}
 # The CPU the objects are compiled for (emberc --cpu; its default is portable x86-64).
 CPU=${CPU:-native}
