@@ -872,7 +872,7 @@ fn whole_compiled_objects_run_from_c() {
     let failing: Vec<String> = expected_failures().into_iter().map(|(n, _)| n).collect();
     let (mut ran, mut fused, mut problems) = (0, 0, Vec::new());
     for (name, npz, pt) in corpus_cases() {
-        if failing.contains(&name) || name == "enum_attributes" {
+        if failing.contains(&name) {
             continue;
         }
         let variants: &[&str] = match name.as_str() {

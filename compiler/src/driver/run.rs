@@ -91,7 +91,13 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     let args = read_args_from(graph, skip, &opts.args, &entry.defaults)?;
     let inputs = model.call_inputs(entry, args);
     let runner = if opts.compile_whole {
-        match compile_whole(graph, entry.is_method, &entry.defaults, &inputs) {
+        match compile_whole(
+            graph,
+            &model.unit,
+            entry.is_method,
+            &entry.defaults,
+            &inputs,
+        ) {
             Ok(model) => Runner::Whole {
                 model: Box::new(model),
                 skip_self: entry.is_method,
@@ -279,13 +285,15 @@ fn runtime_error(graph: &Graph, model: &str, e: &RuntimeError) -> String {
 #[cfg(feature = "codegen")]
 fn compile_whole(
     graph: &Graph,
+    unit: &ember_runtime::unit::CompilationUnit,
     is_method: bool,
     defaults: &[Option<IValue>],
     inputs: &[IValue],
 ) -> Result<CompiledModel, String> {
     use crate::codegen::whole;
     let config = PassConfig::from_env()?;
-    let ready = whole::ready_graph(graph, &config)?;
+    let mut ready = whole::ready_graph(graph, &config)?;
+    whole::carry_enum_values(&mut ready, unit);
     let text = ready.to_string();
     let render = |e| crate::driver::emberc::render_error("<optimized graph>", &text, &e);
     let mut program = whole::prepare(&ready, is_method, &[], defaults).map_err(render)?;
@@ -297,6 +305,7 @@ fn compile_whole(
 #[cfg(not(feature = "codegen"))]
 fn compile_whole(
     _: &Graph,
+    _: &ember_runtime::unit::CompilationUnit,
     _: bool,
     _: &[Option<IValue>],
     _: &[IValue],

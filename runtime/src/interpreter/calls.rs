@@ -392,9 +392,21 @@ fn enum_constant(
         .strip_prefix(class_name.as_str())
         .and_then(|m| m.strip_prefix('.'))
         .ok_or_else(|| format!("enum constant '{text}' is not a member of {class_name}"))?;
-    let class = unit.and_then(|u| u.class(class_name)).ok_or_else(|| {
-        format!("enum constant '{text}' cannot run: no class {class_name} in the unit")
-    })?;
+    let Some(class) = unit.and_then(|u| u.class(class_name)) else {
+        // A compiled model's graph carries the member's value instead of the class.
+        return match crate::ops::prim::carried_enum_member(g, n) {
+            Some(value) => {
+                let value = value?;
+                Ok(Some(Arc::new(move |s: &mut Stack| {
+                    s.push(value.clone());
+                    Ok(())
+                })))
+            }
+            None => Err(format!(
+                "enum constant '{text}' cannot run: no class {class_name} in the unit"
+            )),
+        };
+    };
     let value = class
         .constant(member)
         .ok_or_else(|| format!("enum {class_name} has no member {member}"))?;

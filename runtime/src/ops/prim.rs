@@ -65,19 +65,66 @@ pub fn interpreted_subgraph(body: &Graph) -> Result<Operation, String> {
 
 /// `prim::Constant`: pushes its value, converted once when the code is built.
 fn constant(g: &Graph, n: Node) -> Result<Operation, String> {
+    let value = constant_value(g, n)?;
+    Ok(op(move |s| {
+        s.push(value.clone());
+        Ok(())
+    }))
+}
+
+/// The value of `prim::Constant` node `n`: its attribute's, or an enum member whose value the
+/// node carries (see [`ENUM_VALUE_ATTR`]).
+pub fn constant_value(g: &Graph, n: Node) -> Result<IValue, String> {
     let out_ty = g
         .node_outputs(n)
         .first()
         .map(|&v| g.ty(v).clone())
         .unwrap_or(Type::None);
-    let value = match g.attr(n, sym::attr_value()) {
-        None => IValue::None,
-        Some(attr) => attr_to_ivalue(attr, &out_ty)?,
+    if let Some(member) = carried_enum_member(g, n) {
+        return member;
+    }
+    match g.attr(n, sym::attr_value()) {
+        None => Ok(IValue::None),
+        Some(attr) => attr_to_ivalue(attr, &out_ty),
+    }
+}
+
+/// The attribute with which a compiled model's graph carries an enum constant's member value
+/// (`prim::Constant[value=__torch__.Color.RED, enum_value=1]`): such a graph runs without the
+/// program's classes.
+pub const ENUM_VALUE_ATTR: &str = "attr::enum_value";
+
+/// The enum member a constant of an enum type carries with [`ENUM_VALUE_ATTR`]; `None` for
+/// any other constant.
+pub fn carried_enum_member(g: &Graph, n: Node) -> Option<Result<IValue, String>> {
+    let out = *g.node_outputs(n).first()?;
+    let Type::Enum(class_name) = g.ty(out) else {
+        return None;
     };
-    Ok(op(move |s| {
-        s.push(value.clone());
-        Ok(())
-    }))
+    let carried = g.attr(n, ember_dialects::Symbol::new(ENUM_VALUE_ATTR))?;
+    let text = match g.attr(n, sym::attr_value()) {
+        Some(AttrValue::IValue(ConstValue::Opaque(text))) | Some(AttrValue::Str(text)) => text,
+        _ => return None,
+    };
+    let Some(member) = text
+        .strip_prefix(class_name.as_str())
+        .and_then(|m| m.strip_prefix('.'))
+    else {
+        return Some(Err(format!(
+            "enum constant '{text}' is not a member of {class_name}"
+        )));
+    };
+    let value = match carried {
+        AttrValue::Int(i) => IValue::Int(*i),
+        AttrValue::Float(f) => IValue::Double(*f),
+        AttrValue::Str(s) => IValue::str(s.clone()),
+        other => return Some(Err(format!("enum constant '{text}': bad value {other:?}"))),
+    };
+    Some(Ok(IValue::Enum(Arc::new(crate::ivalue::EnumValue {
+        class_name: class_name.clone(),
+        name: member.to_string(),
+        value,
+    }))))
 }
 
 /// The IValue of a constant's attribute; `ty` (the output type) tells bools and devices

@@ -1098,11 +1098,7 @@ fn rename_aliases(text: &str, aliases: &[&str], name: &str) -> String {
 /// Refuses constants whose value the runtime cannot make without the program's classes
 /// (enum members, functions, objects).
 fn check_constant(g: &Graph, n: Node) -> Result<(), CodegenError> {
-    let Some(attr) = g.attr(n, sym::attr_value()) else {
-        return Ok(());
-    };
-    let ty = g.ty(g.output(n, 0));
-    ember_runtime::ops::prim::attr_to_ivalue(attr, ty)
+    ember_runtime::ops::prim::constant_value(g, n)
         .map(|_| ())
         .map_err(|e| CodegenError::at(g, n, format!("no runtime entry point: {e}")))
 }

@@ -216,9 +216,52 @@ pub fn method_graph(model: &mut crate::model::Model, name: &str) -> Result<(Grap
                 report.written.join(", ")
             ));
         }
-        return Ok((ready_graph(&graph, &config)?, is_method));
+        let mut ready = ready_graph(&graph, &config)?;
+        carry_enum_values(&mut ready, &model.unit);
+        return Ok((ready, is_method));
     }
-    Ok((ready_graph(entry.graph(), &config)?, is_method))
+    let mut ready = ready_graph(entry.graph(), &config)?;
+    carry_enum_values(&mut ready, &model.unit);
+    Ok((ready, is_method))
+}
+
+/// Gives every enum constant of `g` its member's value (from `unit`'s class), so that the
+/// runtime makes the member without the program's classes
+/// (`ember_runtime::ops::prim::ENUM_VALUE_ATTR`).
+pub fn carry_enum_values(g: &mut Graph, unit: &ember_runtime::unit::CompilationUnit) {
+    use ember_dialects::attr::{AttrValue, ConstValue};
+    use ember_dialects::symbol::sym;
+    use ember_dialects::types::Type;
+    use ember_runtime::ivalue::IValue;
+    for n in g.nodes() {
+        if g.kind(n) != sym::constant() || g.node_outputs(n).len() != 1 {
+            continue;
+        }
+        let Type::Enum(class_name) = g.ty(g.output(n, 0)).clone() else {
+            continue;
+        };
+        let text = match g.attr(n, sym::attr_value()) {
+            Some(AttrValue::IValue(ConstValue::Opaque(t))) | Some(AttrValue::Str(t)) => t.clone(),
+            _ => continue,
+        };
+        let Some(member) = text
+            .strip_prefix(class_name.as_str())
+            .and_then(|m| m.strip_prefix('.'))
+        else {
+            continue;
+        };
+        let value = match unit.class(&class_name).and_then(|c| c.constant(member)) {
+            Some(IValue::Int(i)) => AttrValue::Int(i),
+            Some(IValue::Double(f)) => AttrValue::Float(f),
+            Some(IValue::Str(s)) => AttrValue::Str(s.to_string()),
+            _ => continue,
+        };
+        g.set_attr(
+            n,
+            ember_dialects::Symbol::new(ember_runtime::ops::prim::ENUM_VALUE_ATTR),
+            value,
+        );
+    }
 }
 
 /// `graph` with its calls inlined and the optimization pipeline run: self-contained, as a
