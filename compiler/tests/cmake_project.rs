@@ -5,6 +5,8 @@
 //! inputs: their outputs match PyTorch's (rtol 1e-4). resnet18 too when
 //! test/setup/pt_models.sh wrote it. Skips, saying why, without cmake or a C compiler.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,13 +17,6 @@ fn repo() -> PathBuf {
         .parent()
         .unwrap()
         .to_path_buf()
-}
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn run(cmd: &mut Command) -> String {
@@ -50,34 +45,15 @@ fn arrays(npz: &Path, prefix: &str, dir: &Path, name: &str) -> Vec<PathBuf> {
 #[test]
 fn cmake_project_builds_and_runs_compiled_models() {
     for tool in ["cmake", "cc", "c++", "make"] {
-        if !have(tool) {
+        if !common::have(tool) {
             eprintln!("skipped: no {tool} on PATH (tools/bootstrap.sh installs it)");
             return;
         }
     }
     // The tools and the runtime library of this test's profile, fresh (as the lit harness
     // builds its tools).
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
+    let profile_dir = common::cargo_build(&["-p", "emberc", "-p", "ember-runtime"]);
     let target = profile_dir.parent().unwrap().to_path_buf();
-    let profile = match profile_dir.file_name().unwrap().to_str().unwrap() {
-        "debug" => "dev".to_string(),
-        p => p.to_string(),
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    run(Command::new(&cargo)
-        .current_dir(repo())
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "emberc",
-            "-p",
-            "ember-runtime",
-            "--profile",
-            &profile,
-        ])
-        .env("CARGO_TARGET_DIR", &target));
 
     let work = target.join(format!("cmake-project-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);

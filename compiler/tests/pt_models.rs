@@ -5,6 +5,8 @@
 //! listed fails the test, and so does a listed one that passes. The malformed suite's
 //! `loader:OP` entries must be refused naming the op.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -618,42 +620,11 @@ fn whole_compiled_models_match_pytorch() {
 /// The runtime's static library, fresh: built by cargo (as the lit harness builds the tools)
 /// into the target folder of this test; `None` (the test skips) without cargo or a C compiler.
 fn runtime_library() -> Option<PathBuf> {
-    if !std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if !common::have("cc") {
         eprintln!("skipped: no C compiler (cc) on PATH");
         return None;
     }
-    let exe = std::env::current_exe().ok()?;
-    let profile_dir = exe.parent()?.parent()?.to_path_buf();
-    let target = profile_dir.parent()?.to_path_buf();
-    let profile = match profile_dir.file_name()?.to_str()? {
-        "debug" => "dev".to_string(),
-        p => p.to_string(),
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .current_dir(repo())
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "ember-runtime",
-            "--lib",
-            "--profile",
-            &profile,
-        ])
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .ok()?;
-    assert!(
-        out.status.success(),
-        "building libember_runtime.a failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(profile_dir.join("libember_runtime.a"))
+    Some(common::cargo_build(&["-p", "ember-runtime", "--lib"]).join("libember_runtime.a"))
 }
 
 /// A C literal of `x` (exact for the float32 and float64 values tensors hold).

@@ -292,8 +292,7 @@ fn compile_whole(
 ) -> Result<CompiledModel, String> {
     use crate::codegen::whole;
     let config = PassConfig::from_env()?;
-    let mut ready = whole::ready_graph(graph, &config)?;
-    whole::carry_enum_values(&mut ready, unit);
+    let ready = whole::ready_graph(graph, unit, &config)?;
     let text = ready.to_string();
     let render = |e| crate::driver::emberc::render_error("<optimized graph>", &text, &e);
     let mut program = whole::prepare(&ready, is_method, &[], defaults).map_err(render)?;

@@ -121,3 +121,42 @@ pub fn assert_close(case: &str, got: &[f32], want: &[f32], rtol: f32) {
         );
     }
 }
+
+/// Whether `tool --version` runs.
+pub fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Builds `packages` (`cargo build -q ARGS...`, e.g. `-p ember-runtime --lib`) with this
+/// test's profile and target folder, as the lit harness builds its tools, so that the
+/// artifacts are fresh; returns the profile folder (`target/debug`) they are in.
+pub fn cargo_build(args: &[&str]) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's executable");
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>/deps");
+    let target = profile_dir.parent().expect("the target folder");
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => "dev",
+        Some(p) => p,
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new(cargo)
+        .current_dir(repo)
+        .args(["build", "-q", "--profile", profile])
+        .args(args)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo build {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    profile_dir.to_path_buf()
+}

@@ -208,7 +208,8 @@ pub fn method_graph(model: &mut crate::model::Model, name: &str) -> Result<(Grap
     let config = crate::passes::PassConfig::from_env()?;
     let entry = model.entry(Some(name))?;
     let is_method = entry.is_method;
-    if model.kind == crate::model::ModelKind::Archive {
+    let frozen;
+    let graph = if model.kind == crate::model::ModelKind::Archive {
         let (graph, report) = crate::freeze::freeze_graph(model, name, &config)?;
         if !report.written.is_empty() {
             return Err(format!(
@@ -216,13 +217,12 @@ pub fn method_graph(model: &mut crate::model::Model, name: &str) -> Result<(Grap
                 report.written.join(", ")
             ));
         }
-        let mut ready = ready_graph(&graph, &config)?;
-        carry_enum_values(&mut ready, &model.unit);
-        return Ok((ready, is_method));
-    }
-    let mut ready = ready_graph(entry.graph(), &config)?;
-    carry_enum_values(&mut ready, &model.unit);
-    Ok((ready, is_method))
+        frozen = graph;
+        &frozen
+    } else {
+        entry.graph()
+    };
+    Ok((ready_graph(graph, &model.unit, &config)?, is_method))
 }
 
 /// Gives every enum constant of `g` its member's value (from `unit`'s class), so that the
@@ -264,13 +264,19 @@ pub fn carry_enum_values(g: &mut Graph, unit: &ember_runtime::unit::CompilationU
     }
 }
 
-/// `graph` with its calls inlined and the optimization pipeline run: self-contained, as a
-/// compiled method must be.
-pub fn ready_graph(graph: &Graph, config: &crate::passes::PassConfig) -> Result<Graph, String> {
+/// `graph` with its calls inlined, the optimization pipeline run and its enum constants
+/// carrying their values ([`carry_enum_values`], from `unit`): self-contained, as a compiled
+/// method must be.
+pub fn ready_graph(
+    graph: &Graph,
+    unit: &ember_runtime::unit::CompilationUnit,
+    config: &crate::passes::PassConfig,
+) -> Result<Graph, String> {
     let mut graph = graph.clone();
     for pass in crate::passes::OPTIMIZATION_PIPELINE {
         crate::passes::run_pass(config, pass, &mut graph)?;
     }
+    carry_enum_values(&mut graph, unit);
     Ok(graph)
 }
 
