@@ -149,7 +149,14 @@ def time_peers(out, name, threads, peers):
                 import openvino as ov
 
                 core = ov.Core()
-                cm = core.compile_model(onnx_path, "CPU", {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY"})
+                # float32 as every other side: on CPUs with AVX512_BF16 or AMX, OpenVINO
+                # otherwise computes in bfloat16 (about twice as fast, and less accurate).
+                config = {
+                    "INFERENCE_NUM_THREADS": threads,
+                    "PERFORMANCE_HINT": "LATENCY",
+                    "INFERENCE_PRECISION_HINT": "f32",
+                }
+                cm = core.compile_model(onnx_path, "CPU", config)
                 req = cm.create_infer_request()
                 arrays = [x.numpy() for x in inputs]
                 ms = median_ms(lambda: req.infer(arrays))

@@ -113,6 +113,38 @@ pub fn with_isa<R>(cap: Isa, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+thread_local! {
+    static TILE_WIDTH: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The widths (vectors per register-tile row) of the float32 GEMM and direct-convolution
+/// micro-kernels at `level`, the one that suits most shapes first; a kernel picks another
+/// where a small matrix or output plane would leave lanes idle.
+pub fn tile_widths(level: Isa) -> &'static [usize] {
+    match level {
+        Isa::Avx512 => &[3, 4, 2],
+        _ => &[3, 2, 1],
+    }
+}
+
+/// The tile width this thread's kernels must take (tests run every form on every shape).
+pub fn forced_tile_width() -> Option<usize> {
+    TILE_WIDTH.with(|c| c.get())
+}
+
+/// Runs `f` with this thread's GEMM and direct-convolution kernels on their form of `width`
+/// vectors per tile row (one of `tile_widths`).
+pub fn with_tile_width<R>(width: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TILE_WIDTH.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(TILE_WIDTH.with(|c| c.replace(Some(width))));
+    f()
+}
+
 /// The levels this machine can run, lowest first: what a test runs a kernel on.
 pub fn available_levels() -> Vec<Isa> {
     [Isa::Baseline, Isa::Avx2, Isa::Avx512]

@@ -12,7 +12,9 @@
 //!
 //! The micro-kernel keeps an `MR x NR` tile in registers and, per step of k, multiplies `MR`
 //! broadcast elements of A by three vectors of B: 8 x 48 on AVX-512 (24 accumulators of 32
-//! registers), 4 x 24 on AVX2 (12 of 16). Products with few rows (batch-1 linear layers) are
+//! registers), 4 x 24 on AVX2 (12 of 16). B read in place with few columns (the 7x7 and
+//! 14x14 planes of 1x1 convolutions) takes a tile of another width where that computes fewer
+//! lanes. Products with few rows (batch-1 linear layers) are
 //! dot products instead: four weight rows against each input row along k, so the weights are
 //! read once, in place, with no packing.
 
@@ -25,7 +27,7 @@ use crate::ops::nn::epilogue::Epilogue;
 use crate::ops::simd::{Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
 
-/// Vectors of B per micro-tile row.
+/// Vectors of B per micro-tile row (the panel width of packed B).
 const NV: usize = 3;
 
 /// Multiply-adds below which a product stays on the calling thread.
@@ -156,14 +158,87 @@ unsafe impl Sync for Product<'_> {}
 
 type TileFn = unsafe fn(&Product, usize, usize);
 
+/// A micro-kernel form: `mr` rows of A by `nv` vectors of `lanes` columns of B.
+#[derive(Copy, Clone)]
+struct Form {
+    tile: TileFn,
+    lanes: usize,
+    mr: usize,
+    nv: usize,
+}
+
+impl Form {
+    const fn new(tile: TileFn, lanes: usize, mr: usize, nv: usize) -> Form {
+        Form {
+            tile,
+            lanes,
+            mr,
+            nv,
+        }
+    }
+}
+
+/// Each instruction set's forms, the one packed B is laid out for first; every form keeps 24
+/// (AVX-512) or 12 (AVX2) accumulators.
+const AVX512_FORMS: [Form; 3] = [
+    Form::new(tile_avx512::<8, NV>, Avx512::LANES, 8, NV),
+    Form::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
+    Form::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
+];
+const AVX2_FORMS: [Form; 3] = [
+    Form::new(tile_avx2::<4, NV>, Avx2::LANES, 4, NV),
+    Form::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
+    Form::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
+];
+
+fn forms(level: Isa) -> &'static [Form] {
+    match level {
+        Isa::Avx512 => &AVX512_FORMS,
+        _ => &AVX2_FORMS,
+    }
+}
+
+/// The form for `p`: packed B's, or for B read in place the one that computes the fewest
+/// lanes (rows rounded up to its tile, columns to its panel) where that saves a tenth.
+fn choose_form(level: Isa, p: &Product) -> Form {
+    let forms = forms(level);
+    if matches!(p.b, BSource::Packed(_)) {
+        return forms[0];
+    }
+    if let Some(width) = cpu::forced_tile_width() {
+        return *forms
+            .iter()
+            .find(|f| f.nv == width)
+            .expect("a form of that width");
+    }
+    let cost = |f: &Form| {
+        let nr = f.nv * f.lanes;
+        p.m.div_ceil(f.mr) * f.mr * p.n.div_ceil(nr) * nr
+    };
+    let first = cost(&forms[0]);
+    forms[1..]
+        .iter()
+        .map(|f| (cost(f), f))
+        .filter(|&(c, _)| c * 10 < first * 9)
+        .min_by_key(|&(c, _)| c)
+        .map_or(forms[0], |(_, f)| *f)
+}
+
+/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.
+#[cfg(test)]
+pub(crate) fn check_forms(level: Isa) {
+    let widths: Vec<usize> = forms(level).iter().map(|f| f.nv).collect();
+    assert_eq!(widths, cpu::tile_widths(level));
+}
+
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn tile_avx512(p: &Product, panel: usize, mb: usize) {
-    tile::<Avx512, 8>(p, panel, mb)
+unsafe fn tile_avx512<const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
+    tile::<Avx512, MR, V>(p, panel, mb)
 }
 
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2(p: &Product, panel: usize, mb: usize) {
-    tile::<Avx2, 4>(p, panel, mb)
+unsafe fn tile_avx2<const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
+    tile::<Avx2, MR, V>(p, panel, mb)
 }
 
 /// Runs `p` on `level` (at least AVX2), spread over the cores when large.
@@ -172,11 +247,13 @@ unsafe fn tile_avx2(p: &Product, panel: usize, mb: usize) {
 /// The pointers of `p` address the sizes and strides it gives (a residual the output's flat
 /// positions); C does not overlap A, B or the residual; `level` is at most the CPU's.
 pub(crate) unsafe fn run(level: Isa, p: &Product) {
-    let (tile_fn, mr): (TileFn, usize) = match level {
-        Isa::Avx512 => (tile_avx512, 8),
-        _ => (tile_avx2, 4),
-    };
-    let nr = panel_width(level);
+    let Form {
+        tile: tile_fn,
+        lanes,
+        mr,
+        nv,
+    } = choose_form(level, p);
+    let nr = nv * lanes;
     if let BSource::Packed(pk) = p.b {
         debug_assert!(pk.nr == nr && pk.k == p.k && pk.n == p.n);
     }
@@ -214,8 +291,8 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
 
 /// One `MR x NR` tile: row block `mb`, column panel `panel`.
 #[inline(always)]
-unsafe fn tile<S: F32x, const MR: usize>(p: &Product, panel: usize, mb: usize) {
-    let nr = NV * S::LANES;
+unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
+    let nr = V * S::LANES;
     let (i0, j0) = (mb * MR, panel * nr);
     let (rows, cols) = ((p.m - i0).min(MR), (p.n - j0).min(nr));
     // A block with fewer rows repeats its last row (its results are not stored).
@@ -224,11 +301,11 @@ unsafe fn tile<S: F32x, const MR: usize>(p: &Product, panel: usize, mb: usize) {
         *row = p.a.add((i0 + r.min(rows - 1)) * p.lda);
     }
     let acc = match p.b {
-        BSource::Packed(pk) => micro::<S, MR, false>(p.k, &a, pk.panel(panel), nr, nr),
+        BSource::Packed(pk) => micro::<S, MR, V, false>(p.k, &a, pk.panel(panel), nr, nr),
         BSource::Rows { ptr, ld } if cols == nr => {
-            micro::<S, MR, false>(p.k, &a, ptr.add(j0), ld, nr)
+            micro::<S, MR, V, false>(p.k, &a, ptr.add(j0), ld, nr)
         }
-        BSource::Rows { ptr, ld } => micro::<S, MR, true>(p.k, &a, ptr.add(j0), ld, cols),
+        BSource::Rows { ptr, ld } => micro::<S, MR, V, true>(p.k, &a, ptr.add(j0), ld, cols),
     };
     for (r, row) in acc.iter().enumerate().take(rows) {
         let i = i0 + r;
@@ -260,18 +337,18 @@ unsafe fn tile<S: F32x, const MR: usize>(p: &Product, panel: usize, mb: usize) {
 /// `sum_t a_r[t] * B[t, 0..NR]` for the `MR` rows `a`, B's rows `ldb` apart; `MASKED` reads
 /// only the first `cols` columns (the last panel of B read in place).
 #[inline(always)]
-unsafe fn micro<S: F32x, const MR: usize, const MASKED: bool>(
+unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     k: usize,
     a: &[*const f32; MR],
     b: *const f32,
     ldb: usize,
     cols: usize,
-) -> [[S::V; NV]; MR] {
-    let mut acc = [[S::zero(); NV]; MR];
+) -> [[S::V; V]; MR] {
+    let mut acc = [[S::zero(); V]; MR];
     let count = |v: usize| cols.saturating_sub(v * S::LANES).min(S::LANES);
     for t in 0..k {
         let bp = b.add(t * ldb);
-        let mut vb = [S::zero(); NV];
+        let mut vb = [S::zero(); V];
         for (v, x) in vb.iter_mut().enumerate() {
             if !MASKED {
                 *x = S::load(bp.add(v * S::LANES));
@@ -281,7 +358,7 @@ unsafe fn micro<S: F32x, const MR: usize, const MASKED: bool>(
         }
         for r in 0..MR {
             let w = S::splat(*a[r].add(t));
-            for v in 0..NV {
+            for v in 0..V {
                 acc[r][v] = S::fma(w, vb[v], acc[r][v]);
             }
         }

@@ -10,7 +10,9 @@
 //! A micro-kernel keeps an `MR x LANES*NZ` tile (output channels x flat positions) in
 //! registers and, for each tap, multiplies one broadcast weight per row by `NZ` vectors loaded
 //! straight from the layout, so neither the patches nor the weights are ever copied: 8 x 48 on
-//! AVX-512 (24 of 32 registers), 4 x 24 on AVX2 (12 of 16). Lanes on padding columns are
+//! AVX-512 (24 of 32 registers), 4 x 24 on AVX2 (12 of 16). Small output planes take a tile
+//! of another width where that computes fewer lanes (a 7x7 plane is 56 flat positions: two
+//! panels of 48, half of them wasted, or one of 64 as 6 x 64). Lanes on padding columns are
 //! dropped at the store, each run of valid lanes written with a masked store. A block with
 //! fewer output channels than MR repeats its last row's weights (the extra rows are not
 //! stored), and the last panel computes whole vectors over the layout's zeroed slack.
@@ -22,13 +24,13 @@
 use rayon::prelude::*;
 
 use super::epilogue::Epilogue;
-use crate::ops::cpu::Isa;
+use crate::ops::cpu::{self, Isa};
 use crate::ops::simd::{Avx2, Avx512, F32x};
 
-/// Vectors per micro-kernel tile on both instruction sets.
-const NZ: usize = 3;
-/// The widest panel (AVX-512's 3 x 16 positions): the layout's slack covers it.
-const MAX_PANEL: usize = NZ * 16;
+/// The most vectors per micro-kernel tile row.
+const MAX_NZ: usize = 4;
+/// The widest panel (AVX-512's 4 x 16 positions): the layout's slack covers it.
+const MAX_PANEL: usize = MAX_NZ * 16;
 /// Layout floats one group of panels should touch, so it stays in a core's L2 cache while
 /// every output-channel block of the group runs over it.
 const GROUP_ELEMS: usize = 1 << 16;
@@ -186,39 +188,47 @@ impl Layout {
     }
 }
 
-/// One panel of `NZ` vectors at flat position `q0`: per vector, the lanes that are output
+/// One panel of `nz` vectors at flat position `q0`: per vector, the lanes that are output
 /// pixels and the output index of the first of them; the panel's outputs are the run
 /// `[out0, out0 + count)` of a channel's plane.
 #[derive(Copy, Clone)]
 struct Panel {
     q0: usize,
-    masks: [u32; NZ],
-    first: [usize; NZ],
+    masks: [u32; MAX_NZ],
+    first: [usize; MAX_NZ],
     out0: usize,
     count: usize,
 }
 
-fn panels(s: &Shape, wq: usize, lanes: usize) -> Vec<Panel> {
+fn panels(s: &Shape, wq: usize, lanes: usize, nz: usize) -> Vec<Panel> {
     let total = s.ho * wq;
-    let panel = NZ * lanes;
+    let panel = nz * lanes;
     let mut out = Vec::with_capacity(total.div_ceil(panel));
     let mut q0 = 0;
     while q0 < total {
         let mut p = Panel {
             q0,
-            masks: [0; NZ],
-            first: [0; NZ],
+            masks: [0; MAX_NZ],
+            first: [0; MAX_NZ],
             out0: usize::MAX,
             count: 0,
         };
-        for v in 0..NZ {
+        for v in 0..nz {
+            // The vector's lanes in runs along output rows: `q % wq < wo` are pixels.
+            let q1 = (q0 + (v + 1) * lanes).min(total);
+            let mut q = q0 + v * lanes;
             let mut first = None;
-            for lane in 0..lanes {
-                let q = q0 + v * lanes + lane;
-                if q < total && q % wq < s.wo {
-                    p.masks[v] |= 1 << lane;
-                    first.get_or_insert((q / wq) * s.wo + q % wq);
+            while q < q1 {
+                let (row, col) = (q / wq, q % wq);
+                if col >= s.wo {
+                    q += wq - col;
+                    continue;
                 }
+                let run = (s.wo - col).min(q1 - q);
+                let lane = q - q0 - v * lanes;
+                p.masks[v] |= (((1u64 << run) - 1) << lane) as u32;
+                first.get_or_insert(row * s.wo + col);
+                q += run;
             }
             p.first[v] = first.unwrap_or(0);
             p.count += p.masks[v].count_ones() as usize;
@@ -252,10 +262,6 @@ pub unsafe fn forward(
     level: Isa,
     epi: &Epilogue,
 ) {
-    let (tile_fn, lanes, mr): (TileFn, usize, usize) = match level {
-        Isa::Avx512 => (tile_avx512, Avx512::LANES, 8),
-        _ => (tile_avx2, Avx2::LANES, 4),
-    };
     let lay = Layout::new(s).expect("layout_len checked by the caller");
     let cin = s.c * s.groups;
     let in_plane = s.h * s.w;
@@ -284,14 +290,20 @@ pub unsafe fn forward(
         chunks.into_iter().enumerate().for_each(fill);
     }
 
-    let panels = panels(s, lay.wq, lanes);
+    let Kernel {
+        tile,
+        lanes,
+        mr,
+        nz,
+    } = choose_kernel(s, lay.wq, level);
+    let panels = panels(s, lay.wq, lanes, nz);
     if panels.is_empty() {
         return;
     }
     let k = s.c * s.kh * s.kw;
     let plane_out = s.ho * s.wo;
     // Panels per cache group: the share of the layout one group reads stays near GROUP_ELEMS.
-    let per_panel = (s.c * lay.chan * NZ * lanes) / (s.ho * lay.wq).max(1);
+    let per_panel = (s.c * lay.chan * nz * lanes) / (s.ho * lay.wq).max(1);
     let group = (GROUP_ELEMS / per_panel.max(1)).clamp(1, panels.len());
     // Tasks: (sample, group of channels, block of output channels, range of panels).
     let threads = if parallel {
@@ -332,7 +344,7 @@ pub unsafe fn forward(
                     epi,
                 };
                 for p in mine {
-                    tile_fn(&t, p, base.add(p.q0));
+                    tile(&t, p, base.add(p.q0));
                 }
             }
         }
@@ -364,24 +376,94 @@ struct Tile<'a> {
 
 type TileFn = unsafe fn(&Tile, &Panel, *const f32);
 
+/// A micro-kernel form: `mr` output channels by `nz` vectors of `lanes` positions.
+#[derive(Copy, Clone)]
+struct Kernel {
+    tile: TileFn,
+    lanes: usize,
+    mr: usize,
+    nz: usize,
+}
+
+impl Kernel {
+    const fn new(tile: TileFn, lanes: usize, mr: usize, nz: usize) -> Kernel {
+        Kernel {
+            tile,
+            lanes,
+            mr,
+            nz,
+        }
+    }
+}
+
+/// The forms of each instruction set, the one that suits most shapes first. The accumulators
+/// take 24 of AVX-512's 32 registers and 12 of AVX2's 16 in every form.
+const AVX512_KERNELS: [Kernel; 3] = [
+    Kernel::new(tile_avx512::<8, 3>, Avx512::LANES, 8, 3),
+    Kernel::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
+    Kernel::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
+];
+const AVX2_KERNELS: [Kernel; 3] = [
+    Kernel::new(tile_avx2::<4, 3>, Avx2::LANES, 4, 3),
+    Kernel::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
+    Kernel::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
+];
+
+fn kernels(level: Isa) -> &'static [Kernel] {
+    match level {
+        Isa::Avx512 => &AVX512_KERNELS,
+        _ => &AVX2_KERNELS,
+    }
+}
+
+/// The form that computes the fewest lanes (output channels rounded up to its rows times
+/// positions rounded up to its panels); another than the first only where it saves a tenth.
+fn choose_kernel(s: &Shape, wq: usize, level: Isa) -> Kernel {
+    let forms = kernels(level);
+    if let Some(width) = cpu::forced_tile_width() {
+        return *forms
+            .iter()
+            .find(|k| k.nz == width)
+            .expect("a form of that width");
+    }
+    let cost = |k: &Kernel| {
+        let panel = k.nz * k.lanes;
+        (s.ho * wq).div_ceil(panel) * panel * s.o.div_ceil(k.mr) * k.mr
+    };
+    let first = cost(&forms[0]);
+    forms[1..]
+        .iter()
+        .map(|k| (cost(k), k))
+        .filter(|&(c, _)| c * 10 < first * 9)
+        .min_by_key(|&(c, _)| c)
+        .map_or(forms[0], |(_, k)| *k)
+}
+
+/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.
+#[cfg(test)]
+pub(crate) fn check_forms(level: Isa) {
+    let widths: Vec<usize> = kernels(level).iter().map(|f| f.nz).collect();
+    assert_eq!(widths, cpu::tile_widths(level));
+}
+
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn tile_avx512(t: &Tile, p: &Panel, b: *const f32) {
-    tile::<Avx512, 8>(t, p, b)
+unsafe fn tile_avx512<const MR: usize, const NZ: usize>(t: &Tile, p: &Panel, b: *const f32) {
+    tile::<Avx512, MR, NZ>(t, p, b)
 }
 
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2(t: &Tile, p: &Panel, b: *const f32) {
-    tile::<Avx2, 4>(t, p, b)
+unsafe fn tile_avx2<const MR: usize, const NZ: usize>(t: &Tile, p: &Panel, b: *const f32) {
+    tile::<Avx2, MR, NZ>(t, p, b)
 }
 
 /// One tile: the block's output channels by one panel whose layout starts at `b`.
 #[inline(always)]
-unsafe fn tile<S: F32x, const MR: usize>(t: &Tile, p: &Panel, b: *const f32) {
+unsafe fn tile<S: F32x, const MR: usize, const NZ: usize>(t: &Tile, p: &Panel, b: *const f32) {
     let mut rows = [t.w; MR];
     for (r, row) in rows.iter_mut().enumerate() {
         *row = t.w.add(r.min(t.rows - 1) * t.k);
     }
-    let acc = micro::<S, MR>(t.k, t.offs, b, &rows);
+    let acc = micro::<S, MR, NZ>(t.k, t.offs, b, &rows);
     for (r, row) in acc.iter().enumerate().take(t.rows) {
         let add = S::splat(t.bias.map_or(0.0, |b| b[r]));
         let dst = t.dst.add(r * t.ld);
@@ -415,7 +497,7 @@ unsafe fn tile<S: F32x, const MR: usize>(t: &Tile, p: &Panel, b: *const f32) {
 
 /// `sum_k w_r[k] * layout[offs[k] + LANES v ..]` for the `MR` weight rows `w`, `NZ` vectors.
 #[inline(always)]
-unsafe fn micro<S: F32x, const MR: usize>(
+unsafe fn micro<S: F32x, const MR: usize, const NZ: usize>(
     k: usize,
     offs: &[u32],
     b: *const f32,

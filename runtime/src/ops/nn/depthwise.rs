@@ -89,9 +89,19 @@ impl Planes {
     }
 
     /// Copies channel `src` (`[h, w]`) into its planes `dst`, `pad` on padding; `line` is
-    /// scratch for one padded input row of a strided window.
+    /// scratch for one padded input row of a strided window. `padded`: `dst` holds planes
+    /// of this shape filled before, so its padding already holds `pad` and only the input's
+    /// own positions are written (a small plane's padding costs more calls than its data).
     #[inline(always)]
-    pub fn fill(&self, s: &Shape, src: &[f32], dst: &mut [f32], line: &mut Vec<f32>, pad: f32) {
+    pub fn fill(
+        &self,
+        s: &Shape,
+        src: &[f32],
+        dst: &mut [f32],
+        line: &mut Vec<f32>,
+        pad: f32,
+        padded: bool,
+    ) {
         let plane = self.hq * self.wq;
         let wq = self.wq;
         if s.sw > 1 {
@@ -108,6 +118,9 @@ impl Planes {
                 let ih = (i * s.sh + a) as isize - s.ph as isize;
                 let rows = |b: usize| slot(b).map(|sl| sl * plane + i * wq);
                 if ih < 0 || ih >= s.h as isize {
+                    if padded {
+                        continue;
+                    }
                     for b in 0..s.sw {
                         if let Some(r) = rows(b) {
                             dst[r..r + wq].fill(pad);
@@ -121,9 +134,11 @@ impl Planes {
                     let row = &mut dst[rows(0).expect("phase 0 has a plane")..][..wq];
                     let lo = s.pw.min(wq);
                     let hi = (s.pw + s.w).min(wq);
-                    row[..lo].fill(pad);
                     row[lo..hi].copy_from_slice(&src_row[..hi - lo]);
-                    row[hi..].fill(pad);
+                    if !padded {
+                        row[..lo].fill(pad);
+                        row[hi..].fill(pad);
+                    }
                     continue;
                 }
                 // The padded row, then every sw-th column of it per column phase.
@@ -206,13 +221,15 @@ pub unsafe fn forward(
             buf.resize(layout, 0.0);
             acc.resize(rows_per_block * planes.wq, 0.0);
             buf[layout - planes.wq..].fill(0.0);
+            let mut padded = false;
             cpu::dispatch(
                 level,
                 #[inline(always)]
                 || {
                     for ic in channels {
                         let src = &x[(smp * s.c + ic) * in_plane..(smp * s.c + ic + 1) * in_plane];
-                        planes.fill(s, src, buf, line, 0.0);
+                        planes.fill(s, src, buf, line, 0.0, padded);
+                        padded = true;
                         for j in 0..s.m {
                             let oc = ic * s.m + j;
                             let kern = &w[oc * kk..(oc + 1) * kk];
@@ -231,9 +248,12 @@ pub unsafe fn forward(
                                     for i in 0..s.wo {
                                         *row.add(i) = *from.add(i);
                                     }
-                                    if !epi.is_identity() {
-                                        epi.apply(row, at + (r0 + r) * s.wo, s.wo);
-                                    }
+                                }
+                                // The block's rows are contiguous in the output: one pass
+                                // in whole vectors (rows of a 7x7 plane are shorter than one).
+                                if !epi.is_identity() {
+                                    let first = dst.add(r0 * s.wo);
+                                    epi.apply(first, at + r0 * s.wo, rows * s.wo);
                                 }
                             }
                         }
@@ -382,16 +402,10 @@ unsafe fn rows_pass<S: F32x, const K: usize, const KK: usize>(
     }
     while q < n {
         let m = (n - q).min(lanes);
-        let mut a = [S::zero(); 4];
-        a[0] = S::splat(bias);
-        for ki in 0..K {
-            let p = rows[ki].add(q);
-            for kj in 0..K {
-                let t = ki * K + kj;
-                a[t % 4] = S::fma(S::splat(k[t]), S::load_first(p.add(kj), m), a[t % 4]);
-            }
-        }
-        let sum = S::add(S::add(a[0], a[1]), S::add(a[2], a[3]));
+        let sum = four_chains::<S, KK>(S::splat(bias), |t| {
+            let p = rows[t / K].add(q + t % K);
+            (S::splat(k[t]), S::load_first(p, m))
+        });
         S::store_mask(acc.add(q), sum, (1u32 << m) - 1);
         q += m;
     }
@@ -443,13 +457,47 @@ unsafe fn pass<S: F32x, const N: usize>(
     }
     while q < n {
         let m = (n - q).min(lanes);
-        let mut a = [S::zero(); 4];
-        a[0] = start::<S>(init, acc.add(q), m);
-        for t in 0..N {
-            a[t % 4] = S::fma(S::splat(k[t]), S::load_first(src[t].add(q), m), a[t % 4]);
-        }
-        let sum = S::add(S::add(a[0], a[1]), S::add(a[2], a[3]));
+        let sum = four_chains::<S, N>(start::<S>(init, acc.add(q), m), |t| {
+            (S::splat(k[t]), S::load_first(src[t].add(q), m))
+        });
         S::store_mask(acc.add(q), sum, (1u32 << m) - 1);
         q += m;
     }
+}
+
+/// `init + sum_{t < N} w_t * x_t` for `(w_t, x_t) = tap(t)`, tap `t` in chain `t % 4` (chain 0
+/// starts at `init`), then `(c0 + c1) + (c2 + c3)`: independent chains held in registers
+/// (an array indexed by `t % 4` would live on the stack, one store-to-load per tap).
+#[inline(always)]
+unsafe fn four_chains<S: F32x, const N: usize>(
+    init: S::V,
+    tap: impl Fn(usize) -> (S::V, S::V),
+) -> S::V {
+    let (mut c0, mut c1, mut c2, mut c3) = (init, S::zero(), S::zero(), S::zero());
+    let mut t = 0;
+    while t + 4 <= N {
+        let (w, x) = tap(t);
+        c0 = S::fma(w, x, c0);
+        let (w, x) = tap(t + 1);
+        c1 = S::fma(w, x, c1);
+        let (w, x) = tap(t + 2);
+        c2 = S::fma(w, x, c2);
+        let (w, x) = tap(t + 3);
+        c3 = S::fma(w, x, c3);
+        t += 4;
+    }
+    // The last N % 4 taps, each in its own chain (N is a constant: no branches remain).
+    if t < N {
+        let (w, x) = tap(t);
+        c0 = S::fma(w, x, c0);
+    }
+    if t + 1 < N {
+        let (w, x) = tap(t + 1);
+        c1 = S::fma(w, x, c1);
+    }
+    if t + 2 < N {
+        let (w, x) = tap(t + 2);
+        c2 = S::fma(w, x, c2);
+    }
+    S::add(S::add(c0, c1), S::add(c2, c3))
 }

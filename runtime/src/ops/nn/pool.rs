@@ -409,23 +409,40 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
     let (oh, ow) = (output[0], output[1]);
     let out = Tensor::zeros(&out_sizes(&sizes, oh, ow), x.dtype())?;
     crate::dispatch_dtype!(x.dtype(), T => {
+        let level = crate::ops::cpu::isa();
         for_planes::<T, T>(&x, &out, (h * w) as usize, (oh * ow) as usize, |_, src, dst| {
-            for i in 0..oh {
-                let (hs, he) = adaptive_window(i, oh, h);
-                for j in 0..ow {
-                    let (ws, we) = adaptive_window(j, ow, w);
-                    let mut sum = 0.0f64;
-                    for ih in hs..he {
-                        for iw in ws..we {
-                            sum += src[(ih * w + iw) as usize].to_f64();
+            crate::ops::cpu::dispatch(level, #[inline(always)] || {
+                for i in 0..oh {
+                    let (hs, he) = adaptive_window(i, oh, h);
+                    for j in 0..ow {
+                        let (ws, we) = adaptive_window(j, ow, w);
+                        let mut sum = 0.0f64;
+                        for ih in hs..he {
+                            sum += sum_f64(&src[(ih * w + ws) as usize..(ih * w + we) as usize]);
                         }
+                        let n = ((he - hs) * (we - ws)) as f64;
+                        dst[(i * ow + j) as usize] = T::from_f64(sum / n);
                     }
-                    dst[(i * ow + j) as usize] = T::from_f64(sum / ((he - hs) * (we - ws)) as f64);
                 }
-            }
+            });
         });
     });
     Ok(out)
+}
+
+/// The sum of `row` in f64, in eight independent chains (lanes of a vector where the caller
+/// runs under `cpu::dispatch`) rather than one serial chain of adds.
+#[inline(always)]
+fn sum_f64<T: Element>(row: &[T]) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
+    for chunk in chunks {
+        for (a, v) in acc.iter_mut().zip(chunk) {
+            *a += v.to_f64();
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }
 
 /// `adaptive_max_pool2d(input, output_size)`: maxima and their flat indices.

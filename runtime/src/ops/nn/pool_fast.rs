@@ -82,7 +82,7 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
                 level,
                 #[inline(always)]
                 || {
-                    planes.fill(&s, src, buf, line, f32::NEG_INFINITY);
+                    planes.fill(&s, src, buf, line, f32::NEG_INFINITY, false);
                     let n = ho * planes.wq;
                     acc[..n].fill(f32::NEG_INFINITY);
                     for &t in &taps {

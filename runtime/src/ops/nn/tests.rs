@@ -187,6 +187,17 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
         ([1, 5, 9, 33], [9, 5, 5, 3], geo([1, 1], [0, 4], [2, 3], 1)),
         ([1, 4, 9, 3], [5, 4, 3, 3], geo([1, 1], [0, 0], [1, 1], 1)),
         ([2, 6, 7, 11], [7, 6, 1, 1], geo([1, 1], [1, 1], [1, 1], 1)),
+        // 1x1 stride-1 products on MobileNet's 7x7 and 14x14 planes (narrow tile forms).
+        (
+            [1, 40, 7, 7],
+            [52, 40, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
+        (
+            [1, 24, 14, 14],
+            [30, 12, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 2),
+        ),
         (
             [1, 6, 13, 21],
             [10, 3, 2, 3],
@@ -284,6 +295,23 @@ fn avx2_float32_convolutions_match_the_definition() {
         return;
     }
     with_isa(Isa::Avx2, check_float32_cases);
+}
+
+/// Every form of the direct-convolution and GEMM micro-kernels (tile widths, rows per tile)
+/// on every case, at every instruction-set level that has them: shapes pick the form, so
+/// each is forced here.
+#[test]
+fn every_tile_form_matches_the_definition() {
+    use crate::ops::cpu::{available_levels, isa, tile_widths, with_isa, with_tile_width, Isa};
+    for cap in available_levels().into_iter().filter(|&l| l >= Isa::Avx2) {
+        // The level kernels run at under this cap (EMBER_CPU_FEATURES may lower it).
+        let level = with_isa(cap, isa);
+        super::conv_direct::check_forms(level);
+        crate::ops::linalg::sgemm::check_forms(level);
+        for &width in tile_widths(level) {
+            with_isa(cap, || with_tile_width(width, check_float32_cases));
+        }
+    }
 }
 
 /// The im2col path, which machines without AVX2 run.
