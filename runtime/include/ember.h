@@ -21,6 +21,11 @@
  * freed while another thread uses it; tensors that share memory see each other's writes.
  * ember_last_error() is per thread.
  *
+ * Threads: kernels split their loops between the calling thread and the runtime's pool,
+ * RAYON_NUM_THREADS threads in all (default: one per core). The pool's threads spin up to
+ * EMBER_POOL_SPIN_US microseconds (default 200) after each loop before they sleep, so
+ * back-to-back operators pay no wake-up; 0 makes them sleep at once.
+ *
  * Link with: libember_runtime.a -lpthread -ldl -lm (a C++ or Rust toolchain is not needed).
  */
 #ifndef EMBER_H

@@ -9,6 +9,7 @@ pub mod kernel_launch;
 pub mod npy;
 pub mod npz_case;
 pub mod ops;
+pub mod parallel;
 pub mod repr;
 pub mod tensor;
 pub mod unit;

@@ -11,7 +11,6 @@ use crate::tensor::{
     broadcast_shapes, checked_numel, contiguous_strides, DType, Device, Meta, ScalarKind, Storage,
     Tensor,
 };
-use rayon::prelude::*;
 
 use super::kernel::{OutputPlan, Param, PointwiseKernel};
 
@@ -366,7 +365,7 @@ fn call(
     let cols = sizes[rank - 1];
     let rows: i64 = sizes[..rank - 1].iter().product();
     let numel = (rows * cols) as usize;
-    let threads = rayon::current_num_threads();
+    let threads = crate::parallel::threads();
     // The runtime's thresholds: memory-bound kernels split later than ones doing math.
     let threshold = if k.is_compute_heavy() {
         HEAVY_PARALLEL_THRESHOLD
@@ -380,7 +379,8 @@ fn call(
     let tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
     if rows >= tasks {
         let per = (rows + tasks - 1) / tasks;
-        (0..tasks).into_par_iter().for_each(|t| {
+        crate::parallel::for_each(tasks as usize, |t| {
+            let t = t as i64;
             let (b, e) = (t * per, ((t + 1) * per).min(rows));
             if b < e {
                 c.rows((b, e), (0, cols));
@@ -390,7 +390,8 @@ fn call(
         // Few long rows: split each row's columns.
         let per_row = (tasks + rows - 1) / rows;
         let chunk = (cols + per_row - 1) / per_row;
-        (0..rows * per_row).into_par_iter().for_each(|t| {
+        crate::parallel::for_each((rows * per_row) as usize, |t| {
+            let t = t as i64;
             let (r, j) = (t / per_row, t % per_row);
             let (b, e) = (j * chunk, ((j + 1) * chunk).min(cols));
             if b < e {

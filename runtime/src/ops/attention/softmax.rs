@@ -3,8 +3,6 @@
 //! last dim. A row with nothing to attend to is all zeros (SDPA's `_safe_softmax`) or all NaN
 //! (`_masked_softmax`, which divides 0 by 0), as the caller asks.
 
-use rayon::prelude::*;
-
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Rows with at least this many elements in all are split over the cores.
@@ -59,7 +57,7 @@ pub fn softmax_rows(
             normalize(row, empty);
         };
         if v.len() >= PARALLEL_ELEMENTS {
-            v.par_chunks_mut(width).enumerate().for_each(run);
+            crate::parallel::for_each_chunk_mut(&mut v, width, |i, c| run((i, c)));
         } else {
             v.chunks_mut(width).enumerate().for_each(run);
         }
@@ -108,7 +106,7 @@ fn softmax_rows_f32(
             normalize_f32(row, empty);
         };
         if v.len() >= PARALLEL_ELEMENTS {
-            v.par_chunks_mut(width).enumerate().for_each(run);
+            crate::parallel::for_each_chunk_mut(&mut v, width, |i, c| run((i, c)));
         } else {
             v.chunks_mut(width).enumerate().for_each(run);
         }

@@ -20,8 +20,6 @@
 
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
 use crate::ops::cpu::{self, Isa};
 use crate::ops::nn::epilogue::Epilogue;
 use crate::ops::simd::{Avx2, Avx512, F32x};
@@ -74,23 +72,21 @@ impl PackedB {
         let panels = n.div_ceil(nr);
         let mut data = vec![0f32; panels * k * nr];
         let src = src as usize;
-        data.par_chunks_mut((k * nr).max(1))
-            .enumerate()
-            .for_each(|(p, panel)| {
-                let j0 = p * nr;
-                let cols = nr.min(n - j0);
-                for r in 0..k {
-                    let dst = &mut panel[r * nr..r * nr + cols];
-                    let row = (src as *const f32).offset(r as isize * sk + j0 as isize * sn);
-                    if sn == 1 {
-                        dst.copy_from_slice(std::slice::from_raw_parts(row, cols));
-                    } else {
-                        for (j, v) in dst.iter_mut().enumerate() {
-                            *v = *row.offset(j as isize * sn);
-                        }
+        crate::parallel::for_each_chunk_mut(&mut data, k * nr, |p, panel| {
+            let j0 = p * nr;
+            let cols = nr.min(n - j0);
+            for r in 0..k {
+                let dst = &mut panel[r * nr..r * nr + cols];
+                let row = (src as *const f32).offset(r as isize * sk + j0 as isize * sn);
+                if sn == 1 {
+                    dst.copy_from_slice(std::slice::from_raw_parts(row, cols));
+                } else {
+                    for (j, v) in dst.iter_mut().enumerate() {
+                        *v = *row.offset(j as isize * sn);
                     }
                 }
-            });
+            }
+        });
         PackedB { data, k, n, nr }
     }
 
@@ -262,7 +258,7 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     }
     let panels = p.n.div_ceil(nr);
     let mblocks = p.m.div_ceil(mr);
-    let threads = rayon::current_num_threads().max(1);
+    let threads = crate::parallel::threads().max(1);
     let parallel = threads > 1 && p.m * p.n * p.k >= PARALLEL_MACS;
     // Split the panels over the threads, or the row blocks when there are fewer panels.
     let (pchunks, mchunks) = if !parallel {
@@ -283,7 +279,7 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     };
     let tasks = pchunks * mchunks;
     if tasks > 1 {
-        (0..tasks).into_par_iter().for_each(task);
+        crate::parallel::for_each(tasks, task);
     } else {
         task(0);
     }
@@ -409,12 +405,12 @@ pub(crate) unsafe fn run_dot(
         _ => dot_avx2,
     };
     let blocks = n.div_ceil(DOT_NB);
-    let threads = rayon::current_num_threads().max(1);
+    let threads = crate::parallel::threads().max(1);
     if threads > 1 && m * n * k >= PARALLEL_MACS && blocks > 1 {
         let per = blocks.div_ceil(threads);
-        (0..blocks.div_ceil(per))
-            .into_par_iter()
-            .for_each(|t| f(&dot, t * per, ((t + 1) * per).min(blocks)));
+        crate::parallel::for_each(blocks.div_ceil(per), |t| {
+            f(&dot, t * per, ((t + 1) * per).min(blocks))
+        });
     } else {
         f(&dot, 0, blocks);
     }

@@ -21,8 +21,6 @@
 //! epilogue (residual, activation) while the tile is in cache: the result does not depend on
 //! how the work is split over threads.
 
-use rayon::prelude::*;
-
 use super::epilogue::Epilogue;
 use crate::ops::cpu::{self, Isa};
 use crate::ops::simd::{Avx2, Avx512, F32x};
@@ -266,7 +264,7 @@ pub unsafe fn forward(
     let cin = s.c * s.groups;
     let in_plane = s.h * s.w;
     let fmas = s.n * s.groups * s.o * s.ho * s.wo * s.c * s.kh * s.kw;
-    let parallel = fmas >= PARALLEL_FMAS && rayon::current_num_threads() > 1;
+    let parallel = fmas >= PARALLEL_FMAS && crate::parallel::threads() > 1;
     let layout = &mut layout_buf[..s.n * lay.sample];
     let fill = |(i, dst): (usize, &mut [f32])| {
         let (smp, c) = (i / (cin + 1), i % (cin + 1));
@@ -285,7 +283,15 @@ pub unsafe fn forward(
         chunks.push(slack);
     }
     if parallel {
-        chunks.into_par_iter().enumerate().for_each(fill);
+        let parts: Vec<(usize, usize)> = chunks
+            .iter_mut()
+            .map(|c| (c.as_mut_ptr() as usize, c.len()))
+            .collect();
+        crate::parallel::for_each(parts.len(), |i| {
+            let (at, len) = parts[i];
+            // SAFETY: the parts are the disjoint chunks above, each filled once.
+            fill((i, std::slice::from_raw_parts_mut(at as *mut f32, len)));
+        });
     } else {
         chunks.into_iter().enumerate().for_each(fill);
     }
@@ -307,7 +313,7 @@ pub unsafe fn forward(
     let group = (GROUP_ELEMS / per_panel.max(1)).clamp(1, panels.len());
     // Tasks: (sample, group of channels, block of output channels, range of panels).
     let threads = if parallel {
-        rayon::current_num_threads()
+        crate::parallel::threads()
     } else {
         1
     };
@@ -350,7 +356,7 @@ pub unsafe fn forward(
         }
     };
     if parallel && tasks > 1 {
-        (0..tasks).into_par_iter().for_each(run);
+        crate::parallel::for_each(tasks, run);
     } else {
         (0..tasks).for_each(run);
     }

@@ -12,8 +12,6 @@
 
 use std::cell::RefCell;
 
-use rayon::prelude::*;
-
 use super::epilogue::Epilogue;
 use crate::ops::cpu::{self, Isa};
 use crate::ops::simd::F32x;
@@ -264,8 +262,8 @@ pub unsafe fn forward(
     };
     let tasks = s.n * chunks;
     let macs = s.n * s.c * per_channel;
-    if macs >= PARALLEL_MACS && tasks > 1 && rayon::current_num_threads() > 1 {
-        (0..tasks).into_par_iter().for_each(run);
+    if macs >= PARALLEL_MACS && tasks > 1 && crate::parallel::threads() > 1 {
+        crate::parallel::for_each(tasks, run);
     } else {
         (0..tasks).for_each(run);
     }

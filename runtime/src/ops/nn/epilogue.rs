@@ -3,8 +3,6 @@
 //! float32 loops are branch-free, so they vectorize at the width of the kernel that calls
 //! them (AVX2 or AVX-512, see `ops::cpu::dispatch`).
 
-use rayon::prelude::*;
-
 use crate::ops::cpu;
 use crate::ops::pointwise::vmath;
 use crate::tensor::Tensor;
@@ -205,7 +203,7 @@ pub(crate) fn apply_to(out: &Tensor, epi: &Epilogue) {
         );
     };
     if n >= 4 * CHUNK {
-        (0..n.div_ceil(CHUNK)).into_par_iter().for_each(run);
+        crate::parallel::for_each(n.div_ceil(CHUNK), run);
     } else {
         (0..n.div_ceil(CHUNK)).for_each(run);
     }

@@ -219,7 +219,7 @@ pub fn batch_norm(x: &Tensor, p: &BatchNorm) -> TensorResult<(Tensor, Tensor, Te
     };
     if s > 0 {
         if out.len() >= PARALLEL_ELEMS {
-            out.par_chunks_mut(s).enumerate().for_each(apply);
+            crate::parallel::for_each_chunk_mut(&mut out, s, |i, c| apply((i, c)));
         } else {
             out.chunks_mut(s).enumerate().for_each(apply);
         }
@@ -248,7 +248,7 @@ fn scale_planes<T: Work>(x: &Tensor, out: &Tensor, s: usize, scale: &[f64], shif
         }
     };
     if ov.len() >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(s).enumerate().for_each(run);
+        crate::parallel::for_each_chunk_mut(ov, s, |i, c| run((i, c)));
     } else {
         ov.chunks_mut(s).enumerate().for_each(run);
     }
@@ -275,7 +275,7 @@ fn normalize_runs(
         }
     };
     if xv.len() >= PARALLEL_ELEMS {
-        xv.par_chunks_mut(len).enumerate().for_each(run);
+        crate::parallel::for_each_chunk_mut(xv, len, |i, c| run((i, c)));
     } else {
         xv.chunks_mut(len).enumerate().for_each(run);
     }

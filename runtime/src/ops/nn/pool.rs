@@ -3,8 +3,6 @@
 //! PyTorch's shape rules and messages. Each output plane is independent, so large inputs
 //! spread planes over the cores.
 
-use rayon::prelude::*;
-
 use super::work::{slice, slice_mut};
 use crate::bail;
 use crate::ops::args::sizes_str;
@@ -212,7 +210,7 @@ pub(super) fn for_planes<T: Element, U: Element>(
     let (xv, ov) = unsafe { (slice::<T>(x), slice_mut::<U>(out)) };
     let run = |(i, dst): (usize, &mut [U])| f(i, &xv[i * in_plane..(i + 1) * in_plane], dst);
     if xv.len() >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(out_plane).enumerate().for_each(run);
+        crate::parallel::for_each_chunk_mut(ov, out_plane, |i, c| run((i, c)));
     } else {
         ov.chunks_mut(out_plane).enumerate().for_each(run);
     }

@@ -6,8 +6,6 @@
 
 use std::cell::RefCell;
 
-use rayon::prelude::*;
-
 use super::depthwise::{Planes, Shape};
 use super::pool::{geometry, Pool2d};
 use super::work::{slice, slice_mut};
@@ -99,7 +97,7 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
         });
     };
     if xv.len() >= PARALLEL_ELEMS && planes_n > 1 {
-        ov.par_chunks_mut(out_plane).enumerate().for_each(run);
+        crate::parallel::for_each_chunk_mut(ov, out_plane, |i, c| run((i, c)));
     } else {
         ov.chunks_mut(out_plane).enumerate().for_each(run);
     }

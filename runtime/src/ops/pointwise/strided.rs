@@ -6,7 +6,6 @@
 //! straight to the vector loops, strided ones through a small gathered block, broadcast
 //! ones as a single value. No per-element offset tables.
 
-use rayon::prelude::*;
 use smallvec::SmallVec;
 
 /// The most operands (output included) of one nest.
@@ -127,13 +126,13 @@ impl Nest {
     }
 }
 
-/// Runs `body(start, end)` over `0..n`: in chunks on rayon's pool when `n >= threshold`,
+/// Runs `body(start, end)` over `0..n`: in chunks on the kernel pool when `n >= threshold`,
 /// otherwise on the calling thread.
 pub(crate) fn split(n: usize, threshold: usize, body: impl Fn(usize, usize) + Sync) {
     if n >= threshold && n > CHUNK {
-        (0..n.div_ceil(CHUNK))
-            .into_par_iter()
-            .for_each(|c| body(c * CHUNK, ((c + 1) * CHUNK).min(n)));
+        crate::parallel::for_each(n.div_ceil(CHUNK), |c| {
+            body(c * CHUNK, ((c + 1) * CHUNK).min(n))
+        });
     } else {
         body(0, n);
     }

@@ -4,7 +4,6 @@
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
 use crate::ops::args::err;
-use rayon::prelude::*;
 
 use super::plan::{map_groups, pairwise_sum, reduce_mask, scatter, Plan, PAR_THRESHOLD};
 use crate::ivalue::IValue;
@@ -104,7 +103,7 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
     let dst = unsafe { std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, numel) };
     let row = |(d, s): (&mut [f32], &[f32])| row_vectorized(d, s, log);
     if numel >= PAR_THRESHOLD && numel / n > 1 {
-        dst.par_chunks_mut(n).zip(src.par_chunks(n)).for_each(row);
+        crate::parallel::for_each_chunk_mut(dst, n, |i, d| row((d, &src[i * n..(i + 1) * n])));
     } else {
         dst.chunks_mut(n).zip(src.chunks(n)).for_each(row);
     }
