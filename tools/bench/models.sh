@@ -11,25 +11,9 @@
 # target/bench-models with the torch venv ($PYTHON, default ~/.cache/torch-venv/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROUNDS=${1:-2}
-THREADS=${2:-2}
-shift $(($# < 2 ? $# : 2))
-MODELS=${*:-mlp lstm_pointwise chain encoder resnet18 mobilenet_v3_small}
-PY=${PYTHON:-$HOME/.cache/torch-venv/bin/python}
-DIR=${CARGO_TARGET_DIR:-target}/bench-models
-cargo build --release -q -p ember-run
-BIN=${CARGO_TARGET_DIR:-target}/release/ember-run
-[ -f "$DIR/resnet18.pt" ] || "$PY" tools/bench/models.py write "$DIR"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-# ember-run's median per call in ms, and its optimization time in ms.
-ember() {
-    local name=$1 mode=$2 args=() i
-    for i in "$DIR/$name".in*.npy; do args+=("$i"); done
-    RAYON_NUM_THREADS=$THREADS "$BIN" "$DIR/$name.pt" "${args[@]}" --bench 50 $mode 2>&1 >/dev/null |
-        awk '/^optimize:/ { o = $2 } /^bench:/ { for (i = 1; i <= NF; i++) if ($i == "median") m = $(i + 1) / 1000 } END { printf "%.4f %.1f\n", m, o }'
-}
+ROUNDS=2
+MODELS="mlp lstm_pointwise chain encoder resnet18 mobilenet_v3_small"
+. tools/bench/models_setup.sh "$@"
 
 for r in $(seq "$ROUNDS"); do
     for m in $MODELS; do

@@ -103,13 +103,23 @@ pub fn isa() -> Isa {
 
 /// Runs `f` with this thread's kernels capped at `cap` (tests run every form this way).
 pub fn with_isa<R>(cap: Isa, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<Isa>);
-    impl Drop for Restore {
+    with_setting(&CAP, cap, f)
+}
+
+/// Runs `f` with this thread's `key` set to `value`, restoring it afterwards (also when `f`
+/// panics).
+fn with_setting<T: Copy + 'static, R>(
+    key: &'static std::thread::LocalKey<Cell<Option<T>>>,
+    value: T,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore<T: Copy + 'static>(&'static std::thread::LocalKey<Cell<Option<T>>>, Option<T>);
+    impl<T: Copy + 'static> Drop for Restore<T> {
         fn drop(&mut self) {
-            CAP.with(|c| c.set(self.0));
+            self.0.with(|c| c.set(self.1));
         }
     }
-    let _restore = Restore(CAP.with(|c| c.replace(Some(cap))));
+    let _restore = Restore(key, key.with(|c| c.replace(Some(value))));
     f()
 }
 
@@ -132,17 +142,29 @@ pub fn forced_tile_width() -> Option<usize> {
     TILE_WIDTH.with(|c| c.get())
 }
 
+/// The index in `tile_widths(level)` of the form a kernel takes: the forced width where a
+/// test set one, else the form of least `cost(index)` (the lanes it computes) if that is at
+/// most nine tenths of the first form's, else the first.
+pub fn pick_tile_form(level: Isa, cost: impl Fn(usize) -> usize) -> usize {
+    let widths = tile_widths(level);
+    if let Some(width) = forced_tile_width() {
+        return widths
+            .iter()
+            .position(|&w| w == width)
+            .expect("a forced tile width this level has");
+    }
+    let first = cost(0);
+    (1..widths.len())
+        .map(|i| (cost(i), i))
+        .filter(|&(c, _)| c * 10 < first * 9)
+        .min()
+        .map_or(0, |(_, i)| i)
+}
+
 /// Runs `f` with this thread's GEMM and direct-convolution kernels on their form of `width`
 /// vectors per tile row (one of `tile_widths`).
 pub fn with_tile_width<R>(width: usize, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<usize>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            TILE_WIDTH.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(TILE_WIDTH.with(|c| c.replace(Some(width))));
-    f()
+    with_setting(&TILE_WIDTH, width, f)
 }
 
 /// The levels this machine can run, lowest first: what a test runs a kernel on.

@@ -195,29 +195,17 @@ fn forms(level: Isa) -> &'static [Form] {
 }
 
 /// The form for `p`: packed B's, or for B read in place the one that computes the fewest
-/// lanes (rows rounded up to its tile, columns to its panel) where that saves a tenth.
+/// lanes (rows rounded up to its tile, columns to its panel; `cpu::pick_tile_form`).
 fn choose_form(level: Isa, p: &Product) -> Form {
     let forms = forms(level);
     if matches!(p.b, BSource::Packed(_)) {
         return forms[0];
     }
-    if let Some(width) = cpu::forced_tile_width() {
-        return *forms
-            .iter()
-            .find(|f| f.nv == width)
-            .expect("a form of that width");
-    }
-    let cost = |f: &Form| {
-        let nr = f.nv * f.lanes;
+    let i = cpu::pick_tile_form(level, |i| {
+        let (f, nr) = (&forms[i], forms[i].nv * forms[i].lanes);
         p.m.div_ceil(f.mr) * f.mr * p.n.div_ceil(nr) * nr
-    };
-    let first = cost(&forms[0]);
-    forms[1..]
-        .iter()
-        .map(|f| (cost(f), f))
-        .filter(|&(c, _)| c * 10 < first * 9)
-        .min_by_key(|&(c, _)| c)
-        .map_or(forms[0], |(_, f)| *f)
+    });
+    forms[i]
 }
 
 /// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.

@@ -423,26 +423,14 @@ fn kernels(level: Isa) -> &'static [Kernel] {
 }
 
 /// The form that computes the fewest lanes (output channels rounded up to its rows times
-/// positions rounded up to its panels); another than the first only where it saves a tenth.
+/// positions rounded up to its panels; `cpu::pick_tile_form`).
 fn choose_kernel(s: &Shape, wq: usize, level: Isa) -> Kernel {
     let forms = kernels(level);
-    if let Some(width) = cpu::forced_tile_width() {
-        return *forms
-            .iter()
-            .find(|k| k.nz == width)
-            .expect("a form of that width");
-    }
-    let cost = |k: &Kernel| {
-        let panel = k.nz * k.lanes;
+    let i = cpu::pick_tile_form(level, |i| {
+        let (k, panel) = (&forms[i], forms[i].nz * forms[i].lanes);
         (s.ho * wq).div_ceil(panel) * panel * s.o.div_ceil(k.mr) * k.mr
-    };
-    let first = cost(&forms[0]);
-    forms[1..]
-        .iter()
-        .map(|k| (cost(k), k))
-        .filter(|&(c, _)| c * 10 < first * 9)
-        .min_by_key(|&(c, _)| c)
-        .map_or(forms[0], |(_, k)| *k)
+    });
+    forms[i]
 }
 
 /// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.
