@@ -142,23 +142,60 @@ pub fn forced_tile_width() -> Option<usize> {
     TILE_WIDTH.with(|c| c.get())
 }
 
-/// The index in `tile_widths(level)` of the form a kernel takes: the forced width where a
-/// test set one, else the form of least `cost(index)` (the lanes it computes) if that is at
-/// most nine tenths of the first form's, else the first.
-pub fn pick_tile_form(level: Isa, cost: impl Fn(usize) -> usize) -> usize {
-    let widths = tile_widths(level);
+/// A register-tile form of a float32 micro-kernel: `rows` by `width` vectors of `lanes`
+/// floats, computed by `tile`.
+#[derive(Copy, Clone)]
+pub struct TileForm<F> {
+    pub tile: F,
+    pub lanes: usize,
+    pub rows: usize,
+    pub width: usize,
+}
+
+impl<F> TileForm<F> {
+    pub const fn new(tile: F, lanes: usize, rows: usize, width: usize) -> TileForm<F> {
+        TileForm {
+            tile,
+            lanes,
+            rows,
+            width,
+        }
+    }
+
+    /// Floats per tile row.
+    pub fn span(&self) -> usize {
+        self.width * self.lanes
+    }
+}
+
+/// The form a kernel takes among `forms` (one per `tile_widths` entry, in its order): the
+/// forced width where a test set one, else the form of least `cost` (the lanes it computes)
+/// if that is at most nine tenths of the first form's, else the first.
+pub fn pick_tile_form<F: Copy>(
+    forms: &[TileForm<F>],
+    cost: impl Fn(&TileForm<F>) -> usize,
+) -> TileForm<F> {
     if let Some(width) = forced_tile_width() {
-        return widths
+        return *forms
             .iter()
-            .position(|&w| w == width)
+            .find(|f| f.width == width)
             .expect("a forced tile width this level has");
     }
-    let first = cost(0);
-    (1..widths.len())
-        .map(|i| (cost(i), i))
+    let first = cost(&forms[0]);
+    forms[1..]
+        .iter()
+        .map(|f| (cost(f), f))
         .filter(|&(c, _)| c * 10 < first * 9)
-        .min()
-        .map_or(0, |(_, i)| i)
+        .min_by_key(|&(c, _)| c)
+        .map_or(forms[0], |(_, f)| *f)
+}
+
+/// Asserts that a kernel's forms at `level` have the widths `tile_widths` names, in its order
+/// (the widths tests force).
+#[cfg(test)]
+pub fn check_tile_forms<F>(level: Isa, forms: &[TileForm<F>]) {
+    let widths: Vec<usize> = forms.iter().map(|f| f.width).collect();
+    assert_eq!(widths, tile_widths(level));
 }
 
 /// Runs `f` with this thread's GEMM and direct-convolution kernels on their form of `width`

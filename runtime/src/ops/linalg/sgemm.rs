@@ -20,7 +20,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::ops::cpu::{self, Isa};
+use crate::ops::cpu::{self, Isa, TileForm};
 use crate::ops::nn::epilogue::Epilogue;
 use crate::ops::simd::{Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
@@ -154,37 +154,20 @@ unsafe impl Sync for Product<'_> {}
 
 type TileFn = unsafe fn(&Product, usize, usize);
 
-/// A micro-kernel form: `mr` rows of A by `nv` vectors of `lanes` columns of B.
-#[derive(Copy, Clone)]
-struct Form {
-    tile: TileFn,
-    lanes: usize,
-    mr: usize,
-    nv: usize,
-}
-
-impl Form {
-    const fn new(tile: TileFn, lanes: usize, mr: usize, nv: usize) -> Form {
-        Form {
-            tile,
-            lanes,
-            mr,
-            nv,
-        }
-    }
-}
+/// A micro-kernel form: `rows` rows of A by `width` vectors of B.
+type Form = TileForm<TileFn>;
 
 /// Each instruction set's forms, the one packed B is laid out for first; every form keeps 24
 /// (AVX-512) or 12 (AVX2) accumulators.
 const AVX512_FORMS: [Form; 3] = [
-    Form::new(tile_avx512::<8, NV>, Avx512::LANES, 8, NV),
-    Form::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
-    Form::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
+    TileForm::new(tile_avx512::<8, NV>, Avx512::LANES, 8, NV),
+    TileForm::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
+    TileForm::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
 ];
 const AVX2_FORMS: [Form; 3] = [
-    Form::new(tile_avx2::<4, NV>, Avx2::LANES, 4, NV),
-    Form::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
-    Form::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
+    TileForm::new(tile_avx2::<4, NV>, Avx2::LANES, 4, NV),
+    TileForm::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
+    TileForm::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
 ];
 
 fn forms(level: Isa) -> &'static [Form] {
@@ -201,18 +184,15 @@ fn choose_form(level: Isa, p: &Product) -> Form {
     if matches!(p.b, BSource::Packed(_)) {
         return forms[0];
     }
-    let i = cpu::pick_tile_form(level, |i| {
-        let (f, nr) = (&forms[i], forms[i].nv * forms[i].lanes);
-        p.m.div_ceil(f.mr) * f.mr * p.n.div_ceil(nr) * nr
-    });
-    forms[i]
+    cpu::pick_tile_form(forms, |f| {
+        p.m.div_ceil(f.rows) * f.rows * p.n.div_ceil(f.span()) * f.span()
+    })
 }
 
-/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.
+/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names.
 #[cfg(test)]
 pub(crate) fn check_forms(level: Isa) {
-    let widths: Vec<usize> = forms(level).iter().map(|f| f.nv).collect();
-    assert_eq!(widths, cpu::tile_widths(level));
+    cpu::check_tile_forms(level, forms(level));
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
@@ -231,13 +211,8 @@ unsafe fn tile_avx2<const MR: usize, const V: usize>(p: &Product, panel: usize, 
 /// The pointers of `p` address the sizes and strides it gives (a residual the output's flat
 /// positions); C does not overlap A, B or the residual; `level` is at most the CPU's.
 pub(crate) unsafe fn run(level: Isa, p: &Product) {
-    let Form {
-        tile: tile_fn,
-        lanes,
-        mr,
-        nv,
-    } = choose_form(level, p);
-    let nr = nv * lanes;
+    let form = choose_form(level, p);
+    let (tile_fn, mr, nr) = (form.tile, form.rows, form.span());
     if let BSource::Packed(pk) = p.b {
         debug_assert!(pk.nr == nr && pk.k == p.k && pk.n == p.n);
     }

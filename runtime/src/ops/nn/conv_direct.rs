@@ -22,7 +22,7 @@
 //! how the work is split over threads.
 
 use super::epilogue::Epilogue;
-use crate::ops::cpu::{self, Isa};
+use crate::ops::cpu::{self, Isa, TileForm};
 use crate::ops::simd::{Avx2, Avx512, F32x};
 
 /// The most vectors per micro-kernel tile row.
@@ -266,8 +266,20 @@ pub unsafe fn forward(
     let fmas = s.n * s.groups * s.o * s.ho * s.wo * s.c * s.kh * s.kw;
     let parallel = fmas >= PARALLEL_FMAS && crate::parallel::threads() > 1;
     let layout = &mut layout_buf[..s.n * lay.sample];
-    let fill = |(i, dst): (usize, &mut [f32])| {
+    // Per sample: each input channel's planes, then the slack after the last (zeroed).
+    let layout_addr = layout.as_mut_ptr() as usize;
+    let fill = |i: usize| {
         let (smp, c) = (i / (cin + 1), i % (cin + 1));
+        let (start, len) = if c == cin {
+            (cin * lay.chan, lay.sample - cin * lay.chan)
+        } else {
+            (c * lay.chan, lay.chan)
+        };
+        // SAFETY: the pieces of `layout` the indices name are disjoint, each written once.
+        let dst = std::slice::from_raw_parts_mut(
+            (layout_addr as *mut f32).add(smp * lay.sample + start),
+            len,
+        );
         if c == cin {
             dst.fill(0.0);
         } else {
@@ -275,33 +287,15 @@ pub unsafe fn forward(
             lay.fill_channel(s, src, dst);
         }
     };
-    // Chunks: each channel's planes, then the slack after the last, per sample.
-    let mut chunks: Vec<&mut [f32]> = Vec::with_capacity(s.n * (cin + 1));
-    for smp in layout.chunks_mut(lay.sample) {
-        let (planes, slack) = smp.split_at_mut(cin * lay.chan);
-        chunks.extend(planes.chunks_mut(lay.chan));
-        chunks.push(slack);
-    }
+    let pieces = s.n * (cin + 1);
     if parallel {
-        let parts: Vec<(usize, usize)> = chunks
-            .iter_mut()
-            .map(|c| (c.as_mut_ptr() as usize, c.len()))
-            .collect();
-        crate::parallel::for_each(parts.len(), |i| {
-            let (at, len) = parts[i];
-            // SAFETY: the parts are the disjoint chunks above, each filled once.
-            fill((i, std::slice::from_raw_parts_mut(at as *mut f32, len)));
-        });
+        crate::parallel::for_each(pieces, fill);
     } else {
-        chunks.into_iter().enumerate().for_each(fill);
+        (0..pieces).for_each(fill);
     }
 
-    let Kernel {
-        tile,
-        lanes,
-        mr,
-        nz,
-    } = choose_kernel(s, lay.wq, level);
+    let form = choose_kernel(s, lay.wq, level);
+    let (tile, lanes, mr, nz) = (form.tile, form.lanes, form.rows, form.width);
     let panels = panels(s, lay.wq, lanes, nz);
     if panels.is_empty() {
         return;
@@ -382,37 +376,20 @@ struct Tile<'a> {
 
 type TileFn = unsafe fn(&Tile, &Panel, *const f32);
 
-/// A micro-kernel form: `mr` output channels by `nz` vectors of `lanes` positions.
-#[derive(Copy, Clone)]
-struct Kernel {
-    tile: TileFn,
-    lanes: usize,
-    mr: usize,
-    nz: usize,
-}
-
-impl Kernel {
-    const fn new(tile: TileFn, lanes: usize, mr: usize, nz: usize) -> Kernel {
-        Kernel {
-            tile,
-            lanes,
-            mr,
-            nz,
-        }
-    }
-}
+/// A micro-kernel form: `rows` output channels by `width` vectors of positions.
+type Kernel = TileForm<TileFn>;
 
 /// The forms of each instruction set, the one that suits most shapes first. The accumulators
 /// take 24 of AVX-512's 32 registers and 12 of AVX2's 16 in every form.
 const AVX512_KERNELS: [Kernel; 3] = [
-    Kernel::new(tile_avx512::<8, 3>, Avx512::LANES, 8, 3),
-    Kernel::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
-    Kernel::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
+    TileForm::new(tile_avx512::<8, 3>, Avx512::LANES, 8, 3),
+    TileForm::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
+    TileForm::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
 ];
 const AVX2_KERNELS: [Kernel; 3] = [
-    Kernel::new(tile_avx2::<4, 3>, Avx2::LANES, 4, 3),
-    Kernel::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
-    Kernel::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
+    TileForm::new(tile_avx2::<4, 3>, Avx2::LANES, 4, 3),
+    TileForm::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
+    TileForm::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
 ];
 
 fn kernels(level: Isa) -> &'static [Kernel] {
@@ -425,19 +402,15 @@ fn kernels(level: Isa) -> &'static [Kernel] {
 /// The form that computes the fewest lanes (output channels rounded up to its rows times
 /// positions rounded up to its panels; `cpu::pick_tile_form`).
 fn choose_kernel(s: &Shape, wq: usize, level: Isa) -> Kernel {
-    let forms = kernels(level);
-    let i = cpu::pick_tile_form(level, |i| {
-        let (k, panel) = (&forms[i], forms[i].nz * forms[i].lanes);
-        (s.ho * wq).div_ceil(panel) * panel * s.o.div_ceil(k.mr) * k.mr
-    });
-    forms[i]
+    cpu::pick_tile_form(kernels(level), |k| {
+        (s.ho * wq).div_ceil(k.span()) * k.span() * s.o.div_ceil(k.rows) * k.rows
+    })
 }
 
-/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names, in its order.
+/// Asserts that the forms of `level` are the widths `cpu::tile_widths` names.
 #[cfg(test)]
 pub(crate) fn check_forms(level: Isa) {
-    let widths: Vec<usize> = kernels(level).iter().map(|f| f.nz).collect();
-    assert_eq!(widths, cpu::tile_widths(level));
+    cpu::check_tile_forms(level, kernels(level));
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
