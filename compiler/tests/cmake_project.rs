@@ -5,7 +5,7 @@
 //! inputs: their outputs match PyTorch's (rtol 1e-4). resnet18 too when
 //! test/setup/pt_models.sh wrote it. Skips, saying why, without cmake or a C compiler.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

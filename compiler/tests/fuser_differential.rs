@@ -14,7 +14,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-mod profiled_corpus;
+use crate::profiled_corpus;
 use profiled_corpus::{run_passes, te_cases};
 
 use ember_compiler::passes::fuse_tensor_exprs::{run_with, FuseOptions};

@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-mod profiled_corpus;
+use crate::profiled_corpus;
 use profiled_corpus::{run_passes, te_cases};
 
 use ember_dialects::attr::AttrValue;

@@ -4,7 +4,7 @@
 //! subgraph. Groups the JIT refuses are listed in jit_corpus_expected_refusals.txt with the
 //! reason; a new refusal or a refusal that no longer happens fails the test.
 
-mod jit_support;
+use crate::jit_support;
 
 use std::path::Path;
 

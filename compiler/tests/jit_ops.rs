@@ -2,7 +2,7 @@
 //! inputs with broadcasts, scalar operands, size-1 dims, every dtype family, strided inputs and
 //! unknown sizes; and `run`'s refusal of inputs the kernel was not built for.
 
-mod jit_support;
+use crate::jit_support;
 
 use ember_compiler::codegen::jit::{compile_group, CompiledGroup};
 use ember_runtime::ivalue::IValue;

@@ -3,7 +3,7 @@
 //! compared with the interpreter. Each graph is compiled for one CPU form, in turn.
 //! `EMBER_JIT_RANDOM_GRAPHS=N` runs more graphs (and `EMBER_JIT_RANDOM_SEED` another seed).
 
-mod jit_support;
+use crate::jit_support;
 
 use ember_compiler::codegen::jit::{compile_group_for, JitTarget};
 use ember_runtime::ivalue::IValue;

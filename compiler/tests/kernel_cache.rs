@@ -1,7 +1,7 @@
 //! The kernel cache: memory hits, disk hits from a second cache and from a second process,
 //! corrupt, truncated and foreign entries recompiled (never linked), concurrent writers.
 
-mod jit_support;
+use crate::jit_support;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
@@ -11,6 +11,13 @@ use ember_dialects::Graph;
 use ember_runtime::ivalue::IValue;
 use ember_runtime::tensor::DType;
 use jit_support::*;
+
+/// The full name of this file's test `f`, for running it alone in a child process (the file
+/// is a module of the one test binary).
+fn test_name(f: &str) -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::{f}")
+}
 
 fn scratch(name: &str) -> PathBuf {
     let dir =
@@ -104,7 +111,7 @@ fn a_second_process_compiles_nothing() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "a_second_process_compiles_nothing",
+            &test_name("a_second_process_compiles_nothing"),
             "--nocapture",
         ])
         .env(CHILD, &dir)
@@ -215,7 +222,10 @@ fn the_cache_dir_follows_xdg_cache_home() {
         return;
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "the_cache_dir_follows_xdg_cache_home"])
+        .args([
+            "--exact",
+            &test_name("the_cache_dir_follows_xdg_cache_home"),
+        ])
         .env(CHILD, "1")
         .env("XDG_CACHE_HOME", "/tmp/ember-xdg-test")
         .env_remove("EMBER_KERNEL_CACHE")
@@ -245,7 +255,10 @@ fn concurrent_processes_leave_one_complete_entry() {
     let children: Vec<_> = (0..4)
         .map(|_| {
             std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "concurrent_processes_leave_one_complete_entry"])
+                .args([
+                    "--exact",
+                    &test_name("concurrent_processes_leave_one_complete_entry"),
+                ])
                 .env(CHILD, &dir)
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())

@@ -6,7 +6,7 @@
 //! Each case also runs with the expanded math of the GPU path (`MathLowering::Expanded`), so
 //! the NVPTX `exp`/`log`/`tanh` are checked on the CPU.
 
-mod common;
+use crate::common;
 
 use common::{assert_close, run_in_c, Arg};
 use ember_compiler::codegen::fusion_to_mlir::MathLowering;

@@ -5,7 +5,7 @@
 //! listed fails the test, and so does a listed one that passes. The malformed suite's
 //! `loader:OP` entries must be refused naming the op.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -4,7 +4,7 @@
 //! and compared: NaN with NaN, infinities and signed zeros exactly, other values within
 //! float32's per-op rtol 1e-5 / atol 1e-6, even for `chain`, six ops deep.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

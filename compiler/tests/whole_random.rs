@@ -6,7 +6,7 @@
 //! operators, so even floats agree exactly. `EMBER_WHOLE_RANDOM_PROGRAMS=N` runs more programs
 //! (and `EMBER_WHOLE_RANDOM_SEED` another seed).
 
-mod jit_support;
+use crate::jit_support;
 
 use ember_compiler::codegen::whole;
 use ember_compiler::model::Model;

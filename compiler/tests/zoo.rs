@@ -10,7 +10,7 @@
 //! line says which are absent. Archives that fail for a known reason are listed in
 //! zoo_expected_failures.txt with text their error must contain; one not listed, one that
 //! fails otherwise, and a listed one that passes fail the test. The largest models want a release build:
-//! `cargo test --release -p ember-compiler --test zoo -- --nocapture`.
+//! `cargo test --release -p ember-compiler --test compiler zoo:: -- --nocapture`.
 
 #[path = "pt_archive/json.rs"]
 #[allow(dead_code)]
