@@ -17,7 +17,7 @@ use ember_compiler::codegen::jit::{compile_group, JitTarget};
 use ember_compiler::executor::kernel_cache::KernelCache;
 use ember_dialects::parse::parse_graph;
 use ember_dialects::Graph;
-use ember_runtime::interpreter::{on_kernel_pool, run, Code};
+use ember_runtime::interpreter::{run, Code};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::tensor::Tensor;
 use rayon::prelude::*;
@@ -112,16 +112,16 @@ fn run_case(case: &str, calls: usize) -> Result<String, String> {
             1
         }
     };
-    let (jm, jn) = on_kernel_pool(|| {
+    let (jm, jn) = {
         time_calls(calls_for("jit"), || {
             std::hint::black_box(group.run(&ins).unwrap());
         })
-    });
-    let (im, imin) = on_kernel_pool(|| {
+    };
+    let (im, imin) = {
         time_calls(calls_for("interp"), || {
             std::hint::black_box(run(&code, ins.clone()).unwrap());
         })
-    });
+    };
     Ok(format!("{jm:.1}\t{jn:.1}\t{im:.1}\t{imin:.1}"))
 }
 
@@ -132,7 +132,7 @@ fn triad(calls: usize) -> String {
     let mut a = vec![0f32; n];
     let chunk = 1 << 16;
     let mut best = f64::MAX;
-    on_kernel_pool(|| {
+    rayon::scope(|_| {
         for r in 0..calls + 3 {
             let start = Instant::now();
             a.par_chunks_mut(chunk)

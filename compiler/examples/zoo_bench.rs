@@ -9,7 +9,6 @@ use std::path::Path;
 use std::time::Instant;
 
 use ember_compiler::import::{load_module, LoadOptions};
-use ember_runtime::interpreter::on_kernel_pool;
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npz_case::Arrays;
 
@@ -48,7 +47,7 @@ fn run(args: &[String]) -> Result<String, String> {
         let t = IValue::Tensor(tensors.next().ok_or("fewer inputs than SPEC names")?);
         inputs.push(if s == "[T]" { IValue::list(vec![t]) } else { t });
     }
-    let call_times = on_kernel_pool(|| -> Result<Vec<f64>, String> {
+    let call_times = {
         for _ in 0..3 {
             module.forward(inputs.clone()).map_err(|e| e.message)?;
         }
@@ -58,8 +57,8 @@ fn run(args: &[String]) -> Result<String, String> {
                 module.forward(inputs.clone()).map_err(|e| e.message)?;
                 Ok(start.elapsed().as_secs_f64() * 1e3)
             })
-            .collect()
-    })?;
+            .collect::<Result<Vec<f64>, String>>()
+    }?;
     let (lm, lmin) = median_min(load_times);
     let (cm, cmin) = median_min(call_times);
     Ok(format!("{lm:.2}\t{lmin:.2}\t{cm:.3}\t{cmin:.3}"))

@@ -7,7 +7,6 @@
 
 use std::time::Instant;
 
-use ember_runtime::interpreter::on_kernel_pool;
 use ember_runtime::ops::linalg::products::{linear, mm};
 use ember_runtime::ops::nn::conv::{convolution, ConvParams};
 use ember_runtime::tensor::Tensor;
@@ -33,8 +32,7 @@ fn best(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    // Calls run on a pool thread, as ember-run runs them.
-    on_kernel_pool(benchmarks);
+    benchmarks();
 }
 
 fn benchmarks() {

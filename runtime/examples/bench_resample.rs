@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use ember_dialects::parse::parse_graph;
-use ember_runtime::interpreter::{on_kernel_pool, run, Code};
+use ember_runtime::interpreter::{run, Code};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::tensor::Tensor;
 
@@ -100,8 +100,7 @@ fn main() {
     let repeats: usize = std::env::args()
         .nth(1)
         .map_or(20, |s| s.parse().expect("REPEATS"));
-    // Calls run on a pool thread, as ember-run runs them.
-    on_kernel_pool(|| {
+    {
         for (name, shapes, body) in CASES {
             let params: Vec<String> = (0..shapes.len())
                 .map(|k| format!("%{} : Tensor", (b'a' + k as u8) as char))
@@ -124,5 +123,5 @@ fn main() {
                 .fold(f64::INFINITY, f64::min);
             println!("{name}: {:.3} ms", best * 1e3);
         }
-    });
+    };
 }

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use ember_dialects::parse::parse_graph;
-use ember_runtime::interpreter::{on_kernel_pool, run, Code};
+use ember_runtime::interpreter::{run, Code};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::tensor::Tensor;
 
@@ -57,8 +57,7 @@ fn main() {
         .num_threads(2)
         .build_global()
         .unwrap();
-    // Calls run on a pool thread, as ember-run runs them.
-    on_kernel_pool(|| timed(repeats, &sizes, &only));
+    timed(repeats, &sizes, &only);
 }
 
 fn timed(repeats: usize, sizes: &[String], only: &[String]) {

@@ -11,22 +11,36 @@
 //! spins before it sleeps (default 200 us; 0 sleeps at once, as rayon's threads do).
 
 use std::any::Any;
+use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Threads a loop may use, the caller included.
+/// Threads a loop started on this thread may use, the caller included.
 pub fn threads() -> usize {
-    pool().workers + 1
+    let limit = LIMIT.with(|l| l.get()).unwrap_or(usize::MAX);
+    (pool().workers + 1).min(limit)
+}
+
+thread_local! {
+    static LIMIT: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with the loops it starts on this thread limited to `n` threads, the caller
+/// included (1: the caller alone), as `RAYON_NUM_THREADS` limits a whole process: for tests
+/// and benchmarks that compare thread counts in one process.
+pub fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    crate::ops::cpu::with_setting(&LIMIT, n.max(1), f)
 }
 
 /// Runs `f(0)`, ..., `f(n - 1)` on the pool's threads and the caller, each index once, and
 /// returns when all have run. A panic in `f` is raised again in the caller.
 pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
     let pool = pool();
-    if n <= 1 || pool.workers == 0 || pool.busy.swap(true, SeqCst) {
+    let helpers = threads() - 1;
+    if n <= 1 || helpers == 0 || pool.busy.swap(true, SeqCst) {
         (0..n).for_each(f);
         return;
     }
@@ -35,7 +49,8 @@ pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
         n,
         // Indices are taken a batch at a time: a shared counter costs a cache-line transfer
         // per take, more than a small task (one channel's copy) itself.
-        batch: (n / (4 * (pool.workers + 1))).max(1),
+        batch: (n / (4 * (helpers + 1))).max(1),
+        seats: AtomicIsize::new(helpers as isize),
         next: AtomicUsize::new(0),
         panic: Mutex::new(None),
     };
@@ -67,17 +82,56 @@ pub fn for_each_chunk_mut<T: Send>(
     chunk: usize,
     f: impl Fn(usize, &mut [T]) + Sync,
 ) {
+    map_chunks_mut(data, chunk, f);
+}
+
+/// [`for_each_chunk_mut`] that returns what each call of `f` returned, in order.
+pub fn map_chunks_mut<T: Send, A: Send>(
+    data: &mut [T],
+    chunk: usize,
+    f: impl Fn(usize, &mut [T]) -> A + Sync,
+) -> Vec<A> {
     let chunk = chunk.max(1);
     let (base, len) = (data.as_mut_ptr() as usize, data.len());
-    for_each(len.div_ceil(chunk), |i| {
+    map(len.div_ceil(chunk), |i| {
         let start = i * chunk;
         let end = (start + chunk).min(len);
         // SAFETY: the pieces are disjoint parts of `data`, which the caller lends mutably for
         // the whole loop; each index runs once.
         let piece =
             unsafe { std::slice::from_raw_parts_mut((base as *mut T).add(start), end - start) };
-        f(i, piece);
+        f(i, piece)
+    })
+}
+
+/// `(0..n).map(f).collect()`, in parallel.
+pub fn map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    map_init(n, 1, || (), |_, i| f(i))
+}
+
+/// `(0..n).map(|i| f(&mut state, i)).collect()`, in parallel over runs of at least `min_len`
+/// consecutive indices, each run with a `state` of its own from `init` (a scratch buffer).
+pub fn map_init<S, T: Send>(
+    n: usize,
+    min_len: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> T + Sync,
+) -> Vec<T> {
+    let run = min_len.max(n.div_ceil(4 * threads())).max(1);
+    let mut out = Vec::<T>::with_capacity(n);
+    let slots = out.as_mut_ptr() as usize;
+    for_each(n.div_ceil(run), |r| {
+        let mut state = init();
+        for i in r * run..((r + 1) * run).min(n) {
+            // SAFETY: `out` has room for n elements, and each index is written once, by the
+            // run that holds it.
+            unsafe { (slots as *mut T).add(i).write(f(&mut state, i)) };
+        }
     });
+    // SAFETY: every index below n was written (`for_each` returned, so every run finished;
+    // after a panic it unwinds past this, leaking what was written).
+    unsafe { out.set_len(n) };
+    out
 }
 
 /// One loop: the next index to hand out, and the first panic of a task.
@@ -85,6 +139,8 @@ struct Job<'a> {
     f: &'a (dyn Fn(usize) + Sync),
     n: usize,
     batch: usize,
+    /// Pool threads that may still join (`with_threads`); the others sit this loop out.
+    seats: AtomicIsize,
     next: AtomicUsize,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
@@ -172,7 +228,9 @@ impl Pool {
                 // SAFETY: counted in `active` and read after that, so the job stays alive
                 // until this thread leaves it (see `for_each`).
                 let job = unsafe { &*job };
-                job.run();
+                if job.seats.fetch_sub(1, SeqCst) > 0 {
+                    job.run();
+                }
                 // Wait for the next loop, not this one again.
                 while std::ptr::eq(self.job.load(SeqCst), job) {
                     std::hint::spin_loop();
@@ -252,6 +310,43 @@ mod tests {
             }
         });
         assert!(v.iter().enumerate().all(|(i, &x)| i == x));
+    }
+
+    #[test]
+    fn one_thread_runs_on_the_caller() {
+        let caller = std::thread::current().id();
+        with_threads(1, || {
+            assert_eq!(threads(), 1);
+            for_each(64, |_| assert_eq!(std::thread::current().id(), caller));
+        });
+        assert_eq!(threads(), pool().workers + 1);
+    }
+
+    #[test]
+    fn maps_keep_the_order() {
+        for (n, min_len) in [(0, 1), (1, 1), (5, 1), (1000, 1), (1000, 64), (1000, 5000)] {
+            let v = map_init(n, min_len, Vec::<usize>::new, |seen, i| {
+                seen.push(i);
+                (i, seen.len())
+            });
+            assert!(v.iter().enumerate().all(|(i, &(x, _))| i == x), "n = {n}");
+            // Each run's state starts empty and sees consecutive indices, in runs of at
+            // least `min_len` (the last may be shorter).
+            let starts = v.iter().filter(|&&(_, k)| k == 1).count();
+            assert!(v.windows(2).all(|w| w[1].1 == 1 || w[1].1 == w[0].1 + 1));
+            assert!(
+                starts <= n.div_ceil(min_len),
+                "n = {n}, min_len = {min_len}"
+            );
+        }
+        let mut data = vec![1u32; 1001];
+        let sums = map_chunks_mut(&mut data, 100, |i, piece| {
+            piece.iter_mut().for_each(|x| *x = i as u32);
+            piece.len()
+        });
+        assert_eq!(sums.len(), 11);
+        assert_eq!(sums[10], 1);
+        assert_eq!(data[1000], 10);
     }
 
     #[test]

@@ -10,9 +10,7 @@ use std::sync::Arc;
 
 use ember_dialects::parse::parse_graph;
 use ember_dialects::types::parse_type;
-use ember_runtime::interpreter::{
-    call_function, call_method, on_kernel_pool, run, Code, RuntimeError,
-};
+use ember_runtime::interpreter::{call_function, call_method, run, Code, RuntimeError};
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::repr::repr;
 use ember_runtime::tensor::Tensor;
@@ -436,7 +434,7 @@ with prim::fork_0 = graph(%x : Tensor):
     let x = Tensor::from_vec(vec![0.5f32; 1 << 21], &[1 << 21]).unwrap();
     for _ in 0..20 {
         let inputs = vec![IValue::Int(4), IValue::Tensor(x.clone())];
-        let out = on_kernel_pool(|| run(&code, inputs)).unwrap();
+        let out = run(&code, inputs).unwrap();
         assert_eq!(
             out[0].as_tensor().unwrap().to_vec::<f32>(),
             vec![(1 << 20) as f32; 4]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use ember_dialects::{catalogue, Graph, Node};
-use ember_runtime::interpreter::{on_kernel_pool, run as interpret, Code, RuntimeError};
+use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
 use ember_runtime::npy::write_npy;
 use ember_runtime::repr::repr;
@@ -122,13 +122,13 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     } else {
         Runner::Interpreter(code)
     };
-    let (timing, outputs) = on_kernel_pool(|| {
+    let (timing, outputs) = (|| {
         let timing = match opts.bench {
             Some(n) => bench(&runner, &inputs, n)?,
             None => String::new(),
         };
         Ok((timing, runner.run(inputs)?))
-    })
+    })()
     .map_err(|e: RuntimeError| runtime_error(&runner.graph(graph), &opts.model, &e))?;
     if opts.print_optimized_graph {
         let _ = write!(stderr, "{}", runner.graph(graph));

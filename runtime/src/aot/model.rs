@@ -11,7 +11,7 @@ use ember_dialects::Type;
 use super::bundle::Bundle;
 use super::context::{Context, Program};
 use crate::guard::value_matches;
-use crate::interpreter::{on_kernel_pool, run as interpret};
+use crate::interpreter::run as interpret;
 use crate::ivalue::IValue;
 use crate::unit::Function;
 
@@ -262,19 +262,18 @@ impl CompiledModel {
         let entry = self
             .entry
             .filter(|_| !self.interpret_only && self.guards_hold(&inputs));
-        on_kernel_pool(|| match entry {
+        match entry {
             Some(entry) => self.run_compiled(entry, inputs),
             None => self.interpret(inputs),
-        })
+        }
     }
 
     /// Runs the method in the interpreter whatever the guards say.
     pub fn run_interpreted(&self, inputs: Vec<IValue>) -> Result<IValue, String> {
         let inputs = self.with_defaults(inputs)?;
-        on_kernel_pool(|| self.interpret(inputs))
+        self.interpret(inputs)
     }
 
-    /// Whether `inputs` are as many as the method takes; the error names them.
     /// Whether `inputs` are as many as the method takes, counting the defaults of the last
     /// ones; the error names them.
     pub fn check_count(&self, inputs: &[IValue]) -> Result<(), String> {

@@ -21,12 +21,5 @@ pub use future::Future;
 pub use invoke::{call_function, call_method};
 pub use state::{run, MAX_CALL_DEPTH};
 
-/// Runs `f` (a program's calls) on a thread of the pool that parallel kernels use, so a
-/// kernel's caller works on its share instead of sleeping until the pool's threads are done
-/// (as PyTorch's calling thread does under OpenMP); on a pool thread already, runs in place.
-pub fn on_kernel_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| f())
-}
-
 #[cfg(test)]
 mod tests;

@@ -108,7 +108,7 @@ pub fn with_isa<R>(cap: Isa, f: impl FnOnce() -> R) -> R {
 
 /// Runs `f` with this thread's `key` set to `value`, restoring it afterwards (also when `f`
 /// panics).
-fn with_setting<T: Copy + 'static, R>(
+pub(crate) fn with_setting<T: Copy + 'static, R>(
     key: &'static std::thread::LocalKey<Cell<Option<T>>>,
     value: T,
     f: impl FnOnce() -> R,

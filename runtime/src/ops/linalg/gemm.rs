@@ -4,8 +4,6 @@
 //! float16/bfloat16 compute in float32 and round once, as PyTorch's CPU kernels do; integer
 //! dtypes accumulate with wrapping arithmetic, which equals PyTorch's same-width wrapping.
 
-use rayon::prelude::*;
-
 use crate::bail;
 use crate::tensor::{DType, Element, Tensor, TensorResult};
 
@@ -140,9 +138,7 @@ where
     if work >= PARALLEL_FLOPS {
         (0..sh.batch).for_each(|i| one_product(i, gemm::Parallelism::Rayon(0)));
     } else if work * sh.batch >= PARALLEL_FLOPS {
-        (0..sh.batch)
-            .into_par_iter()
-            .for_each(|i| one_product(i, gemm::Parallelism::None));
+        crate::parallel::for_each(sh.batch, |i| one_product(i, gemm::Parallelism::None));
     } else {
         (0..sh.batch).for_each(|i| one_product(i, gemm::Parallelism::None));
     }

@@ -13,8 +13,6 @@
 //! epilogue of `ember::conv2d_fused` (residual, activation) to each tile while it is in cache;
 //! the other paths apply it in one pass after.
 
-use rayon::prelude::*;
-
 use super::epilogue::{apply_to, Epilogue};
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
@@ -22,6 +20,7 @@ use crate::ops::args::sizes_str;
 use crate::ops::cpu;
 use crate::ops::linalg::gemm::{bgemm, gemm_serial};
 use crate::ops::linalg::sgemm;
+use crate::parallel;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Work above this many elements is spread over the cores.
@@ -767,7 +766,7 @@ fn forward_tiled<T: Work>(
     let rows = cg * kk;
     let plane = (g.ho * g.wo) as usize;
     let groups = g.groups as usize;
-    let threads = rayon::current_num_threads().max(1);
+    let threads = parallel::threads();
     if g.n == 1 && groups == 1 && threads > 1 && plane < MIN_TILE * threads && og >= 8 * threads {
         // Pixel tiles would be narrower than MIN_TILE: split the output channels instead.
         return forward_small_plane::<T>(x, w, out, g, accumulate);
@@ -818,9 +817,7 @@ fn forward_tiled<T: Work>(
     };
     let flops = tasks * og * tile * rows;
     if tasks > 1 && flops >= (1 << 18) {
-        (0..tasks)
-            .into_par_iter()
-            .for_each_init(|| vec![T::zero(); rows * tile], |buf, t| run(buf, t));
+        parallel::map_init(tasks, 1, || vec![T::zero(); rows * tile], run);
     } else {
         let mut buf = vec![T::zero(); rows * tile];
         (0..tasks).for_each(|t| run(&mut buf, t));
@@ -850,20 +847,18 @@ fn forward_small_plane<T: Work>(
     let col_t = scratch(&[rows as i64, plane as i64], T::DTYPE)?;
     // SAFETY: `col_t` is this thread's own contiguous buffer of rows x plane.
     let col = unsafe { slice_mut::<T>(&col_t) };
-    col.par_chunks_mut(plane * kk)
-        .enumerate()
-        .for_each(|(ch, block)| {
-            let src = &xv[ch * in_plane..(ch + 1) * in_plane];
-            for (r, dst) in block.chunks_mut(plane).enumerate() {
-                let (ki, kj) = ((r as i64) / g.kw, (r as i64) % g.kw);
-                fill_pixels(src, dst, 0, plane, ki, kj, g);
-            }
-        });
-    let threads = rayon::current_num_threads().max(1);
+    parallel::for_each_chunk_mut(col, plane * kk, |ch, block| {
+        let src = &xv[ch * in_plane..(ch + 1) * in_plane];
+        for (r, dst) in block.chunks_mut(plane).enumerate() {
+            let (ki, kj) = ((r as i64) / g.kw, (r as i64) % g.kw);
+            fill_pixels(src, dst, 0, plane, ki, kj, g);
+        }
+    });
+    let threads = parallel::threads();
     // Channel blocks rounded to 8 rows (the GEMM micro-kernel's height).
     let block = o.div_ceil(threads).div_ceil(8) * 8;
     let out_addr = out.data_ptr() as usize;
-    (0..o.div_ceil(block)).into_par_iter().for_each(|b| {
+    parallel::for_each(o.div_ceil(block), |b| {
         let (r0, r1) = (b * block, ((b + 1) * block).min(o));
         // SAFETY: rows [r0, r1) of `out` (`[o, plane]`) belong to this task alone; the
         // weights are `o x rows` and `col` is `rows x plane`.
@@ -992,9 +987,7 @@ fn im2col<T: Work>(x: &Tensor, col: &Tensor, g: Geometry) {
         }
     };
     if cv.len() >= PARALLEL_ELEMS {
-        cv.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(row, dst)| fill(row, dst));
+        parallel::for_each_chunk_mut(cv, plane, fill);
     } else {
         cv.chunks_mut(plane)
             .enumerate()
@@ -1052,9 +1045,7 @@ fn depthwise<T: Work>(x: &Tensor, w: &Tensor, out: &Tensor, g: Geometry) {
         }
     };
     if ov.len() * kk >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(i, dst)| run(i, dst));
+        parallel::for_each_chunk_mut(ov, plane, run);
     } else {
         ov.chunks_mut(plane)
             .enumerate()
@@ -1119,9 +1110,7 @@ fn col2im<T: Work>(cols: &Tensor, out: &Tensor, g: Geometry) {
         }
     };
     if cv.len() >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(i, dst)| run(i, dst));
+        parallel::for_each_chunk_mut(ov, plane, run);
     } else {
         ov.chunks_mut(plane)
             .enumerate()

@@ -3,8 +3,6 @@
 //! chunks of output positions so the column buffer stays bounded; 1x1x1 stride-1 kernels
 //! multiply the input directly. Transposed convolution is a GEMM into columns and col2vol.
 
-use rayon::prelude::*;
-
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
 use crate::ops::linalg::gemm::bgemm;
@@ -224,9 +222,7 @@ fn vol2col<T: Work>(x: &Tensor, col: &Tensor, g: &Geometry, start: usize, len: u
         }
     };
     if cv.len() >= PARALLEL_ELEMS {
-        cv.par_chunks_mut(len)
-            .enumerate()
-            .for_each(|(row, dst)| fill(row, dst));
+        crate::parallel::for_each_chunk_mut(cv, len, fill);
     } else {
         cv.chunks_mut(len)
             .enumerate()
@@ -295,9 +291,7 @@ fn col2vol<T: Work>(cols: &Tensor, out: &Tensor, g: &Geometry) {
         }
     };
     if cv.len() >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(plane)
-            .enumerate()
-            .for_each(|(i, dst)| run(i, dst));
+        crate::parallel::for_each_chunk_mut(ov, plane, run);
     } else {
         ov.chunks_mut(plane)
             .enumerate()

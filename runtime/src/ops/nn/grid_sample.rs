@@ -11,7 +11,6 @@
 //! reduced-precision vectors and scalars do.
 
 use ember_dialects::{Graph, Node};
-use rayon::prelude::*;
 
 use super::grid_simd;
 use super::work::slice;
@@ -387,7 +386,7 @@ fn for_point_blocks(
         })
         .collect();
     if n * points * channels >= 1 << 14 {
-        jobs.into_par_iter().for_each(task);
+        crate::parallel::for_each(jobs.len(), |j| task(jobs[j]));
     } else {
         jobs.into_iter().for_each(task);
     }

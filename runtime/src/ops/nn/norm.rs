@@ -3,8 +3,6 @@
 //! `native_*` forms that return the saved statistics. Statistics are computed in float64
 //! and the result rounded once to the input's dtype.
 
-use rayon::prelude::*;
-
 use super::work::{slice, slice_mut, to_contiguous, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
@@ -57,7 +55,7 @@ fn moments(x: &[f64], groups: usize, len: usize) -> Vec<(f64, f64)> {
         (mean, var)
     };
     if x.len() >= PARALLEL_ELEMS {
-        (0..groups).into_par_iter().map(one).collect()
+        crate::parallel::map(groups, one)
     } else {
         (0..groups).map(one).collect()
     }
@@ -84,7 +82,7 @@ fn channel_moments(x: &[f64], n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
         (mean, sq / count)
     };
     if x.len() >= PARALLEL_ELEMS {
-        (0..c).into_par_iter().map(one).collect()
+        crate::parallel::map(c, one)
     } else {
         (0..c).map(one).collect()
     }
@@ -393,7 +391,7 @@ fn layer_norm_rows<T: Work>(
         (mean, rstd)
     };
     if ov.len() >= PARALLEL_ELEMS {
-        ov.par_chunks_mut(len).enumerate().map(row).collect()
+        crate::parallel::map_chunks_mut(ov, len, |r, d| row((r, d)))
     } else {
         ov.chunks_mut(len).enumerate().map(row).collect()
     }

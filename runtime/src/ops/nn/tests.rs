@@ -414,12 +414,8 @@ fn float32_convolution_does_not_depend_on_the_thread_count() {
     let (x, w) = (seq32(&[2, 64, 28, 28]), seq32(&[96, 64, 3, 3]));
     let b = seq32(&[96]);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
         let p = ConvParams::new(vec![1], vec![1], vec![1], 1);
-        pool.install(|| convolution(&x, &w, Some(&b), &p).unwrap())
+        crate::parallel::with_threads(threads, || convolution(&x, &w, Some(&b), &p).unwrap())
             .to_vec::<f32>()
     };
     let one = run(1);

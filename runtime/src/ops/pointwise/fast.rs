@@ -3,7 +3,7 @@
 //! computation of the engine ([`general`]), on contiguous, strided and broadcast operands
 //! alike (the loop nest of strided.rs: rows run as vectors, strided rows through gathered
 //! blocks). The float32 loops are compiled for AVX-512, AVX2 or SSE2 at run time
-//! (`ops::cpu`). Outputs are written without a zeroing pass, and both cores work (rayon)
+//! (`ops::cpu`). Outputs are written without a zeroing pass, and every core works (`parallel`)
 //! above [`PARALLEL_THRESHOLD`] elements ([`HEAVY_PARALLEL_THRESHOLD`] for compute-bound
 //! kernels).
 //!

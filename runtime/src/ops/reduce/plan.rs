@@ -6,9 +6,9 @@
 //! core (over groups when there are many, over chunks of one group when there are few).
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use crate::bail;
+use crate::parallel;
 use crate::tensor::{checked_numel, for_each_offset, wrap_dim, DType, Element, Tensor};
 use crate::tensor::{TensorError, TensorResult};
 
@@ -265,24 +265,22 @@ pub fn fold_indexed<V: Val, A: Send>(
             }
             acc
         };
-        let parallel = groups.saturating_mul(len) >= PAR_THRESHOLD
-            && rayon::current_num_threads() > 1;
+        let threads = parallel::threads();
+        let parallel = groups.saturating_mul(len) >= PAR_THRESHOLD && threads > 1;
         if !parallel {
             let mut buf = Vec::with_capacity(len.min(CHUNK));
             (0..groups).map(|g| fold_group(g, &mut buf)).collect()
-        } else if groups >= 2 * rayon::current_num_threads() || chunks == 1 {
-            (0..groups)
-                .into_par_iter()
-                .with_min_len((PAR_THRESHOLD / len.max(1)).max(1))
-                .map_init(|| Vec::with_capacity(len.min(CHUNK)), |buf, g| fold_group(g, buf))
-                .collect()
+        } else if groups >= 2 * threads || chunks == 1 {
+            let min_len = (PAR_THRESHOLD / len.max(1)).max(1);
+            let buffer = || Vec::with_capacity(len.min(CHUNK));
+            parallel::map_init(groups, min_len, buffer, |buf, g| fold_group(g, buf))
         } else {
             (0..groups)
                 .map(|g| {
-                    let parts: Vec<A> = (0..chunks)
-                        .into_par_iter()
-                        .map_init(|| Vec::with_capacity(CHUNK), |buf, c| fold_chunk(g, c, buf))
-                        .collect();
+                    let buffer = || Vec::with_capacity(CHUNK);
+                    let parts = parallel::map_init(chunks, 1, buffer, |buf, c| {
+                        fold_chunk(g, c, buf)
+                    });
                     let mut it = parts.into_iter();
                     let first = it.next().expect("at least one chunk");
                     it.fold(first, &combine)
@@ -310,11 +308,8 @@ pub fn map_groups<V: Val, A: Send>(
             f(buf)
         };
         if groups.saturating_mul(len) >= PAR_THRESHOLD && groups > 1 {
-            (0..groups)
-                .into_par_iter()
-                .with_min_len((PAR_THRESHOLD / len.max(1)).max(1))
-                .map_init(|| Vec::with_capacity(len), |buf, g| one(g, buf))
-                .collect()
+            let min_len = (PAR_THRESHOLD / len.max(1)).max(1);
+            parallel::map_init(groups, min_len, || Vec::with_capacity(len), |buf, g| one(g, buf))
         } else {
             let mut buf = Vec::with_capacity(len);
             (0..groups).map(|g| one(g, &mut buf)).collect()
@@ -356,15 +351,18 @@ pub fn fold_runs<T: Element, A: Send>(
     // SAFETY: a contiguous tensor of `total` elements of T (checked by the caller's dtype).
     let src = unsafe { std::slice::from_raw_parts(x.data_ptr() as *const T, total) };
     let run = |g: usize| &src[g * len..(g + 1) * len];
-    let threads = rayon::current_num_threads();
+    let threads = parallel::threads();
     if total < PAR_THRESHOLD || threads == 1 {
         (0..groups).map(|g| fold(run(g))).collect()
     } else if groups >= 2 * threads || len <= PIECE {
-        (0..groups).into_par_iter().map(|g| fold(run(g))).collect()
+        parallel::map(groups, |g| fold(run(g)))
     } else {
         (0..groups)
             .map(|g| {
-                let parts: Vec<A> = run(g).par_chunks(PIECE).map(&fold).collect();
+                let run = run(g);
+                let parts = parallel::map(len.div_ceil(PIECE), |i| {
+                    fold(&run[i * PIECE..((i + 1) * PIECE).min(len)])
+                });
                 let mut it = parts.into_iter();
                 let first = it.next().expect("a non-empty run has a piece");
                 it.fold(first, &combine)

@@ -2,8 +2,6 @@
 //! Integral and bool inputs sum and multiply into int64 unless a dtype is given; floating
 //! sums use pairwise summation in f64, as accurate as PyTorch's cascade sum.
 
-use rayon::prelude::*;
-
 use super::args::{build, Args};
 use super::output::{check_out_dtype, finish, st_name};
 use super::plan::{fold, fold_runs, from_f64, from_i64, pairwise_sum, reduce_mask, trailing_runs};
@@ -283,7 +281,7 @@ fn leading_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
         return Some(acc);
     }
     let block = if rows * cols >= PAR_THRESHOLD {
-        cols.div_ceil(4 * rayon::current_num_threads()).max(256)
+        cols.div_ceil(4 * crate::parallel::threads()).max(256)
     } else {
         cols
     };
@@ -292,7 +290,7 @@ fn leading_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
         let src = unsafe {
             std::slice::from_raw_parts(x.data_ptr() as *const T, rows * cols)
         };
-        let add = |(b, a): (usize, &mut [f64])| {
+        let add = |b: usize, a: &mut [f64]| {
             let start = b * block;
             for r in 0..rows {
                 let row = &src[r * cols + start..r * cols + start + a.len()];
@@ -302,9 +300,9 @@ fn leading_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
             }
         };
         if block < cols {
-            acc.par_chunks_mut(block).enumerate().for_each(add);
+            crate::parallel::for_each_chunk_mut(&mut acc, block, add);
         } else {
-            add((0, &mut acc));
+            add(0, &mut acc);
         }
     });
     Some(acc)

@@ -2,8 +2,6 @@
 //! inside each bin of each region (Mask R-CNN's RoIAlign), and its position-sensitive form
 //! (bin `(ph, pw)` of output channel `c` reads input channel `(c * PH + ph) * PW + pw`).
 
-use rayon::prelude::*;
-
 use super::{batch_index, check_regions, dispatch_real, tensor_of, values, Pooling};
 use crate::bail;
 use crate::ops::real::Real;
@@ -117,61 +115,59 @@ fn align<T: Element, C: Real>(
     let plane = (h * w) as usize;
     let bins = (ph * pw) as usize;
     let mut out = vec![C::ZERO; numel];
-    out.par_chunks_mut(c as usize * bins)
-        .enumerate()
-        .for_each(|(r, dst)| {
-            let roi = &rv[r * 5..r * 5 + 5];
-            let start_w = roi[1] * scale - offset;
-            let start_h = roi[2] * scale - offset;
-            let (mut roi_w, mut roi_h) = (
-                roi[3] * scale - offset - start_w,
-                roi[4] * scale - offset - start_h,
-            );
-            if !aligned {
-                // Malformed regions are forced to 1x1.
-                if roi_w < C::ONE {
-                    roi_w = C::ONE;
-                }
-                if roi_h < C::ONE {
-                    roi_h = C::ONE;
-                }
+    crate::parallel::for_each_chunk_mut(&mut out, c as usize * bins, |r, dst| {
+        let roi = &rv[r * 5..r * 5 + 5];
+        let start_w = roi[1] * scale - offset;
+        let start_h = roi[2] * scale - offset;
+        let (mut roi_w, mut roi_h) = (
+            roi[3] * scale - offset - start_w,
+            roi[4] * scale - offset - start_h,
+        );
+        if !aligned {
+            // Malformed regions are forced to 1x1.
+            if roi_w < C::ONE {
+                roi_w = C::ONE;
             }
-            let bin_h = roi_h / C::of(ph as f64);
-            let bin_w = roi_w / C::of(pw as f64);
-            let (gh, gw) = (grid(sampling, roi_h, ph), grid(sampling, roi_w, pw));
-            let count = C::of((gh * gw).max(1) as f64);
-            // The taps are shared by every channel; a sample outside the map reads element
-            // 0 with zero weights, as torchvision's pre-computation stores it.
-            let mut pos: Vec<[u32; 4]> = Vec::new();
-            let mut wts: Vec<[C; 4]> = Vec::new();
-            for by in 0..ph {
-                for bx in 0..pw {
-                    for iy in 0..gh {
-                        let y = position(start_h, by, bin_h, iy, gh);
-                        for ix in 0..gw {
-                            let x = position(start_w, bx, bin_w, ix, gw);
-                            let (p, w) = bilinear(y, x, h, w).unwrap_or(([0; 4], [C::ZERO; 4]));
-                            // Offsets inside an h x w plane: they fit u32 (checked below).
-                            pos.push(p.map(|o| o as u32));
-                            wts.push(w);
-                        }
+            if roi_h < C::ONE {
+                roi_h = C::ONE;
+            }
+        }
+        let bin_h = roi_h / C::of(ph as f64);
+        let bin_w = roi_w / C::of(pw as f64);
+        let (gh, gw) = (grid(sampling, roi_h, ph), grid(sampling, roi_w, pw));
+        let count = C::of((gh * gw).max(1) as f64);
+        // The taps are shared by every channel; a sample outside the map reads element
+        // 0 with zero weights, as torchvision's pre-computation stores it.
+        let mut pos: Vec<[u32; 4]> = Vec::new();
+        let mut wts: Vec<[C; 4]> = Vec::new();
+        for by in 0..ph {
+            for bx in 0..pw {
+                for iy in 0..gh {
+                    let y = position(start_h, by, bin_h, iy, gh);
+                    for ix in 0..gw {
+                        let x = position(start_w, bx, bin_w, ix, gw);
+                        let (p, w) = bilinear(y, x, h, w).unwrap_or(([0; 4], [C::ZERO; 4]));
+                        // Offsets inside an h x w plane: they fit u32 (checked below).
+                        pos.push(p.map(|o| o as u32));
+                        wts.push(w);
                     }
                 }
             }
-            let per_bin = (gh.max(0) * gw.max(0)) as usize;
-            for (ch, bins_out) in dst.chunks_mut(bins).enumerate() {
-                let src = &xv[(batches[r] * c as usize + ch) * plane..][..plane];
-                for (b, v) in bins_out.iter_mut().enumerate() {
-                    let range = b * per_bin..(b + 1) * per_bin;
-                    let mut acc = C::ZERO;
-                    for (p, w) in pos[range.clone()].iter().zip(&wts[range]) {
-                        let v = |k: usize| src[p[k] as usize];
-                        acc += w[0] * v(0) + w[1] * v(1) + w[2] * v(2) + w[3] * v(3);
-                    }
-                    *v = acc / count;
+        }
+        let per_bin = (gh.max(0) * gw.max(0)) as usize;
+        for (ch, bins_out) in dst.chunks_mut(bins).enumerate() {
+            let src = &xv[(batches[r] * c as usize + ch) * plane..][..plane];
+            for (b, v) in bins_out.iter_mut().enumerate() {
+                let range = b * per_bin..(b + 1) * per_bin;
+                let mut acc = C::ZERO;
+                for (p, w) in pos[range.clone()].iter().zip(&wts[range]) {
+                    let v = |k: usize| src[p[k] as usize];
+                    acc += w[0] * v(0) + w[1] * v(1) + w[2] * v(2) + w[3] * v(3);
                 }
+                *v = acc / count;
             }
-        });
+        }
+    });
     tensor_of::<T, C>(&out, &shape)
 }
 

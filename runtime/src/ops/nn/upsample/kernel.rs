@@ -4,8 +4,6 @@
 //! (antialiasing and uint8) kernels. Output rows are spread over the cores when the output is
 //! large.
 
-use rayon::prelude::*;
-
 use super::tables::{Axis, Ranges, Real};
 
 /// Outputs at least this large are computed in parallel.
@@ -40,9 +38,9 @@ fn for_rows<T: Send, S>(
         }
     };
     if out.len() >= PARALLEL_ELEMS {
-        out.par_chunks_mut(rows_per_task * w)
-            .enumerate()
-            .for_each_init(&init, |s, job| run(job, s));
+        crate::parallel::for_each_chunk_mut(out, rows_per_task * w, |t, chunk| {
+            run((t, chunk), &mut init())
+        });
     } else {
         let mut s = init();
         out.chunks_mut(rows_per_task * w)
