@@ -39,17 +39,30 @@ pub fn fuse(
     let code = Code::build_with(&g, None, "<profiling>", Some(&hook))
         .map_err(|e| CodegenError::general(format!("profiling: {}", e.message)))?;
     let weights = program.weights.iter().map(|t| IValue::Tensor(t.clone()));
+    let n = program.n_user_inputs;
+    let first_default = n - program.default_values.len();
     for (k, sample) in samples.iter().enumerate() {
-        if sample.len() != program.n_user_inputs {
+        if sample.len() < first_default || sample.len() > n {
+            let takes = if first_default == n {
+                n.to_string()
+            } else {
+                format!("{first_default} to {n}")
+            };
             return Err(CodegenError::general(format!(
-                "sample {}: the method takes {} inputs ({}), the sample has {}",
+                "sample {}: the method takes {takes} inputs ({}), the sample has {}",
                 k + 1,
-                program.n_user_inputs,
                 program.input_names.join(", "),
                 sample.len()
             )));
         }
-        let inputs = sample.iter().cloned().chain(weights.clone()).collect();
+        // Inputs the sample leaves out take their defaults, as in a call.
+        let defaults = &program.default_values[sample.len() - first_default..];
+        let inputs = sample
+            .iter()
+            .chain(defaults)
+            .cloned()
+            .chain(weights.clone())
+            .collect();
         interpret(&code, inputs).map_err(|e| {
             CodegenError::general(format!(
                 "profiling on sample {}: the method failed: {}",

@@ -25,6 +25,8 @@ pub struct Program {
     /// The defaults of the last user inputs as the text of a graph returning them (see
     /// `ember_runtime::aot::Bundle::defaults`); empty when none.
     pub defaults: String,
+    /// The same defaults as values (a profiling sample that leaves them out gets them).
+    pub default_values: Vec<IValue>,
     pub weights: Vec<Tensor>,
 }
 
@@ -68,7 +70,7 @@ pub fn prepare(
         guard_types[i] = ty.clone();
     }
 
-    let defaults = defaults_graph(&g, defaults);
+    let (defaults, default_values) = defaults_graph(&g, defaults);
     let mut weights = Vec::new();
     for n in g.nodes() {
         if g.kind(n) != sym::constant() {
@@ -143,6 +145,7 @@ pub fn prepare(
         input_names,
         guard_types,
         defaults,
+        default_values,
         weights,
     })
 }
@@ -199,29 +202,31 @@ fn tensors_of(items: &[IValue]) -> Vec<Tensor> {
 }
 
 /// The text of a graph returning the defaults of the last user inputs of `g` that have one
-/// the graph text can hold (None, bools, numbers, strings, and lists and tuples of them).
-fn defaults_graph(g: &Graph, defaults: &[Option<IValue>]) -> String {
+/// the graph text can hold (None, bools, numbers, strings, and lists and tuples of them),
+/// and those defaults.
+fn defaults_graph(g: &Graph, defaults: &[Option<IValue>]) -> (String, Vec<IValue>) {
     let n = g.inputs().len();
-    let mut trailing: Vec<(ConstValue, Type)> = Vec::new();
+    let mut trailing: Vec<(ConstValue, Type, IValue)> = Vec::new();
     for i in (0..n).rev() {
-        match defaults
-            .get(i)
-            .and_then(|d| d.as_ref())
-            .and_then(const_value)
-        {
-            Some(c) => trailing.push((c, g.ty(g.inputs()[i]).clone())),
+        let Some(value) = defaults.get(i).and_then(|d| d.as_ref()) else {
+            break;
+        };
+        match const_value(value) {
+            Some(c) => trailing.push((c, g.ty(g.inputs()[i]).clone(), value.clone())),
             None => break,
         }
     }
     if trailing.is_empty() {
-        return String::new();
+        return (String::new(), Vec::new());
     }
     let mut d = Graph::new();
-    for (c, ty) in trailing.into_iter().rev() {
+    let mut values = Vec::new();
+    for (c, ty, value) in trailing.into_iter().rev() {
         let v = d.insert_constant(&c, ty);
         d.register_output(v);
+        values.push(value);
     }
-    d.to_string()
+    (d.to_string(), values)
 }
 
 /// `v` as a constant the graph text holds (tensors are not: their data does not print).
