@@ -140,7 +140,7 @@ const DWCONVS: [(i64, i64, i64, i64); 11] = [
 ];
 
 /// (in channels, spatial size, out channels, kernel, stride, padding).
-const CONVS: [(i64, i64, i64, i64, i64, i64); 11] = [
+const CONVS: [(i64, i64, i64, i64, i64, i64); 16] = [
     (64, 56, 64, 3, 1, 1),
     (128, 28, 128, 3, 1, 1),
     (256, 14, 256, 3, 1, 1),
@@ -152,4 +152,10 @@ const CONVS: [(i64, i64, i64, i64, i64, i64); 11] = [
     (256, 14, 512, 3, 2, 1),
     (256, 14, 512, 1, 2, 0),
     (512, 7, 512, 3, 1, 1),
+    // ResNet-50's bottleneck 1x1 convolutions (a GEMM reading the input in place).
+    (64, 56, 256, 1, 1, 0),
+    (256, 56, 64, 1, 1, 0),
+    (512, 28, 128, 1, 1, 0),
+    (1024, 14, 256, 1, 1, 0),
+    (2048, 7, 512, 1, 1, 0),
 ];

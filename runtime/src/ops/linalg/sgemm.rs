@@ -223,13 +223,13 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     let mblocks = p.m.div_ceil(mr);
     let threads = crate::parallel::threads().max(1);
     let parallel = threads > 1 && p.m * p.n * p.k >= PARALLEL_MACS;
-    // Split the panels over the threads, or the row blocks when there are fewer panels.
-    let (pchunks, mchunks) = if !parallel {
-        (1, 1)
-    } else if panels >= threads {
-        (threads.min(panels), 1)
+    // A task per panel, each split into row chunks where there are fewer panels than a few
+    // per thread: the pool then balances uneven shares (a 14x14 plane is 4 panels and a bit,
+    // which split by panels alone left one thread idle for a third of the product).
+    let (pchunks, mchunks) = if parallel {
+        (panels, (4 * threads).div_ceil(panels).min(mblocks))
     } else {
-        (panels, threads.div_ceil(panels).min(mblocks))
+        (1, 1)
     };
     let (per_p, per_m) = (panels.div_ceil(pchunks), mblocks.div_ceil(mchunks));
     let task = |t: usize| {
