@@ -266,8 +266,8 @@ pub fn fold_indexed<V: Val, A: Send>(
             acc
         };
         let threads = parallel::threads();
-        let parallel = groups.saturating_mul(len) >= PAR_THRESHOLD && threads > 1;
-        if !parallel {
+        let split = groups.saturating_mul(len) >= PAR_THRESHOLD && threads > 1;
+        if !split {
             let mut buf = Vec::with_capacity(len.min(CHUNK));
             (0..groups).map(|g| fold_group(g, &mut buf)).collect()
         } else if groups >= 2 * threads || chunks == 1 {
