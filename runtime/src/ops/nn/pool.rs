@@ -3,7 +3,7 @@
 //! PyTorch's shape rules and messages. Each output plane is independent, so large inputs
 //! spread planes over the cores.
 
-use super::work::{slice, slice_mut};
+use super::work::{slice, slice_mut, sum_f64_of};
 use crate::bail;
 use crate::ops::args::sizes_str;
 use crate::tensor::{wrap_dim, DType, Element, Tensor, TensorResult};
@@ -416,7 +416,7 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
                         let (ws, we) = adaptive_window(j, ow, w);
                         let mut sum = 0.0f64;
                         for ih in hs..he {
-                            sum += sum_f64(&src[(ih * w + ws) as usize..(ih * w + we) as usize]);
+                            sum += sum_f64_of(&src[(ih * w + ws) as usize..(ih * w + we) as usize], |x| x);
                         }
                         let n = ((he - hs) * (we - ws)) as f64;
                         dst[(i * ow + j) as usize] = T::from_f64(sum / n);
@@ -426,21 +426,6 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
         });
     });
     Ok(out)
-}
-
-/// The sum of `row` in f64, in eight independent chains (lanes of a vector where the caller
-/// runs under `cpu::dispatch`) rather than one serial chain of adds.
-#[inline(always)]
-fn sum_f64<T: Element>(row: &[T]) -> f64 {
-    let mut acc = [0.0f64; 8];
-    let chunks = row.chunks_exact(8);
-    let tail: f64 = chunks.remainder().iter().map(|v| v.to_f64()).sum();
-    for chunk in chunks {
-        for (a, v) in acc.iter_mut().zip(chunk) {
-            *a += v.to_f64();
-        }
-    }
-    acc.iter().sum::<f64>() + tail
 }
 
 /// `adaptive_max_pool2d(input, output_size)`: maxima and their flat indices.

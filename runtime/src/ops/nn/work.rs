@@ -4,6 +4,21 @@
 
 use crate::tensor::{DType, Element, Tensor, TensorResult};
 
+/// The sum of `f(x)` over `row`, in f64, in eight independent chains (lanes of a vector where
+/// the caller runs under `cpu::dispatch`) rather than one serial chain of adds.
+#[inline(always)]
+pub fn sum_f64_of<T: Element>(row: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; 8];
+    let chunks = row.chunks_exact(8);
+    let tail: f64 = chunks.remainder().iter().map(|v| f(v.to_f64())).sum();
+    for chunk in chunks {
+        for (a, v) in acc.iter_mut().zip(chunk) {
+            *a += f(v.to_f64());
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
 pub trait Work: Element + Default + PartialOrd {
     fn zero() -> Self {
         Self::default()
