@@ -416,7 +416,8 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
                         let (ws, we) = adaptive_window(j, ow, w);
                         let mut sum = 0.0f64;
                         for ih in hs..he {
-                            sum += sum_f64_of(&src[(ih * w + ws) as usize..(ih * w + we) as usize], |x| x);
+                            let run = &src[(ih * w + ws) as usize..(ih * w + we) as usize];
+                            sum += sum_f64_of(run, |x| x);
                         }
                         let n = ((he - hs) * (we - ws)) as f64;
                         dst[(i * ow + j) as usize] = T::from_f64(sum / n);
