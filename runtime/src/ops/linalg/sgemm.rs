@@ -11,8 +11,8 @@
 //! constant weights ([`PackCache`]).
 //!
 //! The micro-kernel keeps an `MR x NR` tile in registers and, per step of k, multiplies `MR`
-//! broadcast elements of A by three vectors of B: 8 x 48 on AVX-512 (24 accumulators of 32
-//! registers), 4 x 24 on AVX2 (12 of 16). B read in place with few columns (the 7x7 and
+//! broadcast elements of A by a few vectors of B: 8 x 48 on AVX-512 (24 accumulators of 32
+//! registers), 6 x 16 on AVX2 (12 of 16). B read in place with few columns (the 7x7 and
 //! 14x14 planes of 1x1 convolutions) takes a tile of another width where that computes fewer
 //! lanes. Products with few rows (batch-1 linear layers) are
 //! dot products instead: four weight rows against each input row along k, so the weights are
@@ -25,9 +25,6 @@ use crate::ops::nn::epilogue::Epilogue;
 use crate::ops::simd::{Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
 
-/// Vectors of B per micro-tile row (the panel width of packed B).
-const NV: usize = 3;
-
 /// Multiply-adds below which a product stays on the calling thread.
 const PARALLEL_MACS: usize = 1 << 16;
 
@@ -39,12 +36,9 @@ pub(crate) fn available(level: Isa) -> bool {
     level >= Isa::Avx2
 }
 
-/// Columns per panel of packed B at `level`.
+/// Columns per panel of packed B at `level` (its first form's).
 pub(crate) fn panel_width(level: Isa) -> usize {
-    match level {
-        Isa::Avx512 => AVX512_FORMS[0].span(),
-        _ => AVX2_FORMS[0].span(),
-    }
+    forms(level)[0].span()
 }
 
 /// B packed for the micro-kernels: panels of `nr` columns, each `k` rows of `nr` floats,
@@ -160,7 +154,7 @@ type Form = TileForm<TileFn>;
 /// Each instruction set's forms, the one packed B is laid out for first; every form keeps 24
 /// (AVX-512) or 12 (AVX2) accumulators.
 const AVX512_FORMS: [Form; 3] = [
-    TileForm::new(tile_avx512::<8, NV>, Avx512::LANES, 8, NV),
+    TileForm::new(tile_avx512::<8, 3>, Avx512::LANES, 8, 3),
     TileForm::new(tile_avx512::<6, 4>, Avx512::LANES, 6, 4),
     TileForm::new(tile_avx512::<12, 2>, Avx512::LANES, 12, 2),
 ];
@@ -169,7 +163,7 @@ const AVX512_FORMS: [Form; 3] = [
 // Zen 5 core, 94 with 6 x 2).
 const AVX2_FORMS: [Form; 3] = [
     TileForm::new(tile_avx2::<6, 2>, Avx2::LANES, 6, 2),
-    TileForm::new(tile_avx2::<4, NV>, Avx2::LANES, 4, NV),
+    TileForm::new(tile_avx2::<4, 3>, Avx2::LANES, 4, 3),
     TileForm::new(tile_avx2::<12, 1>, Avx2::LANES, 12, 1),
 ];
 
@@ -224,7 +218,7 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     }
     let panels = p.n.div_ceil(nr);
     let mblocks = p.m.div_ceil(mr);
-    let threads = crate::parallel::threads().max(1);
+    let threads = crate::parallel::threads();
     let parallel = threads > 1 && p.m * p.n * p.k >= PARALLEL_MACS;
     // A task per panel, each split into row chunks where there are fewer panels than a few
     // per thread: the pool then balances uneven shares (a 14x14 plane is 4 panels and a bit,
@@ -371,7 +365,7 @@ pub(crate) unsafe fn run_dot(
         _ => dot_avx2,
     };
     let blocks = n.div_ceil(DOT_NB);
-    let threads = crate::parallel::threads().max(1);
+    let threads = crate::parallel::threads();
     if threads > 1 && m * n * k >= PARALLEL_MACS && blocks > 1 {
         let per = blocks.div_ceil(threads);
         crate::parallel::for_each(blocks.div_ceil(per), |t| {
