@@ -37,7 +37,9 @@ fn main() {
 
 fn benchmarks() {
     // `bench_linalg conv` times the convolutions only, `bench_linalg linear` the linear layers.
+    // `bench_linalg depthwise` the depthwise ones.
     let conv_only = std::env::args().nth(1).as_deref() == Some("conv");
+    let depthwise_only = std::env::args().nth(1).as_deref() == Some("depthwise");
     if std::env::args().nth(1).as_deref() == Some("linear") {
         for (m, k, n) in LINEARS {
             let (x, w, b) = (filled(&[m, k]), filled(&[n, k]), filled(&[n]));
@@ -52,7 +54,10 @@ fn benchmarks() {
         }
         return;
     }
-    for n in [512i64, 2048].into_iter().filter(|_| !conv_only) {
+    for n in [512i64, 2048]
+        .into_iter()
+        .filter(|_| !conv_only && !depthwise_only)
+    {
         let (a, b) = (filled(&[n, n]), filled(&[n, n]));
         let reps = if n > 1000 { 3 } else { 20 };
         let t = best(reps, || {
@@ -64,7 +69,7 @@ fn benchmarks() {
     // The GEMM inside the first convolution below (weights @ im2col columns).
     for (m, k, n) in [(64i64, 576i64, 3136i64), (3136, 576, 64)]
         .into_iter()
-        .filter(|_| !conv_only)
+        .filter(|_| !conv_only && !depthwise_only)
     {
         let (a, b) = (filled(&[m, k]), filled(&[k, n]));
         let t = best(20, || {
@@ -78,7 +83,7 @@ fn benchmarks() {
     }
     // ResNet-18's convolutions: (in channels, spatial size, out channels, kernel, stride,
     // padding); the first four are BENCHMARKS.md's original rows.
-    for (c, hw, oc, k, stride, pad) in CONVS {
+    for (c, hw, oc, k, stride, pad) in CONVS.into_iter().filter(|_| !depthwise_only) {
         let x = filled(&[1, c, hw, hw]);
         let w = filled(&[oc, c, k, k]);
         let p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
@@ -93,12 +98,19 @@ fn benchmarks() {
             flops / t / 1e9
         );
     }
+    // BENCH_REPS=N times more runs (for perf record).
+    let depthwise_reps = std::env::var("BENCH_REPS").map_or(50, |v| v.parse().unwrap_or(50));
+    // BENCH_SHAPE=CxHW: that shape only.
+    let only = std::env::var("BENCH_SHAPE").ok();
     for (c, hw, k, stride) in DWCONVS {
+        if only.as_ref().is_some_and(|o| *o != format!("{c}x{hw}")) {
+            continue;
+        }
         let x = filled(&[1, c, hw, hw]);
         let w = filled(&[c, 1, k, k]);
         let pad = k / 2;
         let p = ConvParams::new(vec![stride], vec![pad], vec![1], c);
-        let t = best(50, || {
+        let t = best(depthwise_reps, || {
             convolution(&x, &w, None, &p).unwrap();
         });
         let out = (hw + 2 * pad - k) / stride + 1;
@@ -140,7 +152,7 @@ const DWCONVS: [(i64, i64, i64, i64); 11] = [
 ];
 
 /// (in channels, spatial size, out channels, kernel, stride, padding).
-const CONVS: [(i64, i64, i64, i64, i64, i64); 16] = [
+const CONVS: [(i64, i64, i64, i64, i64, i64); 24] = [
     (64, 56, 64, 3, 1, 1),
     (128, 28, 128, 3, 1, 1),
     (256, 14, 256, 3, 1, 1),
@@ -158,4 +170,13 @@ const CONVS: [(i64, i64, i64, i64, i64, i64); 16] = [
     (512, 28, 128, 1, 1, 0),
     (1024, 14, 256, 1, 1, 0),
     (2048, 7, 512, 1, 1, 0),
+    // MobileNetV3-small's 1x1 convolutions (expand and project) on small planes.
+    (16, 56, 72, 1, 1, 0),
+    (72, 28, 24, 1, 1, 0),
+    (24, 28, 88, 1, 1, 0),
+    (40, 14, 240, 1, 1, 0),
+    (240, 14, 40, 1, 1, 0),
+    (48, 14, 288, 1, 1, 0),
+    (96, 7, 576, 1, 1, 0),
+    (576, 7, 96, 1, 1, 0),
 ];

@@ -9,6 +9,9 @@
 //! once), whole vectors even where rows are narrower than a vector (7x7 and 14x14 planes),
 //! compiled for AVX-512, AVX2 (with FMA) or SSE2 (`ops::cpu::dispatch`). The block's rows are
 //! then copied out, through the fused epilogue, while they are in cache.
+//!
+//! Planes of up to 56x56 outputs go to depthwise_lanes.rs instead (a vector across
+//! channels), except the last `c % 8` channels.
 
 use std::cell::RefCell;
 
@@ -17,7 +20,7 @@ use crate::ops::cpu::{self, Isa};
 use crate::ops::simd::F32x;
 
 /// Multiply-adds below which the convolution stays on the calling thread.
-const PARALLEL_MACS: usize = 1 << 16;
+pub(super) const PARALLEL_MACS: usize = 1 << 16;
 
 /// Multiply-adds one task should hold at least (whole channels).
 const TASK_MACS: usize = 1 << 14;
@@ -189,6 +192,21 @@ pub unsafe fn forward(
     level: Isa,
     epi: &Epilogue,
 ) {
+    // Planes of up to 56x56 outputs: a vector across channels (depthwise_lanes.rs), for all
+    // but the last c % 8 channels.
+    #[cfg(target_arch = "x86_64")]
+    let done = match super::depthwise_lanes::channels(s, level) {
+        0 => 0,
+        done => {
+            super::depthwise_lanes::forward(s, x, w, bias, out, level, epi);
+            done
+        }
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    if done == s.c {
+        return;
+    }
     let planes = Planes::new(s);
     let kk = s.kh * s.kw;
     let taps: Vec<usize> = (0..kk).map(|t| planes.tap(s, t / s.kw, t % s.kw)).collect();
@@ -208,11 +226,12 @@ pub unsafe fn forward(
     // Tasks of whole input channels, enough work each that small planes (7x7) do not pay a
     // task per channel.
     let per_channel = s.m * plane_out * kk;
-    let per_task = (TASK_MACS / per_channel.max(1)).clamp(1, s.c);
-    let chunks = s.c.div_ceil(per_task);
+    let rest = s.c - done;
+    let per_task = (TASK_MACS / per_channel.max(1)).clamp(1, rest);
+    let chunks = rest.div_ceil(per_task);
     let run = |task: usize| {
         let (smp, chunk) = (task / chunks, task % chunks);
-        let channels = chunk * per_task..((chunk + 1) * per_task).min(s.c);
+        let channels = done + chunk * per_task..done + ((chunk + 1) * per_task).min(rest);
         PLANES.with(|cell| {
             let mut bufs = cell.borrow_mut();
             let [buf, acc, line] = &mut *bufs;
@@ -261,7 +280,7 @@ pub unsafe fn forward(
         });
     };
     let tasks = s.n * chunks;
-    let macs = s.n * s.c * per_channel;
+    let macs = s.n * rest * per_channel;
     if macs >= PARALLEL_MACS && tasks > 1 && crate::parallel::threads() > 1 {
         crate::parallel::for_each(tasks, run);
     } else {

@@ -5,6 +5,8 @@ pub mod conv3d;
 #[cfg(target_arch = "x86_64")]
 mod conv_direct;
 mod depthwise;
+#[cfg(target_arch = "x86_64")]
+mod depthwise_lanes;
 pub mod embedding;
 pub mod epilogue;
 pub mod fold;

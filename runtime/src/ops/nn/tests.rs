@@ -248,6 +248,39 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
         ([1, 4, 11, 9], [4, 1, 3, 2], geo([2, 1], [2, 1], [2, 3], 4)),
         ([1, 3, 5, 3], [9, 1, 4, 4], geo([3, 3], [3, 3], [1, 1], 3)),
         ([1, 8, 7, 7], [8, 1, 7, 7], geo([1, 1], [3, 3], [1, 1], 8)),
+        // Vectors across channels (depthwise_lanes.rs): blocks of 16 and 8 channels, half
+        // blocks, a remainder of c % 8 channels, rows narrower and wider than 8, strides,
+        // dilation, non-square kernels, inputs a tap never reaches.
+        (
+            [2, 40, 9, 11],
+            [40, 1, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 40),
+        ),
+        (
+            [1, 36, 14, 14],
+            [36, 1, 5, 5],
+            geo([2, 2], [2, 2], [1, 1], 36),
+        ),
+        (
+            [1, 24, 7, 7],
+            [24, 1, 5, 5],
+            geo([1, 1], [4, 4], [2, 2], 24),
+        ),
+        (
+            [1, 48, 13, 20],
+            [48, 1, 3, 5],
+            geo([2, 1], [1, 2], [1, 1], 48),
+        ),
+        (
+            [1, 32, 30, 30],
+            [32, 1, 3, 3],
+            geo([2, 2], [0, 0], [1, 1], 32),
+        ),
+        (
+            [1, 16, 12, 9],
+            [16, 1, 2, 4],
+            geo([1, 3], [0, 1], [2, 1], 16),
+        ),
     ]
 }
 
@@ -283,6 +316,8 @@ fn on_portable_path<R>(f: impl FnOnce() -> R) -> R {
 #[test]
 fn float32_convolutions_match_the_definition() {
     check_float32_cases();
+    // One thread: kernels that split work by block take small shapes too.
+    crate::parallel::with_threads(1, check_float32_cases);
 }
 
 /// The AVX2 forms of the direct and depthwise kernels, which AVX2-only machines run (on
@@ -295,6 +330,9 @@ fn avx2_float32_convolutions_match_the_definition() {
         return;
     }
     with_isa(Isa::Avx2, check_float32_cases);
+    with_isa(Isa::Avx2, || {
+        crate::parallel::with_threads(1, check_float32_cases)
+    });
 }
 
 /// Every form of the direct-convolution and GEMM micro-kernels (tile widths, rows per tile)
@@ -330,6 +368,7 @@ fn fused_epilogues_match_the_composition() {
     let cases = [
         ([2, 8, 12, 10], [6, 8, 3, 3], [1, 1], [1, 1], 1),
         ([1, 6, 15, 15], [6, 1, 3, 3], [2, 2], [1, 1], 6),
+        ([2, 24, 9, 9], [24, 1, 3, 3], [1, 1], [1, 1], 24),
         ([1, 8, 9, 9], [10, 8, 1, 1], [1, 1], [0, 0], 1),
         ([1, 8, 9, 9], [10, 4, 1, 1], [1, 1], [0, 0], 2),
     ];
