@@ -152,7 +152,7 @@ const DWCONVS: [(i64, i64, i64, i64); 11] = [
 ];
 
 /// (in channels, spatial size, out channels, kernel, stride, padding).
-const CONVS: [(i64, i64, i64, i64, i64, i64); 24] = [
+const CONVS: [(i64, i64, i64, i64, i64, i64); 28] = [
     (64, 56, 64, 3, 1, 1),
     (128, 28, 128, 3, 1, 1),
     (256, 14, 256, 3, 1, 1),
@@ -179,4 +179,9 @@ const CONVS: [(i64, i64, i64, i64, i64, i64); 24] = [
     (48, 14, 288, 1, 1, 0),
     (96, 7, 576, 1, 1, 0),
     (576, 7, 96, 1, 1, 0),
+    // Its squeeze-and-excitation layers: 1x1 convolutions of a 1x1 plane.
+    (96, 1, 24, 1, 1, 0),
+    (24, 1, 96, 1, 1, 0),
+    (576, 1, 144, 1, 1, 0),
+    (144, 1, 576, 1, 1, 0),
 ];

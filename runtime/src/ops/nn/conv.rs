@@ -649,6 +649,39 @@ fn forward_pointwise(
         out.data_ptr() as *mut f32,
     );
     let bp = bias.map(|b| b.data_ptr() as *const f32);
+    if plane == 1 {
+        // A 1x1 plane (squeeze-and-excitation layers): each sample's channels are one row,
+        // and the product is a linear layer's, dot products along the channels (the tiled
+        // GEMM would fill one column of each tile).
+        let (c, o) = (g.c as usize, g.o as usize);
+        for s0 in (0..g.n as usize).step_by(sgemm::DOT_ROWS) {
+            let rows = sgemm::DOT_ROWS.min(g.n as usize - s0);
+            for grp in 0..g.groups as usize {
+                let at = s0 * o + grp * og;
+                // SAFETY: contiguous float32 tensors of the geometry's sizes: `rows`
+                // samples of `cg` channels `c` apart in the input, `og` weight rows of `cg`,
+                // outputs `o` apart; `level` comes from `cpu::isa`.
+                unsafe {
+                    sgemm::run_dot(
+                        level,
+                        rows,
+                        og,
+                        cg,
+                        xp.add(s0 * c + grp * cg),
+                        c,
+                        wp.add(grp * og * cg),
+                        cg,
+                        op.add(at),
+                        o,
+                        bp.map(|b| b.add(grp * og)),
+                        epi,
+                        at,
+                    )
+                };
+            }
+        }
+        return Ok(out);
+    }
     for s in 0..g.n as usize {
         for grp in 0..g.groups as usize {
             let at = (s * g.o as usize + grp * og) * plane;
