@@ -163,6 +163,7 @@ const ELEMENTWISE: &[&str] = &[
     "erf",
     "sin",
     "cos",
+    "_weight_norm",
 ];
 
 /// Ops whose result has at most as many elements as their first input.

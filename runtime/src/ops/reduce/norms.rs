@@ -531,6 +531,22 @@ fn norm_except_dim_op(a: &Args) -> Result<Vec<IValue>, String> {
 fn weight_norm(v: &Tensor, g: &Tensor, dim: i64) -> Result<(Tensor, Tensor), String> {
     let norms = norm_except_dim(v, 2.0, dim)?;
     let dtype = promote_types(v.dtype(), g.dtype());
+    if dtype == DType::F32 && norms.dtype() == DType::F32 {
+        // The same two roundings (`g / norm`, then `v *` it) in the vectorized kernels.
+        use crate::ops::pointwise::fast::{binary, Binary};
+        use crate::tensor::elementwise::Arg;
+        let scale = binary(
+            Binary::Div,
+            &Arg::Tensor(g.clone()),
+            &Arg::Tensor(norms.clone()),
+            None,
+        );
+        if let Some(w) =
+            scale.and_then(|s| binary(Binary::Mul, &Arg::Tensor(v.clone()), &Arg::Tensor(s), None))
+        {
+            return Ok((w, norms));
+        }
+    }
     let shape = crate::tensor::broadcast_shapes(&v.sizes(), &g.sizes()).map_err(err)?;
     let shape = crate::tensor::broadcast_shapes(&shape, &norms.sizes()).map_err(err)?;
     let read = |t: &Tensor| -> Result<Vec<f64>, String> {
