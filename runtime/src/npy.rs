@@ -14,10 +14,12 @@ use crate::tensor::{checked_numel, DType, Element, Tensor};
 /// structured dtypes' lists of tuples (4) at most.
 const MAX_HEADER_NESTING: usize = 4;
 
-/// Refuses a header whose brackets nest deeper than [`MAX_HEADER_NESTING`]: npyz's header
-/// parser takes time exponential in the nesting (a fuzzed header of 26 `{` ran for minutes).
-fn check_header_nesting(bytes: &[u8]) -> Result<(), String> {
-    let (start, len) = match bytes {
+/// Refuses a header longer than the file (npyz allocates the length the header declares
+/// before reading it: a fuzzed 121-byte file declared 2.2 GB) and a header whose brackets
+/// nest deeper than [`MAX_HEADER_NESTING`] (npyz's header parser takes time exponential in
+/// the nesting: a fuzzed header of 26 `{` ran for minutes).
+fn check_header(bytes: &[u8]) -> Result<(), String> {
+    let (start, len): (usize, usize) = match bytes {
         [0x93, b'N', b'U', b'M', b'P', b'Y', 1, _, a, b, ..] => {
             (10, u16::from_le_bytes([*a, *b]) as usize)
         }
@@ -27,7 +29,13 @@ fn check_header_nesting(bytes: &[u8]) -> Result<(), String> {
         // npyz reports what is wrong with the rest.
         _ => return Ok(()),
     };
-    let header = &bytes[start.min(bytes.len())..start.saturating_add(len).min(bytes.len())];
+    if start.saturating_add(len) > bytes.len() {
+        return Err(format!(
+            "not a valid .npy file: its header is {len} bytes but the file has {}",
+            bytes.len()
+        ));
+    }
+    let header = &bytes[start..start + len];
     let (mut depth, mut quote) = (0usize, None);
     for &b in header {
         match (quote, b) {
@@ -51,7 +59,7 @@ fn check_header_nesting(bytes: &[u8]) -> Result<(), String> {
 
 /// Reads a `.npy` file's bytes into a tensor.
 pub fn read_npy(bytes: &[u8]) -> Result<Tensor, String> {
-    check_header_nesting(bytes)?;
+    check_header(bytes)?;
     let npy = NpyFile::new(bytes).map_err(|e| format!("not a valid .npy file: {e}"))?;
     let shape: Vec<i64> = npy
         .shape()
@@ -274,5 +282,11 @@ mod tests {
         let header = String::from_utf8_lossy(&good).replace("(2, 3)", "(100000000000, 3)");
         let err = read_npy(header.as_bytes()).unwrap_err();
         assert!(err.contains("needs") || err.contains("valid"), "{err}");
+        // A header longer than the file (found by the npy fuzz target: 2.2 GB declared in
+        // 121 bytes) is refused before npyz allocates it.
+        let mut long = b"\x93NUMPY\x03\x00\x2e\x76\x00\x85".to_vec();
+        long.extend_from_slice(b"{'descr': '<f4'}");
+        let err = read_npy(&long).unwrap_err();
+        assert!(err.contains("its header is 2231399982 bytes but the file has 28"), "{err}");
     }
 }
