@@ -287,6 +287,9 @@ mod tests {
         let mut long = b"\x93NUMPY\x03\x00\x2e\x76\x00\x85".to_vec();
         long.extend_from_slice(b"{'descr': '<f4'}");
         let err = read_npy(&long).unwrap_err();
-        assert!(err.contains("its header is 2231399982 bytes but the file has 28"), "{err}");
+        assert!(
+            err.contains("its header is 2231399982 bytes but the file has 28"),
+            "{err}"
+        );
     }
 }

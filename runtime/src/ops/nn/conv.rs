@@ -964,7 +964,7 @@ thread_local! {
 
 /// A contiguous tensor of `sizes` and `dtype` with unspecified contents, reusing this
 /// thread's buffer when it is large enough and no longer shared.
-fn scratch(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
+pub(super) fn scratch(sizes: &[i64], dtype: DType) -> TensorResult<Tensor> {
     let numel = crate::tensor::checked_numel(sizes)?;
     SCRATCH.with(|cell| {
         let mut slot = cell.borrow_mut();
