@@ -213,14 +213,14 @@ impl Block<'_> {
             input.fill(0.0);
         } else {
             // The padding: rows above and below the input, columns left and right of it.
-            let rows = ph.min(hp)..(ph + h).min(hp);
-            input[..rows.start * wp * lanes].fill(0.0);
-            input[rows.end * wp * lanes..].fill(0.0);
-            let cols = pw.min(wp)..(pw + w).min(wp);
-            for i in rows {
+            let inside_rows = ph.min(hp)..(ph + h).min(hp);
+            input[..inside_rows.start * wp * lanes].fill(0.0);
+            input[inside_rows.end * wp * lanes..].fill(0.0);
+            let inside_cols = pw.min(wp)..(pw + w).min(wp);
+            for i in inside_rows {
                 let line = &mut input[i * wp * lanes..(i + 1) * wp * lanes];
-                line[..cols.start * lanes].fill(0.0);
-                line[cols.end * lanes..].fill(0.0);
+                line[..inside_cols.start * lanes].fill(0.0);
+                line[inside_cols.end * lanes..].fill(0.0);
             }
         }
         // The input rows and columns a tap reads.
@@ -237,10 +237,10 @@ impl Block<'_> {
                     let mut iw = 0;
                     while iw < cols {
                         let at = iw.min(cols - GROUP);
-                        let rows: [__m256; GROUP] = std::array::from_fn(|c| {
+                        let channels: [__m256; GROUP] = std::array::from_fn(|c| {
                             _mm256_loadu_ps(src.add(c * plane + ih * w + at))
                         });
-                        for (j, v) in transpose(rows).into_iter().enumerate() {
+                        for (j, v) in transpose(channels).into_iter().enumerate() {
                             _mm256_storeu_ps(out(line + at + j), v);
                         }
                         iw = at + GROUP;
@@ -261,9 +261,9 @@ impl Block<'_> {
             };
             let mut p = 0;
             while p + GROUP <= plane {
-                let rows: [__m256; GROUP] =
+                let channels: [__m256; GROUP] =
                     std::array::from_fn(|c| _mm256_loadu_ps(src.add(c * plane + p)));
-                for v in transpose(rows) {
+                for v in transpose(channels) {
                     if let Some(d) = next() {
                         _mm256_storeu_ps(d, v);
                     }
