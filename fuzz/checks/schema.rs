@@ -4,9 +4,10 @@
 //! a diagnostic, never panic; a parsed schema prints as text that parses to the same schema,
 //! except where PyTorch's printer writes what its parser refuses too: an alias set the parser
 //! invented (`Tensor!` prints as `Tensor($0! -> )`), a string default of a non-string
-//! argument (`int x="a"` prints as `int x=a`), and a string default with a non-ASCII
-//! character (`c10::printQuotedString` escapes its bytes as signed chars, `é` as `\0)+\/.)`,
-//! which no parser reads).
+//! argument (`int x="a"` prints as `int x=a`), a string default with a non-ASCII character
+//! (`c10::printQuotedString` escapes its bytes as signed chars, `é` as `\0)+\/.)`, which no
+//! parser reads), and an int-list default of equal elements on a list of no fixed size
+//! (`int[] x=[0, 0]` prints as `int[] x=0`, which only `int[2] x=0` may be read as).
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::schema::{parse_function_schema, parse_schema, FunctionSchema};
@@ -34,7 +35,11 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         };
         accepted += 1;
         let printed = schema.to_string();
-        if printed.contains('$') || !defaults_match_types(&schema) || !ascii_defaults(&schema) {
+        if printed.contains('$')
+            || !defaults_match_types(&schema)
+            || !ascii_defaults(&schema)
+            || !int_lists_print_as_lists(&schema)
+        {
             continue;
         }
         let again = parse(&printed).map_err(|d| {
@@ -47,6 +52,17 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         }
     }
     Ok(accepted)
+}
+
+/// Whether no int-list default of two or more equal elements belongs to a list of no fixed
+/// size (PyTorch prints it as its one element).
+fn int_lists_print_as_lists(schema: &FunctionSchema) -> bool {
+    schema.arguments.iter().all(|a| match &a.default {
+        Some(ConstValue::List(items)) if a.n.is_none() && items.len() > 1 => {
+            !items.iter().all(|x| matches!(x, ConstValue::Int(_)) && *x == items[0])
+        }
+        _ => true,
+    })
 }
 
 /// Whether every string default is ASCII.
