@@ -28,7 +28,7 @@ fn run(args: &[String]) -> Result<String, String> {
     }
     let opts = LoadOptions::default();
     let load = || -> Result<_, String> {
-        let bytes = std::fs::read(pt).map_err(|e| format!("{pt}: {e}"))?;
+        let bytes = ember_compiler::model::read_mapped(pt)?;
         load_module(&bytes, &opts).map_err(|e| format!("{pt}: {e}"))
     };
     load()?;

@@ -58,9 +58,9 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
 /// size (PyTorch prints it as its one element).
 fn int_lists_print_as_lists(schema: &FunctionSchema) -> bool {
     schema.arguments.iter().all(|a| match &a.default {
-        Some(ConstValue::List(items)) if a.n.is_none() && items.len() > 1 => {
-            !items.iter().all(|x| matches!(x, ConstValue::Int(_)) && *x == items[0])
-        }
+        Some(ConstValue::List(items)) if a.n.is_none() && items.len() > 1 => !items
+            .iter()
+            .all(|x| matches!(x, ConstValue::Int(_)) && *x == items[0]),
         _ => true,
     })
 }
