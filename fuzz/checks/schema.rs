@@ -6,7 +6,8 @@
 //! invented (`Tensor!` prints as `Tensor($0! -> )`), a string default of a non-string
 //! argument (`int x="a"` prints as `int x=a`), a string default with a non-ASCII character
 //! (`c10::printQuotedString` escapes its bytes as signed chars, `é` as `\0)+\/.)`, which no
-//! parser reads), and an int-list default of equal elements on a list of no fixed size
+//! parser reads) or a carriage return (printed `\r`, an escape PyTorch's string parser does
+//! not have), and an int-list default of equal elements on a list of no fixed size
 //! (`int[] x=[0, 0]` prints as `int[] x=0`, which only `int[2] x=0` may be read as).
 
 use ember_dialects::attr::ConstValue;
@@ -65,10 +66,10 @@ fn int_lists_print_as_lists(schema: &FunctionSchema) -> bool {
     })
 }
 
-/// Whether every string default is ASCII.
+/// Whether every string default is ASCII without a carriage return.
 fn ascii_defaults(schema: &FunctionSchema) -> bool {
     schema.arguments.iter().all(|a| match &a.default {
-        Some(ConstValue::Str(s)) => s.is_ascii(),
+        Some(ConstValue::Str(s)) => s.is_ascii() && !s.contains('\r'),
         _ => true,
     })
 }

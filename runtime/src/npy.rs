@@ -36,9 +36,13 @@ fn check_header(bytes: &[u8]) -> Result<(), String> {
         ));
     }
     let header = &bytes[start..start + len];
-    let (mut depth, mut quote) = (0usize, None);
+    let (mut depth, mut quote, mut escaped) = (0usize, None, false);
     for &b in header {
         match (quote, b) {
+            // A backslash in a string escapes the next byte (`'d\\'...'` is one string), as
+            // the header's Python literal syntax has it.
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), b'\\') => escaped = true,
             (Some(q), _) if b == q => quote = None,
             (Some(_), _) => {}
             (None, b'\'' | b'"') => quote = Some(b),
@@ -291,5 +295,13 @@ mod tests {
             err.contains("its header is 2231399982 bytes but the file has 28"),
             "{err}"
         );
+        // Brackets after an escaped quote are outside no string (found by the npy fuzz
+        // target: npyz took minutes on the nesting the escape hid).
+        let mut hidden = b"\x93NUMPY\x01\x00\x00\x00{'a\\'b': ".to_vec();
+        hidden.extend_from_slice(&[b'('; 30]);
+        let n = (hidden.len() - 10) as u16;
+        hidden[8..10].copy_from_slice(&n.to_le_bytes());
+        let err = read_npy(&hidden).unwrap_err();
+        assert!(err.contains("nests brackets more than 4 deep"), "{err}");
     }
 }
