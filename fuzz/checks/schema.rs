@@ -11,7 +11,7 @@
 //! (`int[] x=[0, 0]` prints as `int[] x=0`, which only `int[2] x=0` may be read as).
 
 use ember_dialects::attr::ConstValue;
-use ember_dialects::schema::{parse_function_schema, parse_schema, FunctionSchema};
+use ember_dialects::schema::{parse_function_schema, parse_schema, Argument, FunctionSchema};
 use ember_dialects::source::Diagnostic;
 use ember_dialects::types::Type;
 
@@ -36,11 +36,7 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         };
         accepted += 1;
         let printed = schema.to_string();
-        if printed.contains('$')
-            || !defaults_match_types(&schema)
-            || !ascii_defaults(&schema)
-            || !int_lists_print_as_lists(&schema)
-        {
+        if printed.contains('$') || !schema.arguments.iter().all(default_reads_back) {
             continue;
         }
         let again = parse(&printed).map_err(|d| {
@@ -55,31 +51,20 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
     Ok(accepted)
 }
 
-/// Whether no int-list default of two or more equal elements belongs to a list of no fixed
-/// size (PyTorch prints it as its one element).
-fn int_lists_print_as_lists(schema: &FunctionSchema) -> bool {
-    schema.arguments.iter().all(|a| match &a.default {
+/// Whether PyTorch's printer writes `a`'s default as text its parser reads back: not a string
+/// default of a non-string argument, a string with a non-ASCII character or a carriage
+/// return, or an int list of two or more equal elements on a list of no fixed size (printed
+/// as its one element).
+fn default_reads_back(a: &Argument) -> bool {
+    match &a.default {
+        Some(ConstValue::Str(s)) => {
+            let str_arg = matches!(&a.ty, Type::Str)
+                || matches!(&a.ty, Type::Optional(t) if **t == Type::Str);
+            str_arg && s.is_ascii() && !s.contains('\r')
+        }
         Some(ConstValue::List(items)) if a.n.is_none() && items.len() > 1 => !items
             .iter()
             .all(|x| matches!(x, ConstValue::Int(_)) && *x == items[0]),
         _ => true,
-    })
-}
-
-/// Whether every string default is ASCII without a carriage return.
-fn ascii_defaults(schema: &FunctionSchema) -> bool {
-    schema.arguments.iter().all(|a| match &a.default {
-        Some(ConstValue::Str(s)) => s.is_ascii() && !s.contains('\r'),
-        _ => true,
-    })
-}
-
-/// Whether every string default belongs to a `str` (or `str?`) argument.
-fn defaults_match_types(schema: &FunctionSchema) -> bool {
-    schema.arguments.iter().all(|a| match &a.default {
-        Some(ConstValue::Str(_)) => {
-            matches!(&a.ty, Type::Str) || matches!(&a.ty, Type::Optional(t) if **t == Type::Str)
-        }
-        _ => true,
-    })
+    }
 }

@@ -541,9 +541,7 @@ pub(crate) fn linear_f32(
     }
     let mut shape = is[..is.len() - 1].to_vec();
     shape.push(n);
-    let out = crate::ops::pointwise::for_overwrite(&shape, DType::F32).ok_or_else(|| {
-        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {shape:?}"))
-    })?;
+    let out = crate::ops::pointwise::output_for_overwrite(&shape, DType::F32)?;
     let b = bias.map(|b| b.contiguous()).transpose()?;
     let (m, n, k) = (rows as usize, n as usize, k as usize);
     let (a, lda) = (x.data_ptr() as *const f32, x.strides()[0] as usize);

@@ -714,10 +714,7 @@ fn forward_pointwise(
 
 /// A float32 output `[n, o, ho, wo]` that the kernel writes completely.
 fn output_for_overwrite(g: Geometry) -> TensorResult<Tensor> {
-    let sizes = [g.n, g.o, g.ho, g.wo];
-    crate::ops::pointwise::for_overwrite(&sizes, DType::F32).ok_or_else(|| {
-        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
-    })
+    crate::ops::pointwise::output_for_overwrite(&[g.n, g.o, g.ho, g.wo], DType::F32)
 }
 
 /// The float32 depthwise convolution (one input channel per group) through the vectorized

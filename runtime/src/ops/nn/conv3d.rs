@@ -196,9 +196,7 @@ fn forward_f32(
     if !sgemm::available(level) || sizes.iter().any(|&d| d <= 0) || g.c == 0 {
         return Ok(None);
     }
-    let out = crate::ops::pointwise::for_overwrite(&sizes, DType::F32).ok_or_else(|| {
-        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
-    })?;
+    let out = crate::ops::pointwise::output_for_overwrite(&sizes, DType::F32)?;
     let groups = g.groups as usize;
     let (cg, og) = (g.c as usize / groups, g.o as usize / groups);
     let rows = cg * g.kernel_volume();

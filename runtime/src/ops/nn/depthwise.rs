@@ -198,7 +198,7 @@ pub unsafe fn forward(
     let done = match super::depthwise_lanes::channels(s, level) {
         0 => 0,
         done => {
-            super::depthwise_lanes::forward(s, x, w, bias, out, level, epi);
+            super::depthwise_lanes::forward(s, done, x, w, bias, out, level, epi);
             done
         }
     };

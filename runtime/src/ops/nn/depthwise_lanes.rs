@@ -75,13 +75,15 @@ impl Padded {
     }
 }
 
-/// `out[n, c, ho, wo] = epi(depthwise_conv(x, w) + bias)` for channels `[0, channels(s))`.
+/// `out[n, c, ho, wo] = epi(depthwise_conv(x, w) + bias)` for channels `[0, done)`.
 ///
 /// # Safety
 /// As depthwise::forward: slices of the shape's sizes, `level` at most the CPU's, and
-/// `channels(s, level) > 0`.
+/// `done` is `channels(s, level)`, not 0.
+#[allow(clippy::too_many_arguments)]
 pub unsafe fn forward(
     s: &Shape,
+    done: usize,
     x: &[f32],
     w: &[f32],
     bias: Option<&[f32]>,
@@ -90,7 +92,6 @@ pub unsafe fn forward(
     epi: &Epilogue,
 ) {
     let lanes = lanes(level);
-    let done = channels(s, level);
     let blocks = done.div_ceil(lanes);
     let padded = Padded::new(s);
     let out_addr = out.as_mut_ptr() as usize;

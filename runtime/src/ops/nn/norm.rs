@@ -7,7 +7,7 @@ use super::work::{slice, slice_mut, sum_f64_of, to_contiguous, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
 use crate::ops::cpu;
-use crate::tensor::{DType, Tensor, TensorError, TensorResult};
+use crate::tensor::{DType, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;
 
@@ -171,9 +171,7 @@ pub fn batch_norm(x: &Tensor, p: &BatchNorm) -> TensorResult<(Tensor, Tensor, Te
         let shift: Vec<f64> = (0..cu).map(|i| b[i] - rm[i] * scale[i]).collect();
         let xc = x.contiguous()?;
         // Every element is written below.
-        let out = crate::ops::pointwise::for_overwrite(&sizes, dtype).ok_or_else(|| {
-            TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
-        })?;
+        let out = crate::ops::pointwise::output_for_overwrite(&sizes, dtype)?;
         crate::dispatch_work!(dtype, T => scale_planes::<T>(&xc, &out, s, &scale, &shift));
         let empty = Tensor::zeros(&[0], sd)?;
         return Ok((out, empty.clone(), empty));

@@ -30,9 +30,7 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
     let x = x.contiguous()?;
     let mut shape = sizes[..sizes.len() - 2].to_vec();
     shape.extend([ah.output, aw.output]);
-    let out = crate::ops::pointwise::for_overwrite(&shape, DType::F32).ok_or_else(|| {
-        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {shape:?}"))
-    })?;
+    let out = crate::ops::pointwise::output_for_overwrite(&shape, DType::F32)?;
     let (ho, wo) = (ah.output as usize, aw.output as usize);
     let planes_n: usize = sizes[..sizes.len() - 2]
         .iter()

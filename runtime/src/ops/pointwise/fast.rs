@@ -17,6 +17,16 @@ use crate::ops::cpu;
 use crate::tensor::elementwise::{Arg, Compute};
 use crate::tensor::{contiguous_strides, DType, Device, Meta, Storage, Tensor};
 
+/// [`for_overwrite`], or the error that names the size it could not allocate.
+pub(crate) fn output_for_overwrite(
+    sizes: &[i64],
+    dtype: DType,
+) -> crate::tensor::TensorResult<Tensor> {
+    for_overwrite(sizes, dtype).ok_or_else(|| {
+        crate::tensor::TensorError::new(format!("cannot allocate a tensor of size {sizes:?}"))
+    })
+}
+
 /// A contiguous tensor whose elements the caller writes before anything reads them.
 pub(crate) fn for_overwrite(sizes: &[i64], dtype: DType) -> Option<Tensor> {
     let n = crate::tensor::checked_numel(sizes).ok()?;

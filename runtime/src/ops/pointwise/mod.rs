@@ -46,7 +46,7 @@ use crate::ivalue::IValue;
 use crate::tensor::elementwise::{can_cast, map, promoted_dtype, Arg, Compute, Target};
 use crate::tensor::{broadcast_shapes, DType, Tensor};
 
-pub(crate) use fast::for_overwrite;
+pub(crate) use fast::output_for_overwrite;
 pub use fast::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
 
 pub fn register(r: &mut Registry) {

@@ -96,8 +96,7 @@ fn last_dim_f32(x: &Tensor, log: bool) -> Result<Tensor, TensorError> {
         return Tensor::zeros(&sizes, DType::F32);
     }
     // Every element is written below: no zeroing pass.
-    let out = crate::ops::pointwise::for_overwrite(&sizes, DType::F32)
-        .ok_or_else(|| TensorError::new(format!("cannot allocate a tensor of size {sizes:?}")))?;
+    let out = crate::ops::pointwise::output_for_overwrite(&sizes, DType::F32)?;
     // SAFETY: both tensors are contiguous float32 with `numel` elements; `out` is fresh.
     let src = unsafe { std::slice::from_raw_parts(x.data_ptr() as *const f32, numel) };
     let dst = unsafe { std::slice::from_raw_parts_mut(out.data_ptr() as *mut f32, numel) };
