@@ -7,8 +7,9 @@
 //! argument (`int x="a"` prints as `int x=a`), a string default with a non-ASCII character
 //! (`c10::printQuotedString` escapes its bytes as signed chars, `é` as `\0)+\/.)`, which no
 //! parser reads) or a carriage return (printed `\r`, an escape PyTorch's string parser does
-//! not have), and an int-list default of equal elements on a list of no fixed size
-//! (`int[] x=[0, 0]` prints as `int[] x=0`, which only `int[2] x=0` may be read as).
+//! not have), and an int-list default of equal elements on a list of no fixed size or of
+//! another size (`int[] x=[0, 0]` prints as `int[] x=0`, which only `int[2] x=0` may be read
+//! as; `int[1] dim=[-1, -1]` as `int[1] dim=-1`, read as `[-1]`).
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::schema::{parse_function_schema, parse_schema, Argument, FunctionSchema};
@@ -53,8 +54,8 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
 
 /// Whether PyTorch's printer writes `a`'s default as text its parser reads back: not a string
 /// default of a non-string argument, a string with a non-ASCII character or a carriage
-/// return, or an int list of two or more equal elements on a list of no fixed size (printed
-/// as its one element).
+/// return, or an int list of two or more equal elements on a list of no fixed size or of
+/// another size (printed as its one element).
 fn default_reads_back(a: &Argument) -> bool {
     match &a.default {
         Some(ConstValue::Str(s)) => {
@@ -62,7 +63,7 @@ fn default_reads_back(a: &Argument) -> bool {
                 || matches!(&a.ty, Type::Optional(t) if **t == Type::Str);
             str_arg && s.is_ascii() && !s.contains('\r')
         }
-        Some(ConstValue::List(items)) if a.n.is_none() && items.len() > 1 => !items
+        Some(ConstValue::List(items)) if items.len() > 1 && a.n != Some(items.len() as _) => !items
             .iter()
             .all(|x| matches!(x, ConstValue::Int(_)) && *x == items[0]),
         _ => true,
