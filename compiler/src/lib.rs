@@ -4,6 +4,7 @@
 pub mod analysis;
 #[cfg(feature = "codegen")]
 pub mod codegen;
+pub mod construct;
 pub mod driver;
 pub mod executor;
 pub mod export;

@@ -80,10 +80,11 @@ pub struct Model {
     pub name: String,
     pub kind: ModelKind,
     pub unit: Arc<CompilationUnit>,
-    /// The module of an archive: the `self` of its methods.
+    /// The module of an archive, or the one a source file defines (constructed by running its
+    /// `__init__`): the `self` of its methods.
     pub module: Option<Arc<Object>>,
     /// The entry points: an archive's root methods, a source file's top-level functions in
-    /// definition order, or the one graph.
+    /// definition order (then its module's methods), or the one graph.
     pub entries: Vec<Entry>,
     /// Every method of every class (an archive's, a source file's), root class first: what
     /// `ember-opt` runs passes over besides the entries.
@@ -172,13 +173,24 @@ impl Model {
         })
     }
 
-    /// Compiles TorchScript source: every def and class.
+    /// Compiles TorchScript source, every def and class; a file that defines an `nn.Module`
+    /// has it constructed (construct.rs), the model's module.
     pub fn from_source(name: &str, text: &str) -> Result<Model, String> {
+        Model::source(name, text, true)
+    }
+
+    /// Compiles TorchScript source without constructing its module: what `ember-opt` prints,
+    /// `__init__` included, with nothing run.
+    pub fn compile_source(name: &str, text: &str) -> Result<Model, String> {
+        Model::source(name, text, false)
+    }
+
+    fn source(name: &str, text: &str, construct: bool) -> Result<Model, String> {
         let file = Arc::new(SourceFile::new(name, text));
         let unit = CompilationUnit::new();
         let mut schemas =
             compile_with_schemas(file.clone(), &unit, &NoResolver).map_err(|e| e.render(&file))?;
-        let entries = unit
+        let mut entries: Vec<Entry> = unit
             .functions()
             .into_iter()
             .map(|f| {
@@ -198,11 +210,18 @@ impl Model {
             let ms = c.methods.read().unwrap_or_else(|e| e.into_inner());
             methods.extend(ms.values().cloned());
         }
+        let unit = Arc::new(unit);
+        let module = if construct {
+            crate::construct::construct(&unit, &schemas, &mut entries, &mut methods)
+                .map_err(|e| format!("{name}: {e}"))?
+        } else {
+            None
+        };
         Ok(Model {
             name: name.to_string(),
             kind: ModelKind::Source,
-            unit: Arc::new(unit),
-            module: None,
+            unit,
+            module,
             entries,
             methods,
             extra: BTreeMap::new(),
@@ -242,8 +261,8 @@ impl Model {
         })
     }
 
-    /// The entry `name`, or the default one: `forward` of a module, the last function of a
-    /// source file, the graph of graph text.
+    /// The entry `name`, or the default one: `forward` of a module (an archive's, or the one
+    /// a source file defines), the last function of a source file, the graph of graph text.
     pub fn entry(&self, name: Option<&str>) -> Result<&Entry, String> {
         match (self.kind, name) {
             (ModelKind::Archive, name) => {
@@ -260,7 +279,16 @@ impl Model {
                 .entries
                 .iter()
                 .find(|e| e.name == name)
-                .ok_or_else(|| format!("{}: no function named '{name}'", self.name)),
+                .ok_or_else(|| match &self.module {
+                    Some(m) => format!(
+                        "{}: no function or method of the module ({}) named '{name}'",
+                        self.name,
+                        m.class_name()
+                    ),
+                    None => format!("{}: no function named '{name}'", self.name),
+                }),
+            // The module the file defines, when it defines one.
+            (ModelKind::Source, None) if self.module.is_some() => self.entry(Some("forward")),
             (ModelKind::Source, None) => self
                 .entries
                 .last()
@@ -296,6 +324,28 @@ impl Model {
 }
 
 impl Model {
+    /// Puts the module in eval mode, as `module.eval()` does: `training` false in it and in
+    /// every module it holds.
+    pub fn eval(&self) {
+        fn set(object: &Arc<Object>) {
+            let class = &object.class;
+            if !class.is_module {
+                return;
+            }
+            if let Some(i) = class.attribute_slot("training") {
+                object.set_slot(i, IValue::Bool(false));
+            }
+            for i in 0..class.num_attributes() {
+                if let Some(IValue::Object(sub)) = object.slot(i) {
+                    set(&sub);
+                }
+            }
+        }
+        if let Some(m) = &self.module {
+            set(m);
+        }
+    }
+
     /// Runs the optimization pipeline over every function and method, without inlining, so
     /// errors keep their TorchScript call stacks (what ember-run does to a model it does not
     /// freeze).
@@ -365,11 +415,12 @@ impl Model {
     }
 }
 
-/// The defaults of a source function's parameters, from its schema.
-fn source_defaults(schema: &FunctionSchema) -> Vec<Option<IValue>> {
+/// The defaults of a source function's parameters (a method's after `self`), from its schema.
+pub(crate) fn source_defaults(schema: &FunctionSchema) -> Vec<Option<IValue>> {
     schema
         .arguments
         .iter()
+        .skip_while(|a| a.name == "self")
         .map(|a| a.default.as_ref().and_then(|c| const_to_ivalue(c).ok()))
         .collect()
 }

@@ -40,6 +40,7 @@ mod ptx_assembles;
 mod pytorch_passes;
 #[cfg(feature = "codegen")]
 mod script_corpus;
+mod source_modules;
 #[cfg(feature = "codegen")]
 mod torch_reference;
 #[cfg(feature = "codegen")]

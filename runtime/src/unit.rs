@@ -135,6 +135,14 @@ impl ClassType {
         attrs.len() - 1
     }
 
+    /// Makes attribute `name` (when there is one) of kind `kind`.
+    pub fn set_attribute_kind(&self, name: &str, kind: AttributeKind) {
+        let mut attrs = self.attributes.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(a) = attrs.iter_mut().find(|a| a.name == name) {
+            a.kind = kind;
+        }
+    }
+
     pub fn method(&self, name: &str) -> Option<Arc<Function>> {
         read(&self.methods).get(name).cloned()
     }

@@ -1,6 +1,6 @@
 # RUN: ember-opt %s --dce | FileCheck %s
-# RUN: ember-run %s 2 | FileCheck %s --check-prefix=OUT
-# RUN: not ember-run %s -- -2 2>&1 | FileCheck %s --check-prefix=UNUSED
+# RUN: ember-run %s --entry f 2 | FileCheck %s --check-prefix=OUT
+# RUN: not ember-run %s --entry f -- -2 2>&1 | FileCheck %s --check-prefix=UNUSED
 # Module methods through `self`, @torch.jit.export, and @torch.jit.unused: PyTorch compiles an
 # unused method with its body replaced by `raise RuntimeError("Cannot call @unused methods")` and
 # its parameters typed Any, so code calling it compiles and fails only when the call runs. An

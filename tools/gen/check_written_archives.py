@@ -9,6 +9,8 @@ Likewise every program of the script corpus (test/script/GROUP/NAME.py with its 
 NAME.run1.npz, ...): Ember writes its last def as PyTorch saves a scripted function
 (`ember-opt NAME.py -o OUT.pt`), PyTorch loads and calls it on each run's inputs and the
 results must equal the recorded ones (or raise where PyTorch raised); test/script/WRITTEN.tsv.
+And every module defined in source (test/modules): Ember constructs it and writes it as
+`torch.jit.script(M()).save()` would; test/modules/WRITTEN.tsv (`--modules-only` for just these).
 Run with the torch venv after building ember-opt:
 
     cargo build -p ember-opt && ~/.cache/torch-venv/bin/python tools/gen/check_written_archives.py
@@ -179,6 +181,8 @@ def frozen_names(folder):
 
 
 def main():
+    if sys.argv[1:] == ["--modules-only"]:
+        return main_modules()
     if sys.argv[1:] != ["--pt-only"]:
         rows = []
         with tempfile.TemporaryDirectory() as tmp:
@@ -193,6 +197,30 @@ def main():
             for name, status in rows:
                 out.write(f"{name}\t{status}\n")
     main_pt()
+    main_modules()
+
+
+def main_modules():
+    """The modules defined in source (test/modules): Ember constructs each and writes it as
+    `torch.jit.script(M()).save()` would; PyTorch runs it to the recorded outputs."""
+    folder = os.path.join(ROOT, "test", "modules")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for f in sorted(os.listdir(folder)):
+            if not f.endswith(".py"):
+                continue
+            stem = os.path.join(folder, f[:-3])
+            runs = [stem + ".npz"]
+            while os.path.exists(f"{stem}.run{len(runs)}.npz"):
+                runs.append(f"{stem}.run{len(runs)}.npz")
+            status = check_script(stem + ".py", runs, tmp)
+            rows.append((f[:-3], status))
+            print(f"modules/{f[:-3]}\t{status}", file=sys.stderr)
+    with open(os.path.join(folder, "WRITTEN.tsv"), "w") as out:
+        out.write("# Written by tools/gen/check_written_archives.py: PyTorch loading the archive Ember\n")
+        out.write("# writes of each module it constructs and calling it on the recorded inputs.\n")
+        for name, status in rows:
+            out.write(f"{name}\t{status}\n")
 
 
 def main_pt():

@@ -54,8 +54,11 @@ pub struct OptOptions {
     pub config: PassConfig,
     /// After the output, print what alias analysis finds (`--print-alias-db`).
     pub print_alias_db: bool,
-    /// Freeze the archive's `forward` (as `torch.jit.freeze`) and emit only it.
+    /// Freeze the module's `forward` (as `torch.jit.freeze`) and emit only it.
     pub freeze: bool,
+    /// `--eval`: the module in eval mode (`training` false) before anything else, as
+    /// `module.eval()` puts it.
+    pub eval: bool,
     /// Print which operators the input calls that Ember cannot run, instead of the input.
     pub check_ops: bool,
     /// Refuse an input that calls an operator Ember cannot run, with the node, its source
@@ -160,6 +163,9 @@ pub fn run_archive(options: &OptOptions, bytes: &[u8]) -> OptResult {
             return result;
         }
     };
+    if options.eval {
+        model.eval();
+    }
     if options.check_ops || options.strict {
         match check_unit_ops(options, &model.unit) {
             Ok(report) if options.check_ops => {
@@ -242,6 +248,13 @@ pub fn run_source_to_archive(options: &OptOptions, text: &str, out: &Path) -> Op
 
 /// Runs the passes over every method of `model` and writes it to `out` as an archive.
 fn write_archive_to(options: &OptOptions, mut model: Model, out: &Path) -> Result<(), String> {
+    if model.kind == ModelKind::Source && model.module.is_some() {
+        // The module a .py defines, named as its archive names things.
+        if options.eval {
+            model.eval();
+        }
+        model = crate::export::source_module(model)?;
+    }
     if options.freeze {
         // In PyTorch's ops (Ember's fused kernels are not PyTorch's), as torch.jit.freeze
         // saves it.
@@ -345,7 +358,7 @@ fn process_chunk(options: &OptOptions, text: &str, log: &mut String) -> (String,
 /// A TorchScript source chunk: every function of the file, then every method of its classes,
 /// each through the passes and emitted in turn.
 fn process_source(options: &OptOptions, text: &str, log: &mut String) -> (String, Vec<ChunkDiag>) {
-    let model = match Model::from_source(&options.input_name, text) {
+    let model = match Model::compile_source(&options.input_name, text) {
         Ok(model) => model,
         Err(rendered) => return (String::new(), vec![source_diag(&rendered)]),
     };

@@ -35,6 +35,8 @@ pub struct RunOptions {
     /// attributes); `Some(false)`: do not freeze; `None`: freeze `.pt` methods that write no
     /// attribute.
     pub freeze: Option<bool>,
+    /// `--eval`: the module in eval mode (`training` false), as `module.eval()` puts it.
+    pub eval: bool,
     /// Print the graph that runs (after optimization) to stderr.
     pub print_optimized_graph: bool,
     /// Refuse a model that calls an operator Ember lacks, wherever the call is (by default
@@ -147,12 +149,14 @@ pub fn run(opts: &RunOptions) -> Result<RunOutput, String> {
     })
 }
 
-/// Optimizes the model before it runs: a module method is frozen (when it writes no attribute,
-/// or `--freeze` says so), anything else goes through the optimization pipeline (without
-/// inlining, so errors keep their TorchScript call stack). Returns what to report on stderr.
+/// Optimizes the model before it runs: a module method (of a `.pt`, or of the module a `.py`
+/// defines) is frozen (when it writes no attribute, or `--freeze` says so), anything else
+/// goes through the optimization pipeline (without inlining, so errors keep their
+/// TorchScript call stack). Returns what to report on stderr.
 fn optimize(model: &mut Model, entry: &str, opts: &RunOptions) -> Result<String, String> {
     let config = PassConfig::from_env()?;
-    if model.kind == ModelKind::Archive && opts.freeze != Some(false) {
+    let is_method = model.module.is_some() && model.entry(Some(entry))?.is_method;
+    if is_method && opts.freeze != Some(false) {
         let (graph, report) = freeze_graph(model, entry, &config)?;
         if report.written.is_empty() || opts.freeze == Some(true) {
             install_graph(model, entry, graph);
@@ -184,7 +188,6 @@ fn open(opts: &RunOptions) -> Result<Model, String> {
     let kind = ModelKind::of_path(&opts.model)?;
     let misuse = match kind {
         ModelKind::Archive if opts.entry.is_some() => Some("--entry chooses a function of a .py file; use --method for a method of a .pt model"),
-        ModelKind::Source if opts.method.is_some() => Some("--method chooses a method of a .pt model; use --entry for a function of a .py file"),
         ModelKind::GraphText if opts.method.is_some() || opts.entry.is_some() => Some("--method and --entry choose a method or function of a .pt or .py model; a .ir file holds one graph"),
         _ => None,
     };
@@ -198,7 +201,23 @@ fn open(opts: &RunOptions) -> Result<Model, String> {
             ..Default::default()
         },
     };
-    Model::open(&opts.model, &open)
+    let model = Model::open(&opts.model, &open)?;
+    if opts.eval {
+        if model.module.is_none() {
+            return Err(format!(
+                "{}: --eval puts a module in eval mode, and the model is no module",
+                opts.model
+            ));
+        }
+        model.eval();
+    }
+    if opts.method.is_some() && model.module.is_none() {
+        return Err(format!(
+            "{}: --method chooses a method of a module, and the file defines no nn.Module; use --entry for a function of a .py file",
+            opts.model
+        ));
+    }
+    Ok(model)
 }
 
 /// Reads the ARGs and matches them to the graph's inputs after the first `skip`; inputs after

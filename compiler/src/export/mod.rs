@@ -9,22 +9,20 @@
 mod classes;
 pub mod pickler;
 mod placeholder;
+mod version;
 
-pub use placeholder::{frozen_model, placeholder_model};
+pub use placeholder::{frozen_model, placeholder_model, source_module};
 
 use std::io::{Cursor, Write};
 use std::path::Path;
 
+use ember_dialects::Graph;
 use ember_runtime::ivalue::IValue;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use crate::model::Model;
 use pickler::{Pickler, StorageRecord};
-
-/// The file format version written: what PyTorch writes for TorchScript modules whose
-/// operators need no upgrader.
-const FILE_FORMAT_VERSION: &str = "3\n";
 
 /// PyTorch pads records to 64-byte boundaries with an extra field of this id ("FB").
 const ALIGNMENT: u16 = 64;
@@ -68,7 +66,10 @@ pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
     put("data.pkl", &data_pkl)?;
     for (path, file) in &code {
         put(path, file.text.as_bytes())?;
-        put(&format!("{path}.debug_pkl"), &debug_pkl(file, model)?)?;
+        // PyTorch's reader refuses an empty one; code with no source ranges has none.
+        if !file.ranges.is_empty() {
+            put(&format!("{path}.debug_pkl"), &debug_pkl(file, model)?)?;
+        }
     }
     for s in &constant_storages {
         put(&format!("constants/{}", s.key), &storage_bytes(s)?)?;
@@ -77,7 +78,21 @@ pub fn write_archive(model: &Model, folder: &str) -> Result<Vec<u8>, String> {
     for (name, bytes) in &model.extra {
         put(&format!("extra/{name}"), bytes)?;
     }
-    put("version", FILE_FORMAT_VERSION.as_bytes())?;
+    let mut graphs: Vec<Graph> = model
+        .unit
+        .functions()
+        .iter()
+        .map(|f| f.graph.clone())
+        .collect();
+    for class in model.unit.classes() {
+        let methods = class.methods.read().unwrap_or_else(|e| e.into_inner());
+        graphs.extend(methods.values().map(|f| f.graph.clone()));
+    }
+    let version = version::file_format_version(&graphs);
+    put(
+        version::record_name(version),
+        format!("{version}\n").as_bytes(),
+    )?;
     put("byteorder", b"little")?;
     // PyTorch writes a random id; a digest of the contents keeps the output deterministic.
     let id = serialization_id(&data_pkl, &constants_pkl, &code);

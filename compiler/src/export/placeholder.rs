@@ -1,10 +1,11 @@
-//! Archives of functions (`.py` sources, `.ir` graphs), as `torch.jit.script(fn).save()`
-//! writes them: a `__torch__.PlaceholderModule` whose `forward` is the function, with the
-//! other functions of the source beside it. Source functions are named plainly in Ember's
-//! unit (`affine`); in an archive they live in `__torch__` (`__torch__.affine`), and the calls
-//! to them are renamed to match.
+//! Models whose archive PyTorch would write differently from Ember's model of them: functions
+//! (`.py` sources, `.ir` graphs), as `torch.jit.script(fn).save()` writes them (a
+//! `__torch__.PlaceholderModule` whose `forward` is the function, with the other functions of
+//! the source beside it), modules a source file defines, and frozen modules. Source functions
+//! are named plainly in Ember's unit (`affine`); in an archive they live in `__torch__`
+//! (`__torch__.affine`), and the calls to them are renamed to match.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use ember_dialects::symbol::sym;
@@ -106,6 +107,73 @@ pub fn placeholder_model(model: &Model, entry: &str) -> Result<Model, String> {
         sources: model.sources.clone(),
         source_maps: model.source_maps.clone(),
     })
+}
+
+/// The module a source file defines (its `model.module`), with the file's functions in
+/// `__torch__` and every call renamed to match, and only the classes its code and objects
+/// still use (not those only `__init__` used, such as `torch.no_grad`'s).
+pub fn source_module(mut model: Model) -> Result<Model, String> {
+    model.transform_graphs(&mut |_, g| {
+        *g = qualify_calls(g);
+        Ok(())
+    })?;
+    let unit = CompilationUnit::new();
+    for f in model.unit.functions() {
+        unit.add_function(Function::new(qualify(&f.qualname), f.graph.clone()));
+    }
+    let root = model
+        .module
+        .as_ref()
+        .ok_or("no module")?
+        .class
+        .qualname
+        .clone();
+    let used = used_classes(&model.unit, &root);
+    for c in model.unit.classes() {
+        if used.contains(&c.qualname) {
+            unit.add_class_arc(c);
+        }
+    }
+    copy_named_types(&model.unit, &unit);
+    model.unit = Arc::new(unit);
+    Ok(model)
+}
+
+/// The classes of `unit` that class `root` and the functions use: through attributes, and
+/// the types of the values of their code.
+fn used_classes(unit: &CompilationUnit, root: &str) -> HashSet<String> {
+    let mut used = HashSet::from([root.to_string()]);
+    let mut work: Vec<Graph> = unit.functions().iter().map(|f| f.graph.clone()).collect();
+    let mut queue = vec![root.to_string()];
+    loop {
+        while let Some(g) = work.pop() {
+            for n in g.nodes() {
+                for &v in g.node_inputs(n).iter().chain(g.node_outputs(n)) {
+                    let mut found = HashSet::new();
+                    crate::construct::classes_in(g.ty(v), &mut found);
+                    queue.extend(found.into_iter().filter(|q| used.insert(q.clone())));
+                }
+            }
+        }
+        let Some(q) = queue.pop() else {
+            return used;
+        };
+        let Some(class) = unit.class(&q) else {
+            continue;
+        };
+        let mut found = HashSet::new();
+        for a in class
+            .attributes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            crate::construct::classes_in(&a.ty, &mut found);
+        }
+        queue.extend(found.into_iter().filter(|q| used.insert(q.clone())));
+        let methods = class.methods.read().unwrap_or_else(|e| e.into_inner());
+        work.extend(methods.values().map(|f| f.graph.clone()));
+    }
 }
 
 fn named_type_name(t: &Type) -> Option<String> {

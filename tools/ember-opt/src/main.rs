@@ -47,6 +47,10 @@ fn command() -> Command {
             "freeze a .pt module's forward as torch.jit.freeze does (submodule calls inlined, parameters and attributes folded into constants, inference rewrites) and print it",
         ))
         .arg(flag(
+            "eval",
+            "put the module (a .pt's, or the one a .py defines, with -o OUT.pt) in eval mode first, as module.eval() does",
+        ))
+        .arg(flag(
             "print-alias-db",
             "after the output, print what alias analysis finds: each value's memory locations and what each node writes",
         ))
@@ -148,10 +152,16 @@ fn main() -> ExitCode {
 fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
     let input = m.get_one::<String>("input").unwrap().clone();
     let is_archive = input.ends_with(".pt");
-    if m.get_flag("freeze") && !is_archive {
-        return Err(format!(
-            "{input}: --freeze freezes a module: give a .pt archive"
-        ));
+    // A .py's module is constructed only to be written (`-o OUT.pt`).
+    let writes_module = input.ends_with(".py")
+        && m.get_one::<String>("output")
+            .is_some_and(|o| o.ends_with(".pt"));
+    for flag in ["freeze", "eval"] {
+        if m.get_flag(flag) && !is_archive && !writes_module {
+            return Err(format!(
+                "{input}: --{flag} needs a module: a .pt archive, or a .py written with -o OUT.pt"
+            ));
+        }
     }
     let mut archive = Vec::new();
     let text = if input == "-" {
@@ -185,6 +195,7 @@ fn real_main(m: &clap::ArgMatches) -> Result<ExitCode, String> {
         config: PassConfig::from_env()?,
         print_alias_db: m.get_flag("print-alias-db"),
         freeze: m.get_flag("freeze"),
+        eval: m.get_flag("eval"),
         check_ops: m.get_flag("check-ops"),
         strict: m.get_flag("strict"),
         archive_out: m

@@ -18,8 +18,8 @@ fn command() -> Command {
                 .allow_negative_numbers(true)
                 .help("x.npy (tensor), 3, -2 (int), 2.5 (float), true/false, none, [a, b], (a, b), \"text\""),
         )
-        .arg(Arg::new("method").long("method").value_name("NAME").help("the module method to run (default: forward)"))
-        .arg(Arg::new("entry").long("entry").value_name("FUNC").help("the function of a .py file to run (default: the last def)"))
+        .arg(Arg::new("method").long("method").value_name("NAME").help("the method to run of the module: a .pt's, or the nn.Module a .py defines (default: forward)"))
+        .arg(Arg::new("entry").long("entry").value_name("FUNC").help("the function of a .py file to run (default: the forward of the nn.Module the file defines, else its last def)"))
         .arg(
             Arg::new("allow-file-ops")
                 .long("allow-file-ops")
@@ -68,6 +68,12 @@ fn command() -> Command {
                 .help("do not freeze the module method"),
         )
         .arg(
+            Arg::new("eval")
+                .long("eval")
+                .action(ArgAction::SetTrue)
+                .help("put the module in eval mode first (training false in it and its submodules), as module.eval() does: a module a .py defines is constructed in training mode, as M() is"),
+        )
+        .arg(
             Arg::new("print-optimized-graph")
                 .long("print-optimized-graph")
                 .action(ArgAction::SetTrue)
@@ -112,6 +118,7 @@ fn main() -> ExitCode {
         } else {
             None
         },
+        eval: m.get_flag("eval"),
         print_optimized_graph: m.get_flag("print-optimized-graph"),
         strict: m.get_flag("strict"),
         jit: !m.get_flag("no-jit"),

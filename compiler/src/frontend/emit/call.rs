@@ -369,6 +369,28 @@ impl<'a> FnEmitter<'a> {
                 _ => Err(self.err(span, format!("the archive has no constant {full}"))),
             };
         }
+        if path == "torch.nn" {
+            match super::nn::is_nn_module(name) {
+                Some(true) => return Ok(Sugared::Sequential),
+                Some(false) => {
+                    let qual = self
+                        .cx
+                        .ensure_nn_class(name)
+                        .map_err(|m| self.err(span, m))?;
+                    return Ok(Sugared::Class(qual));
+                }
+                None if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                    return Err(self.err(
+                        span,
+                        format!(
+                            "torch.nn.{name} is not a module Ember can create; it creates {}",
+                            super::nn::creatable().join(", ")
+                        ),
+                    ))
+                }
+                None => {}
+            }
+        }
         if matches!(full.as_str(), "torch.no_grad" | "torch.enable_grad") {
             let qual =
                 super::grad_mode::ensure(self.cx.unit, name).map_err(|m| self.err(span, m))?;
@@ -1251,7 +1273,9 @@ impl<'a> FnEmitter<'a> {
                     .classes
                     .get(qual)
                     .is_some_and(|c| c.is_module);
-                if is_module {
+                // A module's `__init__` builds its submodules (run when Ember constructs the
+                // file's root module); anywhere else PyTorch refuses to create a module.
+                if is_module && !self.in_module_init() {
                     let short = qual.rsplit('.').next().unwrap_or(qual);
                     return Err(self.err(
                         span,
@@ -1277,6 +1301,7 @@ impl<'a> FnEmitter<'a> {
                 self.call_method_nv(span, obj, qual, "__init__", args, kwargs)?;
                 Ok(Sugared::Simple(obj))
             }
+            Sugared::Sequential => Ok(Sugared::Simple(self.emit_sequential(span, args, kwargs)?)),
             Sugared::NamedTupleCtor(ty) => {
                 let Type::Tuple(tt) = ty else {
                     return Err(self.err(span, "not a NamedTuple"));

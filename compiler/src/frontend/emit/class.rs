@@ -572,11 +572,27 @@ impl FnEmitter<'_> {
         }
     }
 
+    /// Makes attribute `name` of class `qual` a parameter or buffer.
+    pub fn set_attribute_kind(&self, qual: &str, name: &str, kind: AttributeKind) {
+        if let Some(c) = self.unit_class(qual) {
+            c.set_attribute_kind(name, kind);
+        }
+    }
+
     /// Whether this is `__init__` of `qual` and `obj` its `self`.
     pub fn is_initializing(&self, qual: &str, obj: ember_dialects::Value) -> bool {
         self.method_name.as_deref() == Some("__init__")
             && self.self_class.as_deref() == Some(qual)
             && self.g.inputs().first().map(|&i| self.g.ty(i)) == Some(self.g.ty(obj))
+    }
+
+    /// Whether this is the `__init__` of a module class.
+    pub fn in_module_init(&self) -> bool {
+        self.method_name.as_deref() == Some("__init__")
+            && self
+                .self_class
+                .as_deref()
+                .is_some_and(|q| self.class_info(q, |c| c.is_module) == Some(true))
     }
 
     /// The signature of a method (compiled on demand); `span` is the use, for errors.

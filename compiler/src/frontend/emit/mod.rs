@@ -20,6 +20,8 @@ mod expr;
 mod functional;
 mod grad_mode;
 mod module;
+mod module_init;
+mod nn;
 mod stmt;
 mod sugared;
 #[cfg(test)]

@@ -256,7 +256,20 @@ pub(crate) fn compile_module_functions(
             unit.add_function(Function::new(f.qualname.clone(), f.graph.clone()));
         }
     }
-    Ok(st.functions)
+    // The methods of module classes too, by qualified name: their defaults are the entry
+    // points' of a module constructed from the file.
+    let mut functions = st.functions;
+    for (qual, info) in &st.classes {
+        let Some(class) = unit.class(qual).filter(|_| info.is_module) else {
+            continue;
+        };
+        for (name, sig) in &info.sigs {
+            if let Some(f) = class.method(name) {
+                functions.insert(format!("{qual}.{name}"), (sig.clone(), f));
+            }
+        }
+    }
+    Ok(functions)
 }
 
 impl ModuleCx<'_> {

@@ -8,24 +8,11 @@ use ember_dialects::types::unify_types_ext;
 use ember_dialects::{Symbol, Type, Value};
 
 use super::expr::{CondValue, RefinementSet};
+use super::module_init::is_super_init;
 use super::sugared::Sugared;
 use super::{FnEmitter, LoopStatus, R};
 use crate::frontend::ast::{BinOp, Expr, ExprKind, Stmt, StmtKind, WithItem};
 use crate::frontend::span::Span;
-
-/// `super().__init__(...)`.
-fn is_super_init(e: &Expr) -> bool {
-    let ExprKind::Call { func, .. } = &e.kind else {
-        return false;
-    };
-    let ExprKind::Attribute { value, attr } = &func.kind else {
-        return false;
-    };
-    let ExprKind::Call { func: inner, .. } = &value.kind else {
-        return false;
-    };
-    attr.name == "__init__" && matches!(&inner.kind, ExprKind::Name(n) if n == "super")
-}
 
 /// A body emitted into a block: statements, or a closure (comprehensions).
 pub type BodyFn<'b, 'a> = dyn FnMut(&mut FnEmitter<'a>) -> R<()> + 'b;
@@ -43,6 +30,9 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn emit_statement(&mut self, s: &Stmt) -> R<()> {
+        if let Some(done) = self.emit_module_init_statement(s) {
+            return done;
+        }
         match &s.kind {
             StmtKind::If {
                 cond,

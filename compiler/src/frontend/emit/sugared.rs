@@ -74,6 +74,8 @@ pub enum Sugared {
     Functional(String),
     /// A static method of a class of the file: class and method.
     StaticMethod { class: String, name: String },
+    /// `torch.nn.Sequential`: a call makes a class for the modules it is given.
+    Sequential,
     /// A value that stands for nothing callable: `torch.jit.ignore`d functions and the like.
     Opaque(String),
 }
@@ -115,6 +117,7 @@ impl Sugared {
                 "python value of type 'builtin_function_or_method'".into()
             }
             Sugared::StaticMethod { .. } | Sugared::Functional(_) => "function".into(),
+            Sugared::Sequential => "class".into(),
             Sugared::Opaque(k) => k.clone(),
         }
     }

@@ -1,0 +1,77 @@
+# torch.nn.modules.conv as Ember compiles it (see linear.py).
+import math
+from typing import List, Optional, Tuple, Union
+
+import torch
+from torch import Tensor
+
+
+class Conv2d(torch.nn.Module):
+    bias: Optional[Tensor]
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Union[int, Tuple[int, int]],
+        stride: Union[int, Tuple[int, int]] = 1,
+        padding: Union[int, Tuple[int, int]] = 0,
+        dilation: Union[int, Tuple[int, int]] = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+    ):
+        super().__init__()
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode != "zeros":
+            raise ValueError("Ember's Conv2d supports padding_mode='zeros' only")
+        if isinstance(kernel_size, int):
+            k = [kernel_size, kernel_size]
+        else:
+            k = [kernel_size[0], kernel_size[1]]
+        if isinstance(stride, int):
+            s = [stride, stride]
+        else:
+            s = [stride[0], stride[1]]
+        if isinstance(padding, int):
+            p = [padding, padding]
+        else:
+            p = [padding[0], padding[1]]
+        if isinstance(dilation, int):
+            d = [dilation, dilation]
+        else:
+            d = [dilation[0], dilation[1]]
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = k
+        self.stride = s
+        self.padding = p
+        self.dilation = d
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.weight = torch.nn.Parameter(
+            torch.empty(out_channels, in_channels // groups, k[0], k[1])
+        )
+        if bias:
+            self.bias = torch.nn.Parameter(torch.empty(out_channels))
+        else:
+            self.bias = None
+        # reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), then the bias.
+        fan_in = in_channels // groups * k[0] * k[1]
+        a = math.sqrt(5.0)
+        gain = math.sqrt(2.0 / (1 + a**2))
+        bound = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
+        with torch.no_grad():
+            self.weight.uniform_(-bound, bound)
+            b = self.bias
+            if b is not None:
+                bias_bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+                b.uniform_(-bias_bound, bias_bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return torch.conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )

@@ -1,0 +1,259 @@
+//! The `torch.nn` modules a module's `__init__` may create (`nn.Linear(4, 3)`,
+//! `nn.Sequential(...)`), so that Ember can construct a module of a `.py` file that uses them.
+//! Leaf modules are TorchScript source in this folder, one file per module of
+//! `torch.nn.modules` (their classes are PyTorch's `__torch__.torch.nn.modules.linear.Linear`),
+//! compiled into the unit that uses them the first time it does. `nn.Sequential` is made per
+//! call: a class whose attributes `"0"`, `"1"`, ... are the modules given and whose `forward`
+//! calls them in turn, as PyTorch makes one per instance.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ember_dialects::attr::ConstValue;
+use ember_dialects::{AttrValue, Graph, Symbol, Type, Value};
+use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, Function};
+
+use super::{ClassInfo, FnEmitter, FnSig, ModuleCx, NoResolver, ParamSig, R};
+use crate::frontend::schema_match::NamedValue;
+use crate::frontend::span::{SourceFile, Span};
+
+/// Each file: its module under `torch.nn.modules`, its source and its classes.
+const FILES: [(&str, &str, &[&str]); 9] = [
+    ("linear", include_str!("linear.py"), &["Identity", "Linear"]),
+    ("conv", include_str!("conv.py"), &["Conv2d"]),
+    (
+        "activation",
+        include_str!("activation.py"),
+        &[
+            "ReLU",
+            "ReLU6",
+            "LeakyReLU",
+            "GELU",
+            "SiLU",
+            "Hardswish",
+            "Sigmoid",
+            "Tanh",
+            "Softmax",
+        ],
+    ),
+    (
+        "batchnorm",
+        include_str!("batchnorm.py"),
+        &["BatchNorm1d", "BatchNorm2d"],
+    ),
+    (
+        "normalization",
+        include_str!("normalization.py"),
+        &["LayerNorm"],
+    ),
+    ("dropout", include_str!("dropout.py"), &["Dropout"]),
+    (
+        "pooling",
+        include_str!("pooling.py"),
+        &["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"],
+    ),
+    ("flatten", include_str!("flatten.py"), &["Flatten"]),
+    ("sparse", include_str!("sparse.py"), &["Embedding"]),
+];
+
+const SEQUENTIAL: &str = "__torch__.torch.nn.modules.container";
+
+/// What `torch.nn.<name>` is: `Some(true)` for `Sequential`, `Some(false)` for a leaf module
+/// of this folder.
+pub fn is_nn_module(name: &str) -> Option<bool> {
+    if name == "Sequential" {
+        return Some(true);
+    }
+    FILES
+        .iter()
+        .any(|(_, _, classes)| classes.contains(&name))
+        .then_some(false)
+}
+
+/// The names of the modules Ember can create, for messages.
+pub fn creatable() -> Vec<&'static str> {
+    let mut names: Vec<&str> = FILES
+        .iter()
+        .flat_map(|(_, _, classes)| classes.iter().copied())
+        .collect();
+    names.push("Sequential");
+    names
+}
+
+impl ModuleCx<'_> {
+    /// The qualified name of leaf module class `torch.nn.<name>`, its file compiled into the
+    /// unit (and its classes made known to this file) if they are not yet.
+    pub fn ensure_nn_class(&self, name: &str) -> Result<String, String> {
+        let (module, source, _) = FILES
+            .iter()
+            .find(|(_, _, classes)| classes.contains(&name))
+            .ok_or_else(|| format!("torch.nn.{name} is not a module Ember can create"))?;
+        let prefix = format!("__torch__.torch.nn.modules.{module}");
+        let qual = format!("{prefix}.{name}");
+        if self.state.borrow().classes.contains_key(&qual) {
+            return Ok(qual);
+        }
+        let file = Arc::new(SourceFile::new(
+            format!("torch/nn/modules/{module}.py"),
+            *source,
+        ));
+        let parsed = crate::frontend::parser::parse_module(&file).map_err(|e| e.render(&file))?;
+        let compiled = super::module::compile_module_functions(
+            file.clone(),
+            &parsed,
+            self.unit,
+            &NoResolver,
+            &prefix,
+        )
+        .map_err(|e| e.render(&file))?;
+        // Their methods' signatures (defaults included) for calls from this file.
+        let mut infos: HashMap<String, ClassInfo> = HashMap::new();
+        for (key, (sig, _)) in compiled {
+            let Some((class, method)) = key.rsplit_once('.') else {
+                continue;
+            };
+            if !class.starts_with(&prefix) {
+                continue;
+            }
+            let info = infos.entry(class.to_string()).or_insert_with(|| ClassInfo {
+                is_module: true,
+                ..ClassInfo::default()
+            });
+            info.methods.push(method.to_string());
+            info.sigs.insert(method.to_string(), sig);
+        }
+        self.state.borrow_mut().classes.extend(infos);
+        Ok(qual)
+    }
+}
+
+impl FnEmitter<'_> {
+    /// `nn.Sequential(m0, m1, ...)` in a module's `__init__`: an object of a class made for
+    /// these modules' types.
+    pub fn emit_sequential(
+        &mut self,
+        span: Span,
+        args: Vec<NamedValue>,
+        kwargs: Vec<NamedValue>,
+    ) -> R<Value> {
+        if !self.in_module_init() {
+            return Err(self.err(
+                span,
+                "Cannot instantiate class 'Sequential' in a script function",
+            ));
+        }
+        if !kwargs.is_empty() {
+            return Err(self.err(span, "nn.Sequential takes modules, not keyword arguments"));
+        }
+        let mut members = Vec::new();
+        for a in &args {
+            let ty = self.g.ty(a.value).clone();
+            let forward = match &ty {
+                Type::Class(q) => self.method_sig(span, q, "forward")?,
+                _ => None,
+            };
+            match forward {
+                Some(sig) if !sig.params.is_empty() => members.push((ty, sig)),
+                _ => {
+                    return Err(self.err(
+                        a.span,
+                        format!(
+                            "nn.Sequential takes modules with a forward of one input, got {}",
+                            ty.repr_str()
+                        ),
+                    ))
+                }
+            }
+        }
+        let qual = self.sequential_class(&members, span);
+        let n = self.emit_node(
+            Symbol::prim("CreateObject"),
+            &[],
+            vec![Type::Class(qual.clone())],
+            span,
+        );
+        let obj = self.g.output(n, 0);
+        let on = self.insert_constant(ConstValue::Bool(true), span);
+        let items = std::iter::once(("training".to_string(), on)).chain(
+            args.iter()
+                .enumerate()
+                .map(|(i, a)| (i.to_string(), a.value)),
+        );
+        for (name, v) in items {
+            let set = self.emit_node(Symbol::prim("SetAttr"), &[obj, v], vec![], span);
+            self.g
+                .set_attr(set, Symbol::attr("name"), AttrValue::Str(name));
+        }
+        Ok(obj)
+    }
+
+    /// A new class for a Sequential of `members` (each one's type and forward signature),
+    /// named as PyTorch names the classes of its Sequential instances; its calls point at the
+    /// `nn.Sequential(...)` of the source (`span`).
+    fn sequential_class(&mut self, members: &[(Type, FnSig)], span: Span) -> String {
+        let range = self.cx.file.source_range(span);
+        let unit = self.cx.unit;
+        let qual = (0..)
+            .map(|i| match i {
+                0 => format!("{SEQUENTIAL}.Sequential"),
+                i => format!("{SEQUENTIAL}.___torch_mangle_{i}.Sequential"),
+            })
+            .find(|q| unit.class(q).is_none())
+            .expect("a free name");
+        let class = ClassType::new(qual.clone(), true);
+        let attribute = |name: String, ty: Type| ClassAttribute {
+            name,
+            ty,
+            kind: AttributeKind::Regular,
+        };
+        class.add_attribute(attribute("training".into(), Type::Bool));
+        let input = members
+            .first()
+            .map_or(Type::tensor(), |(_, sig)| sig.params[0].ty.clone());
+        let mut g = Graph::new();
+        let this = g.add_input(Type::Class(qual.clone()));
+        g.set_debug_name(this, "self");
+        let mut x = g.add_input(input.clone());
+        g.set_debug_name(x, "input");
+        for (i, (ty, sig)) in members.iter().enumerate() {
+            class.add_attribute(attribute(i.to_string(), ty.clone()));
+            let get = g.create(Symbol::prim("GetAttr"), &[this], 1);
+            g.set_attr(get, Symbol::attr("name"), AttrValue::Str(i.to_string()));
+            g.set_ty(g.output(get, 0), ty.clone());
+            g.set_source_range(get, Some(range.clone()));
+            g.append_node(get);
+            let call = g.create(Symbol::prim("CallMethod"), &[g.output(get, 0), x], 1);
+            g.set_attr(call, Symbol::attr("name"), AttrValue::Str("forward".into()));
+            g.set_ty(g.output(call, 0), sig.ret.clone());
+            g.set_source_range(call, Some(range.clone()));
+            g.append_node(call);
+            x = g.output(call, 0);
+        }
+        g.register_output(x);
+        let ret = g.ty(x).clone();
+        class.add_method(Arc::new(Function::new(format!("{qual}.forward"), g)));
+        unit.add_class(class);
+        let sig = FnSig {
+            params: vec![ParamSig {
+                name: "input".into(),
+                ty: input,
+                n: None,
+                default: None,
+                kwarg_only: false,
+            }],
+            ret,
+        };
+        let info = ClassInfo {
+            is_module: true,
+            methods: vec!["forward".into()],
+            sigs: HashMap::from([("forward".to_string(), sig)]),
+            ..ClassInfo::default()
+        };
+        self.cx
+            .state
+            .borrow_mut()
+            .classes
+            .insert(qual.clone(), info);
+        qual
+    }
+}

@@ -1,0 +1,31 @@
+# RUN: ember-run %s %S/Inputs/x.npy | FileCheck %s --check-prefix=TRAIN
+# RUN: ember-run %s --eval %S/Inputs/x.npy | FileCheck %s --check-prefix=EVAL
+# RUN: ember-opt %s --eval --freeze -o %t.pt && ember-run %t.pt %S/Inputs/x.npy | FileCheck %s --check-prefix=EVAL
+# RUN: not ember-run %S/Inputs/collatz.ir --eval 3 2>&1 | FileCheck %s --check-prefix=NOTMODULE
+# RUN: not ember-opt %S/Inputs/acc.py --eval 2>&1 | FileCheck %s --check-prefix=NOMODULE
+# torch.nn modules created in __init__ (Ember's own TorchScript versions of them, initialized
+# from the default generator as a fresh PyTorch process does): the module is constructed in
+# training mode, as Net() is, so batch norm normalizes with the batch's statistics; --eval
+# puts it in eval mode first (running statistics), as net.eval() does, and
+# ember-opt --eval --freeze writes it as torch.jit.freeze(torch.jit.script(Net().eval())).
+# The expected values are PyTorch's for that module (torch.manual_seed(67280421310721), the
+# default seed, then Net()).
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.body(x)
+
+
+# TRAIN:      tensor({{\[\[}} 0.7435, -0.2676],
+# TRAIN-NEXT:         [ 1.1896, -0.4214]])
+# EVAL:      tensor({{\[\[}} 0.6530, -0.2263],
+# EVAL-NEXT:         [ 1.7135, -1.2791]])
+# NOTMODULE: --eval puts a module in eval mode, and the model is no module
+# NOMODULE: --eval needs a module: a .pt archive, or a .py written with -o OUT.pt
