@@ -937,3 +937,49 @@ fn whole_compiled_group_guard_falls_back() {
         assert_eq!(out.to_vec::<f32>(), row.repeat(n as usize), "n = {n}");
     }
 }
+
+/// Profiled on several samples whose sizes differ (`emberc --example-set`), a group is
+/// compiled for unknown sizes: its entry guards hold for each sample's shape and for others
+/// of that rank, and the results are the interpreter's; profiled on one sample, the guards
+/// hold for that shape only.
+#[test]
+fn whole_compiled_from_several_samples_serves_each_shape() {
+    use ember_compiler::codegen::whole;
+    use ember_compiler::model::Model;
+    use ember_compiler::passes::PassConfig;
+    let source = "def f(x: Tensor, y: Tensor):\n    return torch.tanh(x * y + 1.0) + x * 0.5\n";
+    let tensor = |rows: i64, cols: i64| {
+        let data = (0..rows * cols).map(|i| i as f32 / 8.0 - 0.5).collect();
+        IValue::Tensor(Tensor::from_vec(data, &[rows, cols]).unwrap())
+    };
+    let sample = |rows, cols| vec![tensor(rows, cols), tensor(rows, cols)];
+    let compile = |samples: &[Vec<IValue>]| {
+        let mut model = Model::from_source("samples.py", source).unwrap();
+        let (graph, is_method) = whole::method_graph(&mut model, "f").unwrap();
+        let mut program = whole::prepare(&graph, is_method, &[], &[]).unwrap();
+        let groups = whole::fuse(&mut program, samples, &PassConfig::default()).unwrap();
+        assert!(groups >= 1, "no fusion group:\n{}", program.text);
+        (model, whole::compile_in_process(&program).unwrap())
+    };
+    let (model, several) = compile(&[sample(2, 3), sample(3, 4)]);
+    let f = model.entry(Some("f")).unwrap();
+    let code = f.function.code(Some(&model.unit)).unwrap();
+    for (rows, cols) in [(2, 3), (3, 4), (5, 2)] {
+        let inputs = sample(rows, cols);
+        assert!(
+            several.guards_hold(&inputs),
+            "the guards refuse {rows}x{cols}"
+        );
+        let IValue::Tensor(got) = several.run(inputs.clone()).unwrap() else {
+            panic!("not a tensor")
+        };
+        let want = run(&code, inputs).unwrap();
+        let IValue::Tensor(want) = &want[0] else {
+            panic!("not a tensor")
+        };
+        assert_eq!(got.to_vec::<f32>(), want.to_vec::<f32>(), "{rows}x{cols}");
+    }
+    let (_, one) = compile(&[sample(2, 3)]);
+    assert!(one.guards_hold(&sample(2, 3)));
+    assert!(!one.guards_hold(&sample(3, 4)));
+}

@@ -6,7 +6,7 @@
 //! emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] [--cpu NAME]
 //!        [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]
 //!        [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]
-//!        [--example X.npy ...]
+//!        [--example X.npy ...] [--example-set X.npy,Y.npy ...]
 //! ```
 //!
 //! `--mode`: `whole` (the default for `.pt` and `.py` models, and for graph text that is not
@@ -18,6 +18,9 @@
 //! `--example X.npy` (repeated: one file per tensor input, in order) gives a whole model sample
 //! inputs: the method is profiled on them and its pointwise chains compiled as fusion groups
 //! (kernels in the same object), with entry guards for the inputs' profiled types.
+//! `--example-set X.npy,Y.npy` gives one more sample, its inputs comma-separated (repeat it for
+//! more): the method is profiled on every sample, and a size that differs between them is
+//! compiled as unknown, so the object's compiled path serves each of those shapes.
 //!
 //! `--math` (an Ember extension of the DESIGN.md contract): `inline` (the default) expands
 //! exp/log/tanh into arithmetic, the same on every target; `libm` calls `expf`/`logf`/`tanhf`
@@ -43,7 +46,7 @@ use hashbrown::HashMap;
 pub const USAGE: &str = "usage: emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] \
 [--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...] \
 [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm] \
-[--example X.npy ...]";
+[--example X.npy ...] [--example-set X.npy,Y.npy ...]";
 
 /// What `emberc` compiles.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -73,8 +76,9 @@ pub struct Args {
     /// `--name`: the C name of the model (default: the file stem, plus `_METHOD` when one is
     /// named).
     pub name: Option<String>,
-    /// `--example`: .npy files, the sample inputs of a whole model (one per input, in order).
-    pub examples: Vec<String>,
+    /// The samples a whole model is profiled on, each its inputs' .npy files in order:
+    /// `--example`s (one file each) make the first, each `--example-set` one more.
+    pub examples: Vec<Vec<String>>,
 }
 
 /// Parses `NAME=2x3:f32` (`NAME=:f32` is a 0-dim tensor; the dtype may be left out).
@@ -119,6 +123,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut weights_file = false;
     let mut mode = None;
     let mut name = None;
+    let mut example = Vec::new();
     let mut examples = Vec::new();
     let mut i = 0;
     while i < argv.len() {
@@ -140,6 +145,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
             "--mode",
             "--name",
             "--example",
+            "--example-set",
         ]
         .contains(&flag);
         let value = if takes_value {
@@ -184,7 +190,21 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
                 });
             }
             "--name" => name = value,
-            "--example" => examples.push(value.unwrap_or_default()),
+            "--example" => example.push(value.unwrap_or_default()),
+            "--example-set" => {
+                let files: Vec<String> = value
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+                if files.iter().any(String::is_empty) {
+                    return Err(format!(
+                        "--example-set '{}': an empty file name",
+                        files.join(",")
+                    ));
+                }
+                examples.push(files);
+            }
             "--weights" => {
                 weights_file = match value.unwrap_or_default().as_str() {
                     "embed" => false,
@@ -217,6 +237,9 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     }
     let model = model.ok_or("missing MODEL")?;
     let output = output.ok_or("missing -o OUT")?;
+    if !example.is_empty() {
+        examples.insert(0, example);
+    }
     // --emit=ptx implies the NVPTX target.
     let target = target.unwrap_or(if emit == Some(EmitKind::Ptx) {
         TargetArch::Nvptx64
@@ -549,20 +572,14 @@ pub fn compile_whole(
     let render = |e: CodegenError| render_error(&args.model, text, &e);
     let mut program = whole::prepare(graph, is_method, &guards, defaults).map_err(render)?;
     if !args.examples.is_empty() {
-        let sample = args
+        let samples = args
             .examples
             .iter()
-            .map(|path| {
-                let bytes = std::fs::read(path)
-                    .map_err(|e| format!("emberc: error: --example {path}: {e}"))?;
-                ember_runtime::npy::read_npy(&bytes)
-                    .map(ember_runtime::ivalue::IValue::Tensor)
-                    .map_err(|e| format!("{path}:1:1: error: {e}"))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+            .map(|files| files.iter().map(|path| read_example(path)).collect())
+            .collect::<Result<Vec<Vec<_>>, String>>()?;
         let config =
             crate::passes::PassConfig::from_env().map_err(|e| format!("emberc: error: {e}"))?;
-        whole::fuse(&mut program, &[sample], &config).map_err(render)?;
+        whole::fuse(&mut program, &samples, &config).map_err(render)?;
     }
     let name = symbol_prefix(args);
     let opts = whole::WholeOptions {
@@ -583,6 +600,14 @@ pub fn compile_whole(
         write_output(h, header.as_bytes())?;
     }
     Ok(())
+}
+
+/// The tensor of a sample's `.npy` file.
+fn read_example(path: &str) -> Result<ember_runtime::ivalue::IValue, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("emberc: error: --example {path}: {e}"))?;
+    ember_runtime::npy::read_npy(&bytes)
+        .map(ember_runtime::ivalue::IValue::Tensor)
+        .map_err(|e| format!("{path}:1:1: error: {e}"))
 }
 
 /// Where `--weights file` puts the weights of the object `output`: beside it, `.weights`.

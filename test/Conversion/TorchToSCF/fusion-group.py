@@ -5,10 +5,16 @@
 # RUN: ember-run %s --compile=whole %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
 # RUN: ember-run %s --compile=whole --print-optimized-graph %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=GRAPH
 # RUN: ember-run %s --no-jit %S/../../ember-run/Inputs/x.npy %S/../../ember-run/Inputs/x.npy | FileCheck %s --check-prefix=OUT
+# RUN: emberc %s -o %t.o --header %t.h --example %S/../../ember-run/Inputs/x.npy --example %S/../../ember-run/Inputs/x.npy
+# RUN: FileCheck %s --check-prefix=ONE < %t.h
+# RUN: emberc %s -o %t.o --header %t.h --example-set %S/../../ember-run/Inputs/x.npy,%S/../../ember-run/Inputs/x.npy --example-set %S/../../ember-run/Inputs/x34.npy,%S/../../ember-run/Inputs/x34.npy
+# RUN: FileCheck %s --check-prefix=SEVERAL < %t.h
 # RUN: not emberc %s -o - --emit=mlir --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
+# RUN: not emberc %s -o - --emit=mlir --example-set %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=COUNT
 # RUN: not emberc %s -o - --emit=mlir --example %s 2>&1 | FileCheck %s --check-prefix=NOT-NPY
 # RUN: not emberc %s --mode groups -o - --example %S/../../ember-run/Inputs/x.npy 2>&1 | FileCheck %s --check-prefix=GROUPS
-# A method compiled whole with sample inputs (--example, one .npy per input): profiled on them,
+# A method compiled whole with sample inputs (--example, one .npy per input; --example-set for
+# each further sample, its files comma-separated): profiled on them,
 # its pointwise chain becomes a fusion group, called through ember_rt_group with the addresses
 # of its kernel's three forms (AVX-512, AVX2, baseline: the runtime calls the best this CPU
 # runs), whose functions are in the same module (and object) as the method's.
@@ -44,6 +50,12 @@
 # --print-optimized-graph shows the graph compiled: the group, profiled on the call's inputs.
 # GRAPH: prim::TensorExprGroup_0(
 # GRAPH: with prim::TensorExprGroup_0 = graph(
+
+# One sample fixes the sizes; samples of 2x3 and 3x4 inputs (--example-set, repeated) leave
+# them unknown, so the compiled path serves both.
+# ONE: x: Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu),
+# SEVERAL: x: Float(*, *, requires_grad=0, device=cpu),
+# SEVERAL: y: Float(*, *, requires_grad=0, device=cpu),
 
 # Bad samples are errors.
 # COUNT: error: sample 1: the method takes 2 inputs (x, y), the sample has 1
