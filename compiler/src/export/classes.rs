@@ -18,7 +18,7 @@ use ember_runtime::unit::{AttributeKind, ClassType};
 use hashbrown::HashMap;
 
 use crate::frontend::python_print::{
-    annotation, is_valid_identifier, print_function_with_constants, Printed,
+    annotation, is_valid_identifier, parameter_name, print_function_with_constants, Printed,
 };
 use crate::import::constants::to_const_value;
 use crate::model::Model;
@@ -388,9 +388,7 @@ fn method_schema(g: &Graph, name: &str, defaults: &[Option<IValue>]) -> Option<F
                 _ => None,
             };
             Some(Argument {
-                name: g
-                    .debug_name(v)
-                    .map(|n| n.split('.').next().unwrap_or(n).to_string())?,
+                name: g.debug_name(v).map(parameter_name)?,
                 ty: g.ty(v).clone(),
                 n: None,
                 default,

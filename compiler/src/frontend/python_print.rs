@@ -162,6 +162,12 @@ const PYTHON_KEYWORDS: &[&str] = &[
 
 /// `candidate` rewritten into an identifier: a leading `_` before a digit (or for an empty
 /// name), other characters than letters, digits and `_` replaced by `_`.
+/// The name a parameter with debug name `debug` is printed with: its base (no `.N`), made a
+/// valid identifier.
+pub fn parameter_name(debug: &str) -> String {
+    make_valid_identifier(debug_name_base(debug))
+}
+
 fn make_valid_identifier(candidate: &str) -> String {
     let mut s = String::new();
     if candidate.is_empty() || candidate.as_bytes()[0].is_ascii_digit() {
@@ -990,7 +996,7 @@ impl<'g> Printer<'g> {
                 .map(|(i, &v)| Argument {
                     name: g
                         .debug_name(v)
-                        .map(|n| make_valid_identifier(debug_name_base(n)))
+                        .map(parameter_name)
                         .unwrap_or_else(|| format!("argument_{i}")),
                     ty: g.ty(v).clone(),
                     n: None,
