@@ -32,6 +32,7 @@ pub const MAX_PLANS: usize = 8;
 /// The passes that turn a profiled graph into the plan that runs.
 pub const SPECIALIZATION_PIPELINE: &[&str] = &[
     "specialize-profiled-types",
+    "unroll-constant-loops",
     "fuse-tensor-exprs",
     "guard-tensor-exprs",
     "dce",

@@ -28,6 +28,7 @@ pub mod specialize_profiled_types;
 pub(crate) mod testing;
 #[cfg(test)]
 pub(crate) mod testing_fold;
+pub mod unroll_constant_loops;
 
 pub use context::{LogLevel, PassConfig, PassContext};
 
@@ -172,6 +173,11 @@ pub static PASSES: &[PassInfo] = &[
         name: "specialize-profiled-types",
         description: "Remove prim::profile nodes, typing each profiled value with what profiling saw",
         run: specialize_profiled_types::run,
+    },
+    PassInfo {
+        name: "unroll-constant-loops",
+        description: "Replace for loops of fewer than 64 constant trips by copies of their body",
+        run: unroll_constant_loops::run,
     },
 ];
 

@@ -16,7 +16,12 @@ use crate::executor::profile::ProfileRecord;
 use crate::passes::{lookup, PassConfig};
 
 /// The passes after profiling.
-const FUSION_PIPELINE: &[&str] = &["specialize-profiled-types", "fuse-tensor-exprs", "dce"];
+const FUSION_PIPELINE: &[&str] = &[
+    "specialize-profiled-types",
+    "unroll-constant-loops",
+    "fuse-tensor-exprs",
+    "dce",
+];
 
 /// Profiles `program` on `samples` (each the user's inputs of one call, weights not included)
 /// and fuses its graph; the program's graph, text and entry guards are replaced. Returns the
