@@ -743,14 +743,7 @@ fn executor_keeps_script_outputs() {
 fn written_archives_round_trip() {
     use ember_compiler::export::{placeholder_model, write_archive};
     use ember_compiler::model::{Model, ModelKind, OpenOptions};
-    let recorded: BTreeMap<String, String> =
-        std::fs::read_to_string(corpus_dir().join("WRITTEN.tsv"))
-            .unwrap_or_default()
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split_once('\t'))
-            .map(|(n, s)| (n.to_string(), s.to_string()))
-            .collect();
+    let recorded = crate::source_modules::written_statuses(&corpus_dir().join("WRITTEN.tsv"));
     let (mut written, mut problems) = (0, Vec::new());
     for (case, source, _) in runnable_cases() {
         let outcome = (|| -> Result<(), String> {

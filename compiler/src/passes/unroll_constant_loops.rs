@@ -85,14 +85,7 @@ fn unroll(g: &mut Graph, n: Node, trips: i64) {
             map.insert(input, value);
         }
         let nodes: Vec<Node> = g.block_nodes(body).collect();
-        for m in nodes {
-            let copy = g.clone_node(m, &mut map);
-            g.insert_before(copy, n);
-        }
-        carried = g.block_outputs(body)[1..]
-            .iter()
-            .map(|v| *map.get(v).unwrap_or(v))
-            .collect();
+        carried = copy_body(g, body, &nodes, &mut map, n);
     }
     for (out, value) in g.node_outputs(n).to_vec().into_iter().zip(carried) {
         g.replace_all_uses_with(out, value);
@@ -142,18 +135,30 @@ fn unroll_by_factor(g: &mut Graph, n: Node, trips: i64) {
         for (&input, &value) in g.block_inputs(body)[1..].iter().zip(&carried) {
             map.insert(input, value);
         }
-        for &m in &original {
-            let copy = g.clone_node(m, &mut map);
-            g.insert_before(copy, ret);
-        }
-        carried = g.block_outputs(body)[1..]
-            .iter()
-            .map(|v| *map.get(v).unwrap_or(v))
-            .collect();
+        carried = copy_body(g, body, &original, &mut map, ret);
     }
     for (k, v) in carried.into_iter().enumerate() {
         g.replace_input(ret, 1 + k, v);
     }
+}
+
+/// Copies `nodes` of loop body `body` before `before`, their inputs mapped through `map`; the
+/// values the copy carries on (the body's outputs after its continue condition).
+fn copy_body(
+    g: &mut Graph,
+    body: Block,
+    nodes: &[Node],
+    map: &mut HashMap<Value, Value>,
+    before: Node,
+) -> Vec<Value> {
+    for &m in nodes {
+        let copy = g.clone_node(m, map);
+        g.insert_before(copy, before);
+    }
+    g.block_outputs(body)[1..]
+        .iter()
+        .map(|v| *map.get(v).unwrap_or(v))
+        .collect()
 }
 
 /// In loop body `body`, replaces the uses of the counter by `op(counter, by)`, computed first

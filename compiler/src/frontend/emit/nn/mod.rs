@@ -18,12 +18,18 @@ use crate::frontend::schema_match::NamedValue;
 use crate::frontend::span::{SourceFile, Span};
 
 /// Each file: its module under `torch.nn.modules`, its source and its classes.
-const FILES: [(&str, &str, &[&str]); 9] = [
-    ("linear", include_str!("linear.py"), &["Identity", "Linear"]),
-    ("conv", include_str!("conv.py"), &["Conv2d"]),
+type File = (&'static str, fn() -> String, &'static [&'static str]);
+
+const FILES: [File; 9] = [
+    (
+        "linear",
+        || include_str!("linear.py").into(),
+        &["Identity", "Linear"],
+    ),
+    ("conv", || include_str!("conv.py").into(), &["Conv2d"]),
     (
         "activation",
-        include_str!("activation.py"),
+        || include_str!("activation.py").into(),
         &[
             "ReLU",
             "ReLU6",
@@ -38,23 +44,58 @@ const FILES: [(&str, &str, &[&str]); 9] = [
     ),
     (
         "batchnorm",
-        include_str!("batchnorm.py"),
+        batchnorm_source,
         &["BatchNorm1d", "BatchNorm2d"],
     ),
     (
         "normalization",
-        include_str!("normalization.py"),
+        || include_str!("normalization.py").into(),
         &["LayerNorm"],
     ),
-    ("dropout", include_str!("dropout.py"), &["Dropout"]),
+    (
+        "dropout",
+        || include_str!("dropout.py").into(),
+        &["Dropout"],
+    ),
     (
         "pooling",
-        include_str!("pooling.py"),
+        || include_str!("pooling.py").into(),
         &["MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d"],
     ),
-    ("flatten", include_str!("flatten.py"), &["Flatten"]),
-    ("sparse", include_str!("sparse.py"), &["Embedding"]),
+    (
+        "flatten",
+        || include_str!("flatten.py").into(),
+        &["Flatten"],
+    ),
+    (
+        "sparse",
+        || include_str!("sparse.py").into(),
+        &["Embedding"],
+    ),
 ];
+
+/// batchnorm.py's template class made BatchNorm1d and BatchNorm2d, which differ only in the
+/// ranks their input may have.
+fn batchnorm_source() -> String {
+    let text = include_str!("batchnorm.py");
+    let (head, template) = text
+        .split_once("class BatchNormNd")
+        .expect("batchnorm.py holds the template");
+    let mut out = head.to_string();
+    for (name, ranks, expected) in [
+        ("BatchNorm1d", "[2, 3]", "2D or 3D"),
+        ("BatchNorm2d", "[4]", "4D"),
+    ] {
+        out.push_str(&format!("class {name}"));
+        out.push_str(
+            &template
+                .replace("RANKS", ranks)
+                .replace("EXPECTED", expected),
+        );
+        out.push_str("\n\n");
+    }
+    out
+}
 
 const SEQUENTIAL: &str = "__torch__.torch.nn.modules.container";
 
@@ -95,7 +136,7 @@ impl ModuleCx<'_> {
         }
         let file = Arc::new(SourceFile::new(
             format!("torch/nn/modules/{module}.py"),
-            *source,
+            source(),
         ));
         let parsed = crate::frontend::parser::parse_module(&file).map_err(|e| e.render(&file))?;
         let compiled = super::module::compile_module_functions(
