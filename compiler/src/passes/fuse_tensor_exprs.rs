@@ -25,7 +25,7 @@ use hashbrown::HashMap;
 use ember_dialects::attr::{AttrValue, ConstValue};
 use ember_dialects::catalogue::resolve_node;
 use ember_dialects::symbol::{sym, Symbol};
-use ember_dialects::types::{ScalarType, TensorType, Type};
+use ember_dialects::types::{Dim, ScalarType, TensorType, Type};
 use ember_dialects::{Block, Graph, Node, Value, ValueDef};
 
 use super::{constant_pooling, dce, LogLevel, PassContext};
@@ -189,19 +189,39 @@ fn may_return_alias(g: &Graph, n: Node) -> bool {
 }
 
 /// `aten::cat(ListConstruct(tensors...), dim)` with a constant `dim`, the list read by it
-/// alone: the kernel writes each input into its slice of the result.
+/// alone, and parts of one shape as far as their types tell: the kernel computes the parts
+/// over one iteration space and writes each into its slice of the result (so a cat is only
+/// ever a group's output, see `can_merge`).
 fn is_fusible_cat(g: &Graph, n: Node) -> bool {
     if g.kind(n) != Symbol::aten("cat") || g.node_inputs(n).len() != 2 {
         return false;
     }
     let (list, dim) = (g.input(n, 0), g.input(n, 1));
     let producer = g.producer(list);
+    let parts = g.node_inputs(producer);
+    let sizes = |v: Value| match g.ty(v) {
+        Type::Tensor(t) => t.sizes.clone(),
+        _ => None,
+    };
+    // Parts whose known sizes differ somewhere (a cat of unequal parts) have no one
+    // iteration space.
+    let same_shape = parts.windows(2).all(|w| match (sizes(w[0]), sizes(w[1])) {
+        (Some(a), Some(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(&b).all(|(x, y)| match (x, y) {
+                    (Dim::Known(x), Dim::Known(y)) => x == y,
+                    _ => true,
+                })
+        }
+        _ => true,
+    });
     g.kind(producer) == sym::list_construct()
-        && !g.node_inputs(producer).is_empty()
+        && !parts.is_empty()
+        && same_shape
         && g.uses(list).len() == 1
         && g.kind(g.producer(dim)) == sym::constant()
         && matches!(g.ty(dim), Type::Int)
-        && g.node_inputs(producer)
+        && parts
             .iter()
             .chain(g.node_outputs(n))
             .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)))
@@ -365,6 +385,17 @@ fn is_floating(d: ScalarType) -> bool {
 
 fn is_group(g: &Graph, n: Node) -> bool {
     g.kind(n) == sym::tensor_expr_group()
+}
+
+/// Whether group `n` holds an `aten::cat` (one of its outputs).
+fn has_cat(g: &Graph, n: Node) -> bool {
+    match g.attr(n, sym::attr_subgraph()) {
+        Some(AttrValue::Graph(body)) => body
+            .nodes()
+            .into_iter()
+            .any(|m| body.kind(m) == Symbol::aten("cat")),
+        _ => false,
+    }
 }
 
 /// Settings of the fuser.
@@ -542,6 +573,13 @@ impl Fuser {
             + g.node_inputs(producer).len()
             + g.node_outputs(producer).len();
         if args > SUBGRAPH_ARG_LIMIT {
+            return false;
+        }
+        // A cat joins only the group it starts, as that group's output: kernels write a
+        // cat's parts into their slices, and nothing reads the result inside the kernel.
+        if g.kind(producer) == Symbol::aten("cat")
+            || (is_group(g, producer) && has_cat(g, producer))
+        {
             return false;
         }
         // A chunk's outputs are views: fuse it only into the group that reads them.
