@@ -3,7 +3,8 @@
 writes it back (`ember-opt X.pt -o OUT.pt`), PyTorch loads what Ember wrote with
 torch.jit.load, runs it on the corpus inputs (X.npz) and compares with the outputs PyTorch
 recorded for the original (X.npz's output_N), bit for bit.
-Writes test/pt/WRITTEN.tsv: name, then `ok` or what failed.
+Writes test/pt/WRITTEN.tsv: name, then `ok` or what failed; and test/pt/WRITTEN.code, the
+`module.code` PyTorch prints for each archive it loaded (likewise for the other corpora).
 
 Likewise every program of the script corpus (test/script/GROUP/NAME.py with its runs NAME.npz,
 NAME.run1.npz, ...): Ember writes its last def as PyTorch saves a scripted function
@@ -44,6 +45,38 @@ def flatten(v, out):
     return out
 
 
+# `module.code` (the forward PyTorch prints) of the archive the last check loaded, and of
+# each checked archive by name; each main writes them to WRITTEN.code beside WRITTEN.tsv.
+LOADED_CODE = []
+CODES = {}
+
+
+def loaded(module):
+    """`module`, its printed forward kept for `record_code`."""
+    try:
+        LOADED_CODE.append(module.code)
+    except Exception as e:  # noqa: BLE001 (a module PyTorch cannot print is worth a record)
+        LOADED_CODE.append(f"<module.code failed: {e}>")
+    return module
+
+
+def record_code(name):
+    """Files the code of the archive the last check loaded (if it loaded one) under `name`."""
+    if LOADED_CODE:
+        CODES[name] = LOADED_CODE.pop()
+    LOADED_CODE.clear()
+
+
+def write_codes(folder, rows):
+    """WRITTEN.code: `module.code` of each archive of `rows` that PyTorch loaded."""
+    with open(os.path.join(folder, "WRITTEN.code"), "w") as out:
+        out.write("# Written by tools/gen/check_written_archives.py: module.code of each archive Ember\n")
+        out.write("# wrote, as PyTorch prints it after torch.jit.load.\n")
+        for name, _ in rows:
+            if name in CODES:
+                out.write(f"\n## {name}\n{CODES[name].rstrip()}\n")
+
+
 def check(pt, npz, tmp, frozen=False):
     """`ok` when PyTorch runs Ember's archive of `pt` to the recorded outputs: bit for bit, or
     (`frozen`: `ember-opt --freeze`, whose folded weights round differently) within rtol 1e-4."""
@@ -53,7 +86,7 @@ def check(pt, npz, tmp, frozen=False):
     if r.returncode != 0:
         return "ember: " + (r.stderr.strip().splitlines() or ["failed"])[-1]
     try:
-        theirs = torch.jit.load(out)
+        theirs = loaded(torch.jit.load(out))
     except Exception as e:
         return "torch.jit.load: " + str(e).strip().splitlines()[0][:200]
     arrays = np.load(npz)
@@ -123,7 +156,7 @@ def check_script(py, runs, tmp):
     if r.returncode != 0:
         return "ember: " + (r.stderr.strip().splitlines() or ["failed"])[-1][:200]
     try:
-        m = torch.jit.load(out)
+        m = loaded(torch.jit.load(out))
     except Exception as e:
         return "torch.jit.load: " + str(e).strip().splitlines()[0][:200]
     types = [str(a.type) for a in m.forward.schema.arguments[1:]]
@@ -189,6 +222,7 @@ def main():
             for name, py, runs in script_cases():
                 status = check_script(py, runs, tmp)
                 rows.append((name, status))
+                record_code(name)
                 if status != "ok":
                     print(f"{name}\t{status}", file=sys.stderr)
         with open(os.path.join(ROOT, "test", "script", "WRITTEN.tsv"), "w") as out:
@@ -196,6 +230,7 @@ def main():
             out.write("# writes of each program's last def and calling it on the recorded inputs.\n")
             for name, status in rows:
                 out.write(f"{name}\t{status}\n")
+        write_codes(os.path.join(ROOT, "test", "script"), rows)
     main_pt()
     main_modules()
 
@@ -215,12 +250,14 @@ def main_modules():
                 runs.append(f"{stem}.run{len(runs)}.npz")
             status = check_script(stem + ".py", runs, tmp)
             rows.append((f[:-3], status))
+            record_code(f[:-3])
             print(f"modules/{f[:-3]}\t{status}", file=sys.stderr)
     with open(os.path.join(folder, "WRITTEN.tsv"), "w") as out:
         out.write("# Written by tools/gen/check_written_archives.py: PyTorch loading the archive Ember\n")
         out.write("# writes of each module it constructs and calling it on the recorded inputs.\n")
         for name, status in rows:
             out.write(f"{name}\t{status}\n")
+    write_codes(folder, rows)
 
 
 def main_pt():
@@ -239,17 +276,20 @@ def main_pt():
                     continue
                 status = check(os.path.join(folder, f), npz, tmp)
                 rows.append((name, status))
+                record_code(name)
                 print(f"{name}\t{status}", file=sys.stderr)
                 # Frozen too, for the archives PyTorch freezes (FROZEN.tsv).
                 if name in frozen_names(folder):
                     status = check(os.path.join(folder, f), npz, tmp, frozen=True)
                     rows.append((name + ".frozen", status))
+                    record_code(name + ".frozen")
                     print(f"{name}.frozen\t{status}", file=sys.stderr)
     with open(os.path.join(corpus, "WRITTEN.tsv"), "w") as out:
         out.write("# Written by tools/gen/check_written_archives.py: PyTorch loading the archive Ember\n")
         out.write("# writes of each corpus model and running it to the original's outputs.\n")
         for name, status in rows:
             out.write(f"{name}\t{status}\n")
+    write_codes(corpus, rows)
 
 
 if __name__ == "__main__":
