@@ -13,7 +13,7 @@ use ember_dialects::Type;
 use ember_runtime::interpreter::call_function;
 use ember_runtime::ivalue::{IValue, Object};
 use ember_runtime::ops::create::random::{seed_default, DEFAULT_SEED};
-use ember_runtime::unit::{ClassType, CompilationUnit, Function};
+use ember_runtime::unit::{AttributeKind, ClassAttribute, ClassType, CompilationUnit, Function};
 
 use crate::model::{source_defaults, Entry};
 
@@ -54,10 +54,18 @@ fn root_module(
         return Ok(Err("the file defines no function and no nn.Module".into()));
     };
     let short = class.qualname.rsplit('.').next().unwrap_or(&class.qualname);
-    let object = class.instantiate();
     let Some(init) = class.method("__init__") else {
-        return Ok(Err(format!("module class '{short}' has no __init__")));
+        // nn.Module's own __init__: `training` and nothing else.
+        let slot = class.add_attribute(ClassAttribute {
+            name: "training".into(),
+            ty: Type::Bool,
+            kind: AttributeKind::Regular,
+        });
+        let object = class.instantiate();
+        object.set_slot(slot, IValue::Bool(true));
+        return Ok(Ok(object));
     };
+    let object = class.instantiate();
     let schema = schemas.get(&init.qualname);
     let mut defaults = schema.map(source_defaults).unwrap_or_default();
     defaults.resize(init.graph.inputs().len() - 1, None);

@@ -170,6 +170,15 @@ fn unconstructible_modules_are_refused_clearly() {
     assert!(model.module.is_none());
     assert_eq!(model.entry(None).unwrap().name, "f");
 
+    // A module without an __init__ has nn.Module's: `training` is set.
+    let no_init = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x: int) -> int:\n        return x + 1\n";
+    let model = Model::from_source("m.py", no_init).expect("constructed");
+    let forward = model.entry(None).unwrap();
+    let code = forward.function.code(Some(&model.unit)).unwrap();
+    let out = run(&code, model.call_inputs(forward, vec![IValue::Int(1)])).unwrap();
+    assert!(matches!(out[..], [IValue::Int(2)]));
+    model.eval();
+
     // The module's default entry is its forward; functions stay reachable by name.
     let with_module = "import torch\ndef f(x: int) -> int:\n    return x + 1\n\nclass M(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n\n    def forward(self, x: int) -> int:\n        return f(x) * 2\n";
     let model = Model::from_source("m.py", with_module).expect("module");
