@@ -141,7 +141,7 @@ fn source_modules_match_pytorch() {
         }
     }
     println!("{} modules constructed, run and written", all.len());
-    assert!(all.len() >= 9, "only {} cases", all.len());
+    assert!(all.len() >= 10, "only {} cases", all.len());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

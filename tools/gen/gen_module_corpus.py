@@ -294,6 +294,24 @@ case("nn_mlp", (torch.linspace(-3, 3, 24).reshape(3, 8),))(
     """
 )
 
+case("nn_conv1d", (torch.linspace(-1, 1, 2 * 2 * 16).reshape(2, 2, 16),))(
+    """
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(
+                nn.Conv1d(2, 4, 3, stride=2, padding=1),
+                nn.BatchNorm1d(4),
+                nn.ReLU(),
+                nn.Conv1d(4, 4, (3,), dilation=(2,), groups=2, bias=False),
+                nn.Tanh(),
+            )
+
+        def forward(self, x: Tensor) -> Tensor:
+            return self.body(x).mean(-1)
+    """
+)
+
 
 def root_class(source, module):
     """The last nn.Module class of the file that no other module class of it creates."""

@@ -1,4 +1,6 @@
-# torch.nn.modules.conv as Ember compiles it (see linear.py).
+# torch.nn.modules.conv as Ember compiles it (see linear.py). ConvNd is a template: mod.rs
+# makes Conv1d and Conv2d of it, with their rank (RANK), size tuple type (SIZES), items of a
+# size tuple (ITEMS(name)) and operator (OP).
 import math
 from typing import List, Optional, Tuple, Union
 
@@ -6,17 +8,17 @@ import torch
 from torch import Tensor
 
 
-class Conv2d(torch.nn.Module):
+class ConvNd(torch.nn.Module):
     bias: Optional[Tensor]
 
     def __init__(
         self,
         in_channels: int,
         out_channels: int,
-        kernel_size: Union[int, Tuple[int, int]],
-        stride: Union[int, Tuple[int, int]] = 1,
-        padding: Union[int, Tuple[int, int]] = 0,
-        dilation: Union[int, Tuple[int, int]] = 1,
+        kernel_size: Union[int, SIZES],
+        stride: Union[int, SIZES] = 1,
+        padding: Union[int, SIZES] = 0,
+        dilation: Union[int, SIZES] = 1,
         groups: int = 1,
         bias: bool = True,
         padding_mode: str = "zeros",
@@ -27,23 +29,23 @@ class Conv2d(torch.nn.Module):
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
         if padding_mode != "zeros":
-            raise ValueError("Ember's Conv2d supports padding_mode='zeros' only")
+            raise ValueError("Ember's ConvNd supports padding_mode='zeros' only")
         if isinstance(kernel_size, int):
-            k = [kernel_size, kernel_size]
+            k = [kernel_size] * RANK
         else:
-            k = [kernel_size[0], kernel_size[1]]
+            k = ITEMS(kernel_size)
         if isinstance(stride, int):
-            s = [stride, stride]
+            s = [stride] * RANK
         else:
-            s = [stride[0], stride[1]]
+            s = ITEMS(stride)
         if isinstance(padding, int):
-            p = [padding, padding]
+            p = [padding] * RANK
         else:
-            p = [padding[0], padding[1]]
+            p = ITEMS(padding)
         if isinstance(dilation, int):
-            d = [dilation, dilation]
+            d = [dilation] * RANK
         else:
-            d = [dilation[0], dilation[1]]
+            d = ITEMS(dilation)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = k
@@ -52,15 +54,15 @@ class Conv2d(torch.nn.Module):
         self.dilation = d
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = torch.nn.Parameter(
-            torch.empty(out_channels, in_channels // groups, k[0], k[1])
-        )
+        self.weight = torch.nn.Parameter(torch.empty([out_channels, in_channels // groups] + k))
         if bias:
             self.bias = torch.nn.Parameter(torch.empty(out_channels))
         else:
             self.bias = None
         # reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), then the bias.
-        fan_in = in_channels // groups * k[0] * k[1]
+        fan_in = in_channels // groups
+        for size in k:
+            fan_in = fan_in * size
         a = math.sqrt(5.0)
         gain = math.sqrt(2.0 / (1 + a**2))
         bound = math.sqrt(3.0) * (gain / math.sqrt(fan_in))
@@ -72,6 +74,6 @@ class Conv2d(torch.nn.Module):
                 b.uniform_(-bias_bound, bias_bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        return torch.conv2d(
+        return torch.OP(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )

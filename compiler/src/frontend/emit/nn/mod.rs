@@ -26,7 +26,7 @@ const FILES: [File; 9] = [
         || include_str!("linear.py").into(),
         &["Identity", "Linear"],
     ),
-    ("conv", || include_str!("conv.py").into(), &["Conv2d"]),
+    ("conv", conv_source, &["Conv1d", "Conv2d"]),
     (
         "activation",
         || include_str!("activation.py").into(),
@@ -74,24 +74,73 @@ const FILES: [File; 9] = [
     ),
 ];
 
+/// Placeholders of a template class and what replaces them.
+type Substitutions = Vec<(String, String)>;
+
+fn substitutions(pairs: &[(&str, &str)]) -> Substitutions {
+    pairs
+        .iter()
+        .map(|(from, to)| (from.to_string(), to.to_string()))
+        .collect()
+}
+
 /// batchnorm.py's template class made BatchNorm1d and BatchNorm2d, which differ only in the
 /// ranks their input may have.
 fn batchnorm_source() -> String {
-    let text = include_str!("batchnorm.py");
-    let (head, template) = text
-        .split_once("class BatchNormNd")
-        .expect("batchnorm.py holds the template");
+    instantiate(
+        include_str!("batchnorm.py"),
+        "BatchNormNd",
+        &[
+            (
+                "BatchNorm1d",
+                substitutions(&[("RANKS", "[2, 3]"), ("EXPECTED", "2D or 3D")]),
+            ),
+            (
+                "BatchNorm2d",
+                substitutions(&[("RANKS", "[4]"), ("EXPECTED", "4D")]),
+            ),
+        ],
+    )
+}
+
+/// conv.py's template class made Conv1d and Conv2d: their rank, the type of a size tuple,
+/// a size tuple's items, and the operator.
+fn conv_source() -> String {
+    let conv = |rank: usize, sizes: &str, op: &str| {
+        let mut subs = substitutions(&[("SIZES", sizes), ("OP", op)]);
+        subs.push(("RANK".into(), rank.to_string()));
+        for name in ["kernel_size", "stride", "padding", "dilation"] {
+            let items: Vec<String> = (0..rank).map(|i| format!("{name}[{i}]")).collect();
+            subs.push((format!("ITEMS({name})"), format!("[{}]", items.join(", "))));
+        }
+        subs
+    };
+    instantiate(
+        include_str!("conv.py"),
+        "ConvNd",
+        &[
+            ("Conv1d", conv(1, "Tuple[int]", "conv1d")),
+            ("Conv2d", conv(2, "Tuple[int, int]", "conv2d")),
+        ],
+    )
+}
+
+/// The text of a template file with its class `template` made once per instance: the class
+/// renamed, and each placeholder of the instance replaced (the longest first, so `ITEMS(...)`
+/// goes before a shorter placeholder inside it).
+fn instantiate(text: &str, template: &str, instances: &[(&str, Substitutions)]) -> String {
+    let (head, class) = text
+        .split_once(&format!("class {template}"))
+        .expect("the file holds the template class");
     let mut out = head.to_string();
-    for (name, ranks, expected) in [
-        ("BatchNorm1d", "[2, 3]", "2D or 3D"),
-        ("BatchNorm2d", "[4]", "4D"),
-    ] {
-        out.push_str(&format!("class {name}"));
-        out.push_str(
-            &template
-                .replace("RANKS", ranks)
-                .replace("EXPECTED", expected),
-        );
+    for (name, subs) in instances {
+        let mut subs = subs.clone();
+        subs.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        let mut body = format!("class {name}{class}").replace(template, name);
+        for (from, to) in subs {
+            body = body.replace(&from, &to);
+        }
+        out.push_str(&body);
         out.push_str("\n\n");
     }
     out
