@@ -141,7 +141,7 @@ fn source_modules_match_pytorch() {
         }
     }
     println!("{} modules constructed, run and written", all.len());
-    assert!(all.len() >= 10, "only {} cases", all.len());
+    assert!(all.len() >= 11, "only {} cases", all.len());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -169,6 +169,14 @@ fn unconstructible_modules_are_refused_clearly() {
     let model = Model::from_source("m.py", &both).expect("functions");
     assert!(model.module.is_none());
     assert_eq!(model.entry(None).unwrap().name, "f");
+
+    // A ModuleList whose length __init__ computes is refused, saying what Ember creates.
+    let computed = "import torch\nclass M(torch.nn.Module):\n    def __init__(self, n: int = 2):\n        super().__init__()\n        self.layers = torch.nn.ModuleList([torch.nn.ReLU() for _ in range(n)])\n\n    def forward(self, x: torch.Tensor) -> torch.Tensor:\n        return x\n";
+    let e = Model::from_source("m.py", computed).err().expect("refused");
+    assert!(
+        e.contains("m.py:5:") && e.contains("comprehension over range(N) with N written out"),
+        "{e}"
+    );
 
     // A module without an __init__ has nn.Module's: `training` is set.
     let no_init = "import torch\nclass M(torch.nn.Module):\n    def forward(self, x: int) -> int:\n        return x + 1\n";

@@ -379,6 +379,12 @@ impl<'a> FnEmitter<'a> {
                         .map_err(|m| self.err(span, m))?;
                     return Ok(Sugared::Class(qual));
                 }
+                None if name == "ModuleList" => {
+                    return Err(self.err(
+                        span,
+                        "Ember creates an nn.ModuleList only as `self.name = nn.ModuleList([a, b])` in a module's __init__",
+                    ))
+                }
                 None if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
                     return Err(self.err(
                         span,
@@ -1473,6 +1479,16 @@ impl<'a> FnEmitter<'a> {
                             .map(Sugared::Simple)
                             .collect(),
                     )),
+                    // An nn.ModuleList: its modules, iterated unrolled.
+                    Type::Class(_) => {
+                        match self.module_list_items(span, *v) {
+                            Some(items) => Ok(Sugared::Tuple(
+                                items.into_iter().map(Sugared::Simple).collect(),
+                            )),
+                            None => Err(self
+                                .err(span, format!("'{}' object is not iterable", t.repr_str()))),
+                        }
+                    }
                     other => Err(self.err(
                         span,
                         format!("'{}' object is not iterable", other.repr_str()),

@@ -146,7 +146,7 @@ fn instantiate(text: &str, template: &str, instances: &[(&str, Substitutions)]) 
     out
 }
 
-const SEQUENTIAL: &str = "__torch__.torch.nn.modules.container";
+const CONTAINER: &str = "__torch__.torch.nn.modules.container";
 
 /// What `torch.nn.<name>` is: `Some(true)` for `Sequential`, `Some(false)` for a leaf module
 /// of this folder.
@@ -219,7 +219,7 @@ impl ModuleCx<'_> {
 
 impl FnEmitter<'_> {
     /// `nn.Sequential(m0, m1, ...)` in a module's `__init__`: an object of a class made for
-    /// these modules' types.
+    /// these modules' types, whose `forward` calls them in turn.
     pub fn emit_sequential(
         &mut self,
         span: Span,
@@ -255,38 +255,85 @@ impl FnEmitter<'_> {
                 }
             }
         }
-        let qual = self.sequential_class(&members, span);
-        let n = self.emit_node(
-            Symbol::prim("CreateObject"),
-            &[],
-            vec![Type::Class(qual.clone())],
-            span,
-        );
-        let obj = self.g.output(n, 0);
-        let on = self.insert_constant(ConstValue::Bool(true), span);
-        let items = std::iter::once(("training".to_string(), on)).chain(
-            args.iter()
-                .enumerate()
-                .map(|(i, a)| (i.to_string(), a.value)),
-        );
-        for (name, v) in items {
-            let set = self.emit_node(Symbol::prim("SetAttr"), &[obj, v], vec![], span);
-            self.g
-                .set_attr(set, Symbol::attr("name"), AttrValue::Str(name));
-        }
-        Ok(obj)
+        let types: Vec<Type> = members.iter().map(|(t, _)| t.clone()).collect();
+        let (class, qual) = self.container_class("Sequential", &types);
+        let (forward, sig) = sequential_forward(&qual, &members, self.cx.file.source_range(span));
+        class.add_method(Arc::new(forward));
+        let info = ClassInfo {
+            is_module: true,
+            methods: vec!["forward".into()],
+            sigs: HashMap::from([("forward".to_string(), sig)]),
+            ..ClassInfo::default()
+        };
+        self.register_container(class, &qual, info);
+        let values: Vec<Value> = args.iter().map(|a| a.value).collect();
+        Ok(self.emit_container(span, &qual, &values))
     }
 
-    /// A new class for a Sequential of `members` (each one's type and forward signature),
-    /// named as PyTorch names the classes of its Sequential instances; its calls point at the
-    /// `nn.Sequential(...)` of the source (`span`).
-    fn sequential_class(&mut self, members: &[(Type, FnSig)], span: Span) -> String {
-        let range = self.cx.file.source_range(span);
+    /// `nn.ModuleList([m0, m1, ...])` in a module's `__init__` (`items`, emitted): an object
+    /// of a class made for these modules' types, which `for m in self.layers` iterates
+    /// unrolled, as PyTorch does.
+    pub fn emit_module_list(&mut self, span: Span, items: &[(Span, Value)]) -> R<Value> {
+        let mut types = Vec::new();
+        for &(at, v) in items {
+            let ty = self.g.ty(v).clone();
+            let is_module = matches!(&ty, Type::Class(q)
+                if self.cx.state.borrow().classes.get(q).is_some_and(|c| c.is_module));
+            if !is_module {
+                return Err(self.err(
+                    at,
+                    format!("nn.ModuleList holds modules, got {}", ty.repr_str()),
+                ));
+            }
+            types.push(ty);
+        }
+        let (class, qual) = self.container_class("ModuleList", &types);
+        let info = ClassInfo {
+            is_module: true,
+            ..ClassInfo::default()
+        };
+        self.register_container(class, &qual, info);
+        let values: Vec<Value> = items.iter().map(|&(_, v)| v).collect();
+        Ok(self.emit_container(span, &qual, &values))
+    }
+
+    /// The modules an `nn.ModuleList` object holds (`obj.0`, `obj.1`, ...), or `None` when
+    /// `obj` is no ModuleList.
+    pub fn module_list_items(&mut self, span: Span, obj: Value) -> Option<Vec<Value>> {
+        let Type::Class(qual) = self.g.ty(obj).clone() else {
+            return None;
+        };
+        if !(qual.starts_with(CONTAINER) && qual.ends_with(".ModuleList")) {
+            return None;
+        }
+        let class = self.cx.unit.class(&qual)?;
+        let attrs = class
+            .attributes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let items = attrs
+            .into_iter()
+            .filter(|a| a.name != "training")
+            .map(|a| {
+                let n = self.emit_node(Symbol::prim("GetAttr"), &[obj], vec![a.ty], span);
+                self.g
+                    .set_attr(n, Symbol::attr("name"), AttrValue::Str(a.name));
+                self.g.output(n, 0)
+            })
+            .collect();
+        Some(items)
+    }
+
+    /// A new container class of torch.nn.modules.container (`kind`: Sequential or ModuleList)
+    /// whose attributes `"0"`, `"1"`, ... have `types`, named as PyTorch names the classes of
+    /// its container instances.
+    fn container_class(&mut self, kind: &str, types: &[Type]) -> (ClassType, String) {
         let unit = self.cx.unit;
         let qual = (0..)
             .map(|i| match i {
-                0 => format!("{SEQUENTIAL}.Sequential"),
-                i => format!("{SEQUENTIAL}.___torch_mangle_{i}.Sequential"),
+                0 => format!("{CONTAINER}.{kind}"),
+                i => format!("{CONTAINER}.___torch_mangle_{i}.{kind}"),
             })
             .find(|q| unit.class(q).is_none())
             .expect("a free name");
@@ -297,53 +344,81 @@ impl FnEmitter<'_> {
             kind: AttributeKind::Regular,
         };
         class.add_attribute(attribute("training".into(), Type::Bool));
-        let input = members
-            .first()
-            .map_or(Type::tensor(), |(_, sig)| sig.params[0].ty.clone());
-        let mut g = Graph::new();
-        let this = g.add_input(Type::Class(qual.clone()));
-        g.set_debug_name(this, "self");
-        let mut x = g.add_input(input.clone());
-        g.set_debug_name(x, "input");
-        for (i, (ty, sig)) in members.iter().enumerate() {
+        for (i, ty) in types.iter().enumerate() {
             class.add_attribute(attribute(i.to_string(), ty.clone()));
-            let get = g.create(Symbol::prim("GetAttr"), &[this], 1);
-            g.set_attr(get, Symbol::attr("name"), AttrValue::Str(i.to_string()));
-            g.set_ty(g.output(get, 0), ty.clone());
-            g.set_source_range(get, Some(range.clone()));
-            g.append_node(get);
-            let call = g.create(Symbol::prim("CallMethod"), &[g.output(get, 0), x], 1);
-            g.set_attr(call, Symbol::attr("name"), AttrValue::Str("forward".into()));
-            g.set_ty(g.output(call, 0), sig.ret.clone());
-            g.set_source_range(call, Some(range.clone()));
-            g.append_node(call);
-            x = g.output(call, 0);
         }
-        g.register_output(x);
-        let ret = g.ty(x).clone();
-        class.add_method(Arc::new(Function::new(format!("{qual}.forward"), g)));
-        unit.add_class(class);
-        let sig = FnSig {
-            params: vec![ParamSig {
-                name: "input".into(),
-                ty: input,
-                n: None,
-                default: None,
-                kwarg_only: false,
-            }],
-            ret,
-        };
-        let info = ClassInfo {
-            is_module: true,
-            methods: vec!["forward".into()],
-            sigs: HashMap::from([("forward".to_string(), sig)]),
-            ..ClassInfo::default()
-        };
+        (class, qual)
+    }
+
+    fn register_container(&mut self, class: ClassType, qual: &str, info: ClassInfo) {
+        self.cx.unit.add_class(class);
         self.cx
             .state
             .borrow_mut()
             .classes
-            .insert(qual.clone(), info);
-        qual
+            .insert(qual.to_string(), info);
     }
+
+    /// A new object of container class `qual` in training mode, holding `values`.
+    fn emit_container(&mut self, span: Span, qual: &str, values: &[Value]) -> Value {
+        let n = self.emit_node(
+            Symbol::prim("CreateObject"),
+            &[],
+            vec![Type::Class(qual.to_string())],
+            span,
+        );
+        let obj = self.g.output(n, 0);
+        let on = self.insert_constant(ConstValue::Bool(true), span);
+        let items = std::iter::once(("training".to_string(), on))
+            .chain(values.iter().enumerate().map(|(i, &v)| (i.to_string(), v)));
+        for (name, v) in items {
+            let set = self.emit_node(Symbol::prim("SetAttr"), &[obj, v], vec![], span);
+            self.g
+                .set_attr(set, Symbol::attr("name"), AttrValue::Str(name));
+        }
+        obj
+    }
+}
+
+/// The `forward` of Sequential class `qual` of `members` (each one's type and forward
+/// signature), its calls pointing at the `nn.Sequential(...)` of the source (`range`), and its
+/// signature.
+fn sequential_forward(
+    qual: &str,
+    members: &[(Type, FnSig)],
+    range: ember_dialects::SourceRange,
+) -> (Function, FnSig) {
+    let input = members
+        .first()
+        .map_or(Type::tensor(), |(_, sig)| sig.params[0].ty.clone());
+    let mut g = Graph::new();
+    let this = g.add_input(Type::Class(qual.to_string()));
+    g.set_debug_name(this, "self");
+    let mut x = g.add_input(input.clone());
+    g.set_debug_name(x, "input");
+    for (i, (ty, sig)) in members.iter().enumerate() {
+        let get = g.create(Symbol::prim("GetAttr"), &[this], 1);
+        g.set_attr(get, Symbol::attr("name"), AttrValue::Str(i.to_string()));
+        g.set_ty(g.output(get, 0), ty.clone());
+        g.set_source_range(get, Some(range.clone()));
+        g.append_node(get);
+        let call = g.create(Symbol::prim("CallMethod"), &[g.output(get, 0), x], 1);
+        g.set_attr(call, Symbol::attr("name"), AttrValue::Str("forward".into()));
+        g.set_ty(g.output(call, 0), sig.ret.clone());
+        g.set_source_range(call, Some(range.clone()));
+        g.append_node(call);
+        x = g.output(call, 0);
+    }
+    g.register_output(x);
+    let sig = FnSig {
+        params: vec![ParamSig {
+            name: "input".into(),
+            ty: input,
+            n: None,
+            default: None,
+            kwarg_only: false,
+        }],
+        ret: g.ty(x).clone(),
+    };
+    (Function::new(format!("{qual}.forward"), g), sig)
 }
