@@ -653,13 +653,10 @@ fn number_constant(text: &str, kind: &Type, pos: Pos) -> PResult<ConstValue> {
     if matches!(kind, Type::Complex) || text.contains('j') {
         // PyTorch drops the last character, which is the `j`.
         let imag = text.strip_suffix('j').ok_or_else(bad)?;
-        return Ok(ConstValue::Complex(
-            0.0,
-            imag.parse::<f64>().map_err(|_| bad())?,
-        ));
+        return Ok(ConstValue::Complex(0.0, stod(imag).ok_or_else(bad)?));
     }
     if matches!(kind, Type::Float) || text.contains('.') || text.contains('e') {
-        return Ok(ConstValue::Float(text.parse::<f64>().map_err(|_| bad())?));
+        return Ok(ConstValue::Float(stod(text).ok_or_else(bad)?));
     }
     // `stoll` reads the leading integer (`1E5` is 1).
     let end = text
@@ -670,6 +667,17 @@ fn number_constant(text: &str, kind: &Type, pos: Pos) -> PResult<ConstValue> {
         .parse::<i64>()
         .map(ConstValue::Int)
         .map_err(|_| bad())
+}
+
+/// `std::stod`, which PyTorch reads a float default with: out of range (overflowing to
+/// infinity, or a nonzero number underflowing to a subnormal or zero) is an error, so that
+/// every default read prints as a number that reads back.
+fn stod(text: &str) -> Option<f64> {
+    let f = text.parse::<f64>().ok()?;
+    let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+    let nonzero = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    let underflow = nonzero && (f == 0.0 || f.is_subnormal());
+    (f.is_finite() && !underflow).then_some(f)
 }
 
 /// A list default: every item must already have the element kind (PyTorch's `toInt()` etc.).
