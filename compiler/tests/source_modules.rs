@@ -141,7 +141,7 @@ fn source_modules_match_pytorch() {
         }
     }
     println!("{} modules constructed, run and written", all.len());
-    assert!(all.len() >= 11, "only {} cases", all.len());
+    assert!(all.len() >= 12, "only {} cases", all.len());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

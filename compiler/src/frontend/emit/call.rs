@@ -369,6 +369,12 @@ impl<'a> FnEmitter<'a> {
                 _ => Err(self.err(span, format!("the archive has no constant {full}"))),
             };
         }
+        if path == "torch.nn" && name == "init" {
+            return Ok(Sugared::Namespace(full));
+        }
+        if path == "torch.nn.init" && super::functional::has(path, name) {
+            return Ok(Sugared::Functional(full));
+        }
         if path == "torch.nn" {
             match super::nn::is_nn_module(name) {
                 Some(true) => return Ok(Sugared::Sequential),

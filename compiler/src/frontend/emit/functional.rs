@@ -1,7 +1,8 @@
 //! The Python-defined functions of `torch.nn.functional` (`F.relu`, `F.softmax`, ...): PyTorch
 //! compiles them from their Python source, so a call is `prim::CallFunction` of a function
 //! named like the Python function. Ember compiles its own TorchScript versions with the same
-//! signatures (functional.py) once, the first time a file calls one.
+//! signatures (functional.py) once, the first time a file calls one; likewise those of
+//! `torch.nn.init` (init.py), which a module's `__init__` calls.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -15,22 +16,46 @@ use crate::frontend::builtins;
 use crate::frontend::schema_match::NamedValue;
 use crate::frontend::span::SourceFile;
 
-const SOURCE: &str = include_str!("functional.py");
+/// The modules whose Python-defined functions Ember writes in TorchScript itself, and where:
+/// `torch.nn.functional` (functional.py) and `torch.nn.init` (init.py, which a module's
+/// `__init__` calls).
+const LIBRARIES: [(&str, &str, &str); 2] = [
+    (
+        "torch.nn.functional",
+        "torch/nn/functional.py",
+        include_str!("functional.py"),
+    ),
+    ("torch.nn.init", "torch/nn/init.py", include_str!("init.py")),
+];
 
 type Compiled = (FnSig, Arc<Function>);
 type Table = HashMap<String, Compiled>;
 
-fn prelude() -> Result<&'static Table, String> {
-    static PRELUDE: OnceLock<Result<Table, String>> = OnceLock::new();
-    PRELUDE
+/// The source of library module `module`.
+fn library_source(module: &str) -> Option<&'static str> {
+    LIBRARIES
+        .iter()
+        .find(|(m, _, _)| *m == module)
+        .map(|(_, _, source)| *source)
+}
+
+/// The functions of library module `module`, compiled once.
+fn prelude(module: &str) -> Result<&'static Table, String> {
+    static PRELUDES: [OnceLock<Result<Table, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let index = LIBRARIES
+        .iter()
+        .position(|(m, _, _)| *m == module)
+        .ok_or_else(|| format!("no library module {module}"))?;
+    let (module, path, source) = LIBRARIES[index];
+    PRELUDES[index]
         .get_or_init(|| {
-            let file = Arc::new(SourceFile::new("torch/nn/functional.py", SOURCE));
-            let module =
+            let file = Arc::new(SourceFile::new(path, source));
+            let parsed =
                 crate::frontend::parser::parse_module(&file).map_err(|e| e.render(&file))?;
             let unit = CompilationUnit::new();
             let table = super::module::compile_module_functions(
                 file.clone(),
-                &module,
+                &parsed,
                 &unit,
                 &NoResolver,
                 "__torch__",
@@ -39,7 +64,7 @@ fn prelude() -> Result<&'static Table, String> {
             Ok(table
                 .into_iter()
                 .map(|(name, compiled)| {
-                    let qualified = qualify(&format!("torch.nn.functional.{name}"), compiled);
+                    let qualified = qualify(&format!("{module}.{name}"), compiled);
                     (name, qualified)
                 })
                 .collect())
@@ -60,11 +85,11 @@ fn boolean_dispatch(name: &str) -> Option<(usize, String)> {
 /// Whether `<module>.<name>` is a Python-defined function Ember can compile: PyTorch's code
 /// for it is known, or (for `torch.nn.functional`) functional.py has it.
 pub fn has(module: &str, name: &str) -> bool {
-    if module != "torch.nn.functional" {
+    let Some(source) = library_source(module) else {
         return builtins::python_function_code(&format!("{module}.{name}")).is_some();
-    }
+    };
     let target = boolean_dispatch(name).map_or(name.to_string(), |(_, t)| t);
-    SOURCE.contains(&format!("\ndef {target}("))
+    source.contains(&format!("\ndef {target}("))
         || builtins::python_function_code(&format!("{module}.{target}")).is_some()
 }
 
@@ -189,10 +214,10 @@ pub fn resolve(
     if let Some(found) = pytorch_code(&format!("{module}.{target}")) {
         return Ok(found);
     }
-    if module != "torch.nn.functional" {
+    if library_source(module).is_none() {
         return Err(format!("{qualified} is not supported yet"));
     }
-    let table = prelude()?;
+    let table = prelude(module)?;
     table
         .get(&target)
         .cloned()
