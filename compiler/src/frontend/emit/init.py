@@ -51,6 +51,17 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     raise ValueError("Unsupported nonlinearity {}".format(nonlinearity))
 
 
+def _xavier_std(tensor: Tensor, gain: float) -> float:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return gain * math.sqrt(2.0 / float(fan_in + fan_out))
+
+
+def _kaiming_std(tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    return gain / math.sqrt(fan)
+
+
 def zeros_(tensor: Optional[Tensor]) -> Tensor:
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
@@ -84,18 +95,14 @@ def normal_(tensor: Optional[Tensor], mean: float = 0.0, std: float = 1.0) -> Te
 def xavier_uniform_(tensor: Optional[Tensor], gain: float = 1.0) -> Tensor:
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    a = math.sqrt(3.0) * std
+    a = math.sqrt(3.0) * _xavier_std(tensor, gain)
     return tensor.uniform_(-a, a)
 
 
 def xavier_normal_(tensor: Optional[Tensor], gain: float = 1.0) -> Tensor:
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
-    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return tensor.normal_(0.0, std)
+    return tensor.normal_(0.0, _xavier_std(tensor, gain))
 
 
 def kaiming_uniform_(
@@ -103,10 +110,7 @@ def kaiming_uniform_(
 ) -> Tensor:
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    bound = math.sqrt(3.0) * std
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return tensor.uniform_(-bound, bound)
 
 
@@ -115,10 +119,7 @@ def kaiming_normal_(
 ) -> Tensor:
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
-    fan = _calculate_correct_fan(tensor, mode)
-    gain = calculate_gain(nonlinearity, a)
-    std = gain / math.sqrt(fan)
-    return tensor.normal_(0.0, std)
+    return tensor.normal_(0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
 def _norm_cdf(x: float) -> float:
