@@ -33,12 +33,19 @@ fn check_header(bytes: &[u8]) -> Result<(), String> {
         ));
     }
     let header = &bytes[start..start + len];
-    if !plain_header(header) {
+    let Some(sizes) = plain_header(header) else {
         return Err(
             "not a valid .npy file: its header is not the dictionary of 'descr', \
              'fortran_order' and 'shape' that NumPy writes"
                 .into(),
         );
+    };
+    // npyz multiplies the sizes for strides unchecked, zero sizes or not.
+    let product = sizes.iter().filter(|&&n| n != 0).try_fold(1i64, |acc, &n| {
+        i64::try_from(n).ok().and_then(|n| acc.checked_mul(n))
+    });
+    if product.is_none() {
+        return Err("not a valid .npy file: its shape's sizes multiply past 2^63".into());
     }
     Ok(())
 }
@@ -46,12 +53,12 @@ fn check_header(bytes: &[u8]) -> Result<(), String> {
 /// Whether `header` is a dictionary as `numpy.save` writes it, which is all npyz is then
 /// asked to parse: `{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`, keys and
 /// strings quoted without escapes, values a string, `True`/`False` or a tuple of integers
-/// (Python 2's `3L` too), padded with spaces and a newline.
-fn plain_header(header: &[u8]) -> bool {
+/// (Python 2's `3L` too), padded with spaces and a newline. `Some`: the integers of its
+/// tuples (the shape's sizes).
+fn plain_header(header: &[u8]) -> Option<Vec<u64>> {
     let text = header.trim_ascii();
-    let Some(inner) = text.strip_prefix(b"{").and_then(|t| t.strip_suffix(b"}")) else {
-        return false;
-    };
+    let inner = text.strip_prefix(b"{").and_then(|t| t.strip_suffix(b"}"))?;
+    let mut sizes = Vec::new();
     let mut i = 0;
     let skip_space = |i: &mut usize| {
         while inner.get(*i).is_some_and(|b| b.is_ascii_whitespace()) {
@@ -84,14 +91,14 @@ fn plain_header(header: &[u8]) -> bool {
     loop {
         skip_space(&mut i);
         if i == inner.len() {
-            return true;
+            return Some(sizes);
         }
         if !string(&mut i) {
-            return false;
+            return None;
         }
         skip_space(&mut i);
         if !word(&mut i, b":") {
-            return false;
+            return None;
         }
         skip_space(&mut i);
         let value = if inner.get(i) == Some(&b'(') {
@@ -106,6 +113,10 @@ fn plain_header(header: &[u8]) -> bool {
                 if digits == 0 {
                     break false;
                 }
+                let size = std::str::from_utf8(&inner[i..i + digits])
+                    .ok()?
+                    .parse::<u64>();
+                sizes.push(size.ok()?);
                 i += digits;
                 word(&mut i, b"L");
                 skip_space(&mut i);
@@ -117,12 +128,12 @@ fn plain_header(header: &[u8]) -> bool {
             string(&mut i) || word(&mut i, b"True") || word(&mut i, b"False")
         };
         if !value {
-            return false;
+            return None;
         }
         skip_space(&mut i);
         if !word(&mut i, b",") {
             skip_space(&mut i);
-            return i == inner.len();
+            return (i == inner.len()).then_some(sizes);
         }
     }
 }

@@ -122,4 +122,13 @@ fn deeply_nested_headers_are_refused() {
     .unwrap();
     let err = ember_runtime::npy::read_npy(&eight).unwrap_err();
     assert!(err.contains("not the dictionary"), "{err}");
+    // A shape with a zero size (no data needed) whose other sizes multiply past 2^64: npyz's
+    // strides overflowed (the fourth finding).
+    let overflow = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/npy_shape_product_overflow.npy"),
+    )
+    .unwrap();
+    let err = ember_runtime::npy::read_npy(&overflow).unwrap_err();
+    assert!(err.contains("multiply past 2^63"), "{err}");
 }
