@@ -1,6 +1,9 @@
 # RUN: ember-run %s %S/Inputs/x.npy | FileCheck %s --check-prefix=TRAIN
 # RUN: ember-run %s --eval %S/Inputs/x.npy | FileCheck %s --check-prefix=EVAL
 # RUN: ember-opt %s --eval --freeze -o %t.pt && ember-run %t.pt %S/Inputs/x.npy | FileCheck %s --check-prefix=EVAL
+# RUN: ember-run %s --eval --compile=whole %S/Inputs/x.npy | FileCheck %s --check-prefix=EVAL
+# RUN: emberc %s --eval -o %t.o --header %t.h && FileCheck %s --check-prefix=HEADER < %t.h
+# RUN: not emberc %s -o %t.train.o 2>&1 | FileCheck %s --check-prefix=TRAINING
 # RUN: not ember-run %S/Inputs/collatz.ir --eval 3 2>&1 | FileCheck %s --check-prefix=NOTMODULE
 # RUN: not ember-opt %S/Inputs/acc.py --eval 2>&1 | FileCheck %s --check-prefix=NOMODULE
 # torch.nn modules created in __init__ (Ember's own TorchScript versions of them, initialized
@@ -8,6 +11,8 @@
 # training mode, as Net() is, so batch norm normalizes with the batch's statistics; --eval
 # puts it in eval mode first (running statistics), as net.eval() does, and
 # ember-opt --eval --freeze writes it as torch.jit.freeze(torch.jit.script(Net().eval())).
+# emberc and ember-run --compile=whole compile it whole in eval mode; in training mode batch
+# norm writes its running statistics, so the method cannot be frozen and emberc says so.
 # The expected values are PyTorch's for that module (torch.manual_seed(67280421310721), the
 # default seed, then Net()).
 import torch
@@ -29,3 +34,6 @@ class Net(nn.Module):
 # EVAL-NEXT:         [ 1.7135, -1.2791]])
 # NOTMODULE: --eval puts a module in eval mode, and the model is no module
 # NOMODULE: --eval needs a module: a .pt archive, or a .py written with -o OUT.pt
+# HEADER: forward(
+# HEADER: extern const ember_compiled_model module_nn;
+# TRAINING: 'forward' writes {{.*}}num_batches_tracked of the module: only methods that can be frozen compile whole

@@ -6,7 +6,7 @@
 //! emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] [--cpu NAME]
 //!        [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...]
 //!        [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm]
-//!        [--example X.npy ...] [--example-set X.npy,Y.npy ...]
+//!        [--example X.npy ...] [--example-set X.npy,Y.npy ...] [--eval]
 //! ```
 //!
 //! `--mode`: `whole` (the default for `.pt` and `.py` models, and for graph text that is not
@@ -46,7 +46,7 @@ use hashbrown::HashMap;
 pub const USAGE: &str = "usage: emberc MODEL -o OUT [--method NAME] [--target x86_64|nvptx64] \
 [--cpu NAME] [--emit=obj|asm|llvm|mlir|ptx] [--header OUT.h] [--shape NAME=2x3:f32 ...] \
 [--weights embed|file] [--mode whole|groups] [--name C_NAME] [--math=inline|libm] \
-[--example X.npy ...] [--example-set X.npy,Y.npy ...]";
+[--example X.npy ...] [--example-set X.npy,Y.npy ...] [--eval]";
 
 /// What `emberc` compiles.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -76,6 +76,9 @@ pub struct Args {
     /// `--name`: the C name of the model (default: the file stem, plus `_METHOD` when one is
     /// named).
     pub name: Option<String>,
+    /// `--eval`: the module in eval mode first, as `module.eval()` puts it (a module a `.py`
+    /// defines is constructed in training mode).
+    pub eval: bool,
     /// The samples a whole model is profiled on, each its inputs' .npy files in order:
     /// `--example`s (one file each) make the first, each `--example-set` one more.
     pub examples: Vec<Vec<String>>,
@@ -123,6 +126,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
     let mut weights_file = false;
     let mut mode = None;
     let mut name = None;
+    let mut eval = false;
     let mut example = Vec::new();
     let mut examples = Vec::new();
     let mut i = 0;
@@ -223,6 +227,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
                 let (name, shape) = parse_shape(&value.unwrap_or_default())?;
                 shapes.insert(name, shape);
             }
+            "--eval" => eval = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
             _ if flag.starts_with('-') && flag != "-" => {
                 return Err(format!("unknown option '{arg}'"))
@@ -263,6 +268,7 @@ pub fn parse_args(argv: &[String]) -> Result<Args, String> {
         weights_file,
         mode,
         name,
+        eval,
         examples,
     })
 }
@@ -473,6 +479,15 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
     progress.phase("loading");
     let mut model = Model::from_bytes(&args.model, kind, bytes, &OpenOptions::default())
         .map_err(|e| located(&args.model, &e))?;
+    if args.eval {
+        if model.module.is_none() {
+            return Err(format!(
+                "emberc: error: --eval puts a module in eval mode, and {} is no module",
+                args.model
+            ));
+        }
+        model.eval();
+    }
     if args.mode == Some(Mode::Groups) {
         let entry = model
             .entry(args.method.as_deref())

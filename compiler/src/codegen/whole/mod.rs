@@ -209,7 +209,8 @@ pub fn method_graph(model: &mut crate::model::Model, name: &str) -> Result<(Grap
     let entry = model.entry(Some(name))?;
     let is_method = entry.is_method;
     let frozen;
-    let graph = if model.kind == crate::model::ModelKind::Archive {
+    // A module's method (a .pt's, or of the module a .py defines) is frozen first.
+    let graph = if is_method && model.module.is_some() {
         let (graph, report) = crate::freeze::freeze_graph(model, name, &config)?;
         if !report.written.is_empty() {
             return Err(format!(
