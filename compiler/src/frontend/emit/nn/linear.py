@@ -28,16 +28,13 @@ class Linear(torch.nn.Module):
             self.bias = torch.nn.Parameter(torch.empty(out_features))
         else:
             self.bias = None
-        # reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), then the bias.
-        a = math.sqrt(5.0)
-        gain = math.sqrt(2.0 / (1 + a**2))
-        bound = math.sqrt(3.0) * (gain / math.sqrt(in_features))
-        with torch.no_grad():
-            self.weight.uniform_(-bound, bound)
-            b = self.bias
-            if b is not None:
-                bias_bound = 1 / math.sqrt(in_features) if in_features > 0 else 0.0
-                b.uniform_(-bias_bound, bias_bound)
+        # reset_parameters, as PyTorch's.
+        torch.nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
+        b = self.bias
+        if b is not None:
+            fan_in = torch.nn.init._calculate_fan_in_and_fan_out(self.weight)[0]
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+            torch.nn.init.uniform_(b, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         return torch.nn.functional.linear(input, self.weight, self.bias)
