@@ -2,9 +2,10 @@
 //! `nn.Sequential(...)`), so that Ember can construct a module of a `.py` file that uses them.
 //! Leaf modules are TorchScript source in this folder, one file per module of
 //! `torch.nn.modules` (their classes are PyTorch's `__torch__.torch.nn.modules.linear.Linear`),
-//! compiled into the unit that uses them the first time it does. `nn.Sequential` is made per
-//! call: a class whose attributes `"0"`, `"1"`, ... are the modules given and whose `forward`
-//! calls them in turn, as PyTorch makes one per instance.
+//! compiled into the unit that uses them the first time it does; BatchNorm and Conv are each
+//! one template class made per rank. `nn.Sequential` and `nn.ModuleList` are made per call: a
+//! class whose attributes `"0"`, `"1"`, ... are the modules given (and, for a Sequential, whose
+//! `forward` calls them in turn), as PyTorch makes one per instance.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -166,7 +167,7 @@ pub fn creatable() -> Vec<&'static str> {
         .iter()
         .flat_map(|(_, _, classes)| classes.iter().copied())
         .collect();
-    names.push("Sequential");
+    names.extend(["Sequential", "ModuleList"]);
     names
 }
 
