@@ -41,7 +41,8 @@ fn library_source(module: &str) -> Option<&'static str> {
 
 /// The functions of library module `module`, compiled once.
 fn prelude(module: &str) -> Result<&'static Table, String> {
-    static PRELUDES: [OnceLock<Result<Table, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    static PRELUDES: [OnceLock<Result<Table, String>>; LIBRARIES.len()] =
+        [const { OnceLock::new() }; LIBRARIES.len()];
     let index = LIBRARIES
         .iter()
         .position(|(m, _, _)| *m == module)
