@@ -539,7 +539,11 @@ impl Parser {
             Type::Device => {
                 let pos = self.pos();
                 match self.bump() {
-                    Tok::Str(raw) => Ok(ConstValue::Device(parse_string_literal(&raw, pos)?)),
+                    Tok::Str(raw) => {
+                        let device = parse_string_literal(&raw, pos)?;
+                        check_device_string(&device).map_err(|m| Diagnostic::new(pos, m))?;
+                        Ok(ConstValue::Device(device))
+                    }
                     other => Err(Diagnostic::new(
                         pos,
                         format!("expected a string literal but found {}", other.describe()),
@@ -767,4 +771,49 @@ fn parse_string_literal(raw: &str, pos: Pos) -> PResult<String> {
         i += consumed;
     }
     String::from_utf8(out).map_err(|_| Diagnostic::new(pos, "string literal is not valid UTF-8"))
+}
+
+/// The device types `c10::Device`'s string constructor knows.
+const DEVICE_TYPES: &[&str] = &[
+    "cpu",
+    "cuda",
+    "hip",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "vulkan",
+    "metal",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
+    "mps",
+    "xpu",
+    "ipu",
+];
+
+/// A device default as PyTorch's parser checks it (`c10::Device(string)`): a known device
+/// type, then optionally `:` and an index without leading zeros.
+fn check_device_string(s: &str) -> Result<(), String> {
+    let (kind, index) = match s.split_once(':') {
+        Some((k, i)) => (k, Some(i)),
+        None => (s, None),
+    };
+    let index_ok = index.is_none_or(|i| {
+        !i.is_empty()
+            && i.bytes().all(|b| b.is_ascii_digit())
+            && (i == "0" || !i.starts_with('0'))
+            && i.parse::<i8>().is_ok()
+    });
+    if DEVICE_TYPES.contains(&kind) && index_ok {
+        Ok(())
+    } else {
+        Err(format!("invalid device string {s:?}"))
+    }
 }

@@ -276,3 +276,25 @@ fn mutated_catalogue_lines_never_panic() {
         }
     }
 }
+
+#[test]
+fn device_defaults_are_device_strings() {
+    // What c10::Device's string constructor accepts (checked with torch._C.parse_schema).
+    for ok in ["cpu", "cuda", "cuda:0", "cuda:12", "mps", "xpu:1"] {
+        let text = format!("f(Device d=\"{ok}\") -> str");
+        assert!(parse_schema(&text).is_ok(), "{text}");
+    }
+    for bad in [
+        "",
+        "foo",
+        "cuda:",
+        "cuda:01",
+        "cuda:-1",
+        " cpu",
+        "cpu:x",
+        "cuda:1000",
+    ] {
+        let text = format!("f(Device d=\"{bad}\") -> str");
+        assert!(parse_schema(&text).is_err(), "{text}");
+    }
+}
