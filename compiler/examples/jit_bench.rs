@@ -3,7 +3,7 @@
 //! (tools/bench/jit_pointwise.py), alternating the two.
 //!
 //! ```text
-//! jit_bench run lstm|chain4 CALLS   per call after warm-up: `jit_median_us jit_min_us interp_median_us interp_min_us`
+//! jit_bench run lstm|chain4|softmax CALLS   per call after warm-up: `jit_median_us jit_min_us interp_median_us interp_min_us`
 //! jit_bench triad CALLS             a = b + 1.5 * c on 2^24 float32 (both threads): `best_GB/s`
 //! jit_bench compile N               N distinct kernels: cold compile and disk-cache load,
 //!                                   `cold_median_ms cold_max_ms cached_median_ms cached_max_ms`
@@ -58,6 +58,25 @@ fn chain_src(salt: usize) -> String {
     )
 }
 
+/// Attention scores of one sequence of 128 tokens and 12 heads: `softmax(x * 0.125 + mask)`
+/// over the last dimension (a reduction kernel: each row's maximum and sum, then the row).
+fn softmax_src() -> String {
+    let t = "Float(12, 128, 128, strides=[16384, 128, 1], requires_grad=0, device=cpu)";
+    let m = "Float(1, 128, strides=[128, 1], requires_grad=0, device=cpu)";
+    format!(
+        "graph(%x : {t}, %mask : {m}):
+  %c : float = prim::Constant[value=0.125]()
+  %one : int = prim::Constant[value=1]()
+  %last : int = prim::Constant[value=-1]()
+  %none : NoneType = prim::Constant()
+  %a = aten::mul(%x, %c)
+  %b = aten::add(%a, %mask, %one)
+  %r = aten::softmax(%b, %last, %none)
+  return (%r)
+"
+    )
+}
+
 fn parse(src: &str) -> Graph {
     parse_graph(src).expect("benchmark graph parses")
 }
@@ -97,6 +116,11 @@ fn run_case(case: &str, calls: usize) -> Result<String, String> {
     let (src, ins) = match case {
         "lstm" => (lstm_src(), inputs(5, &[64, 2048])),
         "chain4" => (chain_src(0), inputs(2, &[1 << 24])),
+        "softmax" => {
+            let mut ins = inputs(1, &[12, 128, 128]);
+            ins.extend(inputs(1, &[1, 128]));
+            (softmax_src(), ins)
+        }
         _ => return Err(format!("unknown case {case}")),
     };
     let g = parse(&src);
@@ -216,7 +240,7 @@ fn main() {
         Some("triad") => Ok(triad(count(1))),
         Some("compile") => compile_times(count(1)),
         Some("warm") => warm_times(args.get(1).map_or("", String::as_str), count(2)),
-        _ => Err("usage: jit_bench run lstm|chain4 CALLS | triad CALLS | compile N".into()),
+        _ => Err("usage: jit_bench run lstm|chain4|softmax CALLS | triad CALLS | compile N".into()),
     };
     match result {
         Ok(line) => println!("{line}"),

@@ -25,6 +25,8 @@ mod jit_ops;
 #[cfg(feature = "codegen")]
 mod jit_random;
 #[cfg(feature = "codegen")]
+mod jit_reductions;
+#[cfg(feature = "codegen")]
 mod kernel_cache;
 #[cfg(feature = "codegen")]
 mod kernel_errors;

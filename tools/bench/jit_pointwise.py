@@ -5,7 +5,7 @@ executor, after its warm-up runs), on the same deterministic inputs, on as many 
 Ember's pool (RAYON_NUM_THREADS, default 2). Prints
 `eager_median_us eager_min_us script_median_us script_min_us` per call after warm-up.
 
-    ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4 CALLS
+    ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4|softmax CALLS
 """
 
 import os
@@ -34,6 +34,10 @@ def chain4(x, y):
     return torch.relu(x * 1.5 + y) * x
 
 
+def softmax(x, mask):
+    return torch.softmax(x * 0.125 + mask, -1)
+
+
 def inputs(n, shape):
     numel = 1
     for s in shape:
@@ -57,7 +61,11 @@ def timed(fn, args, calls):
 
 def main():
     case, calls = sys.argv[1], int(sys.argv[2])
-    fn, args = {"lstm": (lstm, inputs(5, [64, 2048])), "chain4": (chain4, inputs(2, [1 << 24]))}[case]
+    fn, args = {
+        "lstm": (lstm, inputs(5, [64, 2048])),
+        "chain4": (chain4, inputs(2, [1 << 24])),
+        "softmax": (softmax, inputs(1, [12, 128, 128]) + inputs(1, [1, 128])),
+    }[case]
     with torch.no_grad():
         em, en = timed(fn, args, calls)
         scripted = torch.jit.script(fn)

@@ -16,9 +16,10 @@
 //! elementwise ops on CPU tensors whose dtype, device, rank and `requires_grad=0` are known
 //! (sizes may be `*`), as `specialize-profiled-types` leaves them, and at group boundaries
 //! `prim::ConstantChunk` and `aten::cat` of a `prim::ListConstruct` (which comes along).
-//! Reductions over the innermost dimensions ([`is_fusible_reduction`]) join only when
-//! [`FuseOptions::reductions`] asks, as PyTorch's fuser leaves them out by default. The pass only relies on
-//! those types inside groups, which `guard-tensor-exprs` then puts behind type checks.
+//! Reductions over the last dimension ([`is_fusible_reduction`]: sums, means, maxima, softmax)
+//! join too, since Ember's kernels compute them row by row; PyTorch's fuser leaves them out by
+//! default, and [`FuseOptions::reductions`] turns them off. The pass only relies on those
+//! types inside groups, which `guard-tensor-exprs` then puts behind type checks.
 
 use hashbrown::HashMap;
 
@@ -227,8 +228,8 @@ fn is_fusible_cat(g: &Graph, n: Node) -> bool {
             .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)))
 }
 
-/// Reductions over the innermost dimensions, fused only with [`FuseOptions::reductions`] (off
-/// by default, as PyTorch's `texpr_reductions_enabled`), as `name` or `name.overload`.
+/// Reductions over the last dimension, fused unless [`FuseOptions::reductions`] is off (as
+/// PyTorch's `texpr_reductions_enabled` is by default), as `name` or `name.overload`.
 pub const REDUCTION_OPS: &[&str] = &[
     "sum",
     "sum.dim_IntList",
@@ -240,9 +241,9 @@ pub const REDUCTION_OPS: &[&str] = &[
     "log_softmax.int",
 ];
 
-/// Whether `n` is a reduction of [`REDUCTION_OPS`] over the innermost dimensions of a fusible
-/// tensor: a constant `dim` (or dims, None or `[]` for all), a constant `keepdim`, and no
-/// `dtype`.
+/// Whether `n` is a reduction of [`REDUCTION_OPS`] over the last dimension of a fusible
+/// tensor (what the kernels compute): a constant `dim` (or dims, None or `[]` for all of a
+/// 1-d tensor), a constant `keepdim`, and no `dtype`.
 pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     if !kind.is_aten() || g.node_outputs(n).len() != 1 || g.node_inputs(n).is_empty() {
@@ -299,7 +300,7 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
             None => return false,
         },
     };
-    innermost(&dims, rank)
+    dims.len() == 1 && innermost(&dims, rank)
 }
 
 /// Whether `dims` (possibly negative) are exactly the last `dims.len()` dimensions of `rank`.
@@ -406,7 +407,7 @@ pub struct FuseOptions {
     /// Whether `prim::ConstantChunk` and `aten::cat` join groups (for kernel compilers that
     /// handle them).
     pub chunk_and_cat: bool,
-    /// Whether the innermost reductions of [`REDUCTION_OPS`] join groups.
+    /// Whether the reductions of [`REDUCTION_OPS`] over the last dimension join groups.
     pub reductions: bool,
 }
 
@@ -415,7 +416,7 @@ impl Default for FuseOptions {
         FuseOptions {
             min_group_size: MIN_GROUP_SIZE,
             chunk_and_cat: true,
-            reductions: false,
+            reductions: true,
         }
     }
 }

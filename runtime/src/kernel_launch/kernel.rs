@@ -9,9 +9,15 @@
 //!
 //! `prim::ConstantChunk` pieces become views of tensor parameters ([`ChunkView`]), so a kernel
 //! has one iteration space; an `aten::cat` output of parts of that space is written part by
-//! part into its slices ([`OutputPlan::Cat`]). Refused (the group then runs in the
-//! interpreter): `aten::cat` other than as an output, reductions, ops not listed in [`Builder::lower`], chunks of chunks, integer pow with a
-//! non-constant exponent, division with a rounding mode.
+//! part into its slices ([`OutputPlan::Cat`]).
+//!
+//! Reductions over the last dimension of the iteration space (`sum`, `mean`, `amax`, `amin`,
+//! `softmax`, `log_softmax`) make the kernel work row by row: each [`Expr::Reduce`] is a value
+//! per row, computed by a loop over the row before the loop that uses it, and results of the
+//! row's shape ([`ResultShape::Row`]) are written once per row. Refused (the group then runs in
+//! the interpreter): `aten::cat` other than as an output, reductions over other dimensions,
+//! ops not listed in [`Builder::lower`], chunks of chunks or of reduced values, integer pow
+//! with a non-constant exponent, division with a rounding mode.
 
 use crate::tensor::{promote_types, result_type, DType, Operand as Promo, ScalarKind};
 use ember_dialects::attr::ConstValue;
@@ -95,6 +101,30 @@ pub enum Expr {
     Binary(Binary, Val, Val),
     /// `cond ? a : b` with a `Bool` condition.
     Select(Val, Val, Val),
+    /// The length of a row (the iteration space's last size), as `I64`.
+    Columns,
+    /// The reduction of the operand over the row: one value per row.
+    Reduce(Reduction, Val),
+}
+
+impl Expr {
+    /// The expressions this one reads.
+    pub fn operands(&self) -> Vec<Val> {
+        match *self {
+            Expr::Param(_) | Expr::Float(_) | Expr::Int(_) | Expr::Columns => Vec::new(),
+            Expr::Cast(a) | Expr::Unary(_, a) | Expr::Reduce(_, a) => vec![a],
+            Expr::Binary(_, a, b) => vec![a, b],
+            Expr::Select(c, a, b) => vec![c, a, b],
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    Sum,
+    /// NaN wins, as PyTorch's `amax`.
+    Max,
+    Min,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +140,19 @@ pub struct KernelResult {
     pub dtype: DType,
     /// The tensor parameters the result's shape broadcasts from.
     pub shape_from: Vec<usize>,
+    /// Parameters it broadcasts from with their last size made 1 (through a reduction).
+    pub reduced_from: Vec<usize>,
+    pub shape: ResultShape,
+}
+
+/// Which part of the iteration space a result covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultShape {
+    /// All of it: written element by element.
+    Full,
+    /// One value per row, written once per row: the iteration shape with its last size 1
+    /// (`keepdim`) or without its last dimension.
+    Row { keepdim: bool },
 }
 
 /// How a group output is made from the kernel's results.
@@ -158,11 +201,50 @@ pub struct PointwiseKernel {
     pub tensor_rank: usize,
     /// The rank of the kernel's iteration space: `tensor_rank`, at least 1.
     pub rank: usize,
+    /// Per reduction, the operands its input takes its shape from: one of them must span the
+    /// row (an input broadcast along the row would be summed once per column).
+    pub reduced_rows: Vec<Vec<usize>>,
 }
 
 impl PointwiseKernel {
     pub fn dtype(&self, v: Val) -> DType {
         self.exprs[v.0].dtype
+    }
+
+    /// Whether the kernel reduces rows: it then runs whole rows, row by row.
+    pub fn reduces(&self) -> bool {
+        self.exprs
+            .iter()
+            .any(|e| matches!(e.expr, Expr::Reduce(..)))
+    }
+
+    /// Whether a row of length 0 has no value: a result of the row's shape reads its maximum
+    /// or minimum (a softmax of an empty row is empty, its maximum never read).
+    pub fn needs_nonempty_rows(&self) -> bool {
+        let rows = self.results.iter().filter(|r| r.shape != ResultShape::Full);
+        self.reaches(rows.map(|r| r.value), |_, e| {
+            matches!(e, Expr::Reduce(Reduction::Max | Reduction::Min, _))
+        })
+    }
+
+    /// Whether `is` holds for an expression `roots` read (or a root), each visited once.
+    pub fn reaches(
+        &self,
+        roots: impl IntoIterator<Item = Val>,
+        mut is: impl FnMut(Val, &Expr) -> bool,
+    ) -> bool {
+        let mut seen = vec![false; self.exprs.len()];
+        let mut stack: Vec<Val> = roots.into_iter().collect();
+        while let Some(v) = stack.pop() {
+            if std::mem::replace(&mut seen[v.0], true) {
+                continue;
+            }
+            if is(v, &self.exprs[v.0].expr) {
+                return true;
+            }
+            stack.extend(self.exprs[v.0].expr.operands());
+        }
+        false
     }
 
     /// Whether the kernel spends several nanoseconds per element (transcendental functions,
@@ -192,15 +274,81 @@ enum Item {
     Value {
         val: Val,
         rank: Option<usize>,
-        shape_from: Vec<usize>,
+        shape: Shape,
     },
     /// A constant only an op's non-numeric parameters use.
     Const(ConstValue),
-    /// A `prim::ListConstruct` of tensors (what `aten::cat` reads).
+    /// A `prim::ListConstruct` of tensors (what `aten::cat` reads) or of numbers (a
+    /// reduction's dims).
     List(Vec<Item>),
     /// `aten::cat(parts, dim)`: fused only as an output, each part a result written into its
     /// slice of the output.
     Cat(Vec<Item>, i64),
+}
+
+/// Where a value's shape comes from: the broadcast of the tensor parameters it reads, those
+/// read through a reduction with their last size made 1.
+#[derive(Clone, Debug, Default)]
+struct Shape {
+    from: Vec<usize>,
+    reduced_from: Vec<usize>,
+    /// A reduction without `keepdim`: the row's shape without its last dimension.
+    squeezed: bool,
+}
+
+impl Shape {
+    fn of(param: usize) -> Shape {
+        Shape {
+            from: vec![param],
+            ..Shape::default()
+        }
+    }
+
+    /// The shape of an elementwise op of a value of this shape and one of `other`'s.
+    fn join(
+        &mut self,
+        rank: Option<usize>,
+        other: &Shape,
+        other_rank: Option<usize>,
+    ) -> Result<(), String> {
+        // A squeezed row value aligns its dimensions with the row's outer ones: it only
+        // combines with other squeezed values, numbers and 0-dim tensors.
+        let plain = |squeezed: bool, r: Option<usize>| !squeezed && r.is_some_and(|r| r > 0);
+        if (self.squeezed && plain(other.squeezed, other_rank))
+            || (other.squeezed && plain(self.squeezed, rank))
+        {
+            return Err(
+                "a reduction without keepdim combined with a tensor of the full rank".into(),
+            );
+        }
+        for (mine, theirs) in [
+            (&mut self.from, &other.from),
+            (&mut self.reduced_from, &other.reduced_from),
+        ] {
+            for p in theirs {
+                if !mine.contains(p) {
+                    mine.push(*p);
+                }
+            }
+        }
+        self.squeezed |= other.squeezed;
+        Ok(())
+    }
+
+    /// The shape after reducing the last dimension.
+    fn reduced(&self, keepdim: bool) -> Shape {
+        let mut reduced_from = self.reduced_from.clone();
+        for p in &self.from {
+            if !reduced_from.contains(p) {
+                reduced_from.push(*p);
+            }
+        }
+        Shape {
+            from: Vec::new(),
+            reduced_from,
+            squeezed: !keepdim,
+        }
+    }
 }
 
 struct Builder<'g> {
@@ -223,6 +371,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
             results: Vec::new(),
             tensor_rank: 0,
             rank: 1,
+            reduced_rows: Vec::new(),
         },
         memo: HashMap::new(),
     };
@@ -239,15 +388,12 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
         };
         b.k.params.push(param);
         let val = b.push(Expr::Param(i), dtype);
-        let shape_from = if rank.is_some() { vec![i] } else { vec![] };
-        items.insert(
-            p,
-            Item::Value {
-                val,
-                rank,
-                shape_from,
-            },
-        );
+        let shape = if rank.is_some() {
+            Shape::of(i)
+        } else {
+            Shape::default()
+        };
+        items.insert(p, Item::Value { val, rank, shape });
     }
     for n in g.block_nodes(g.block()) {
         if !g.node_blocks(n).is_empty() {
@@ -263,8 +409,8 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
                 .node_inputs(n)
                 .iter()
                 .map(|v| match items.get(v) {
-                    Some(item @ Item::Value { rank: Some(_), .. }) => Ok(item.clone()),
-                    _ => Err(KernelError::at(n, "prim::ListConstruct: only lists of tensors computed in the group are fused")),
+                    Some(item @ Item::Value { .. }) => Ok(item.clone()),
+                    _ => Err(KernelError::at(n, "prim::ListConstruct: only lists of tensors or numbers computed in the group are fused")),
                 })
                 .collect::<Result<_, _>>()?;
             items.insert(g.output(n, 0), Item::List(parts));
@@ -339,18 +485,21 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
                     .iter()
                     .map(|p| {
                         let p = match p {
-                            Item::Value {
-                                val,
-                                rank,
-                                shape_from,
-                            } => Item::Value {
+                            Item::Value { val, rank, shape } => Item::Value {
                                 val: b.cast(*val, common),
                                 rank: *rank,
-                                shape_from: shape_from.clone(),
+                                shape: shape.clone(),
                             },
                             other => other.clone(),
                         };
-                        add_result(&mut b, &p, ret, i)
+                        let r = add_result(&mut b, &p, ret, i)?;
+                        if b.k.results[r].shape != ResultShape::Full {
+                            return Err(KernelError::at(
+                                ret,
+                                format!("output {i}: a cat of reduced values is not fused"),
+                            ));
+                        }
+                        Ok(r)
                     })
                     .collect::<Result<_, _>>()?;
                 OutputPlan::Cat {
@@ -375,22 +524,44 @@ fn add_result(b: &mut Builder, item: &Item, ret: Node, i: usize) -> Result<usize
     let Item::Value {
         val,
         rank: Some(r),
-        shape_from,
+        shape,
     } = item
     else {
         return Err(KernelError::at(ret, format!("output {i} is not a tensor")));
     };
-    if *r != b.k.tensor_rank {
+    // A reduced value is a row's if whatever else it broadcasts from has a last size of 1.
+    let row = !shape.reduced_from.is_empty()
+        && shape
+            .from
+            .iter()
+            .all(|&p| operand_sizes(&b.k, p).last().is_none_or(|s| *s == Some(1)));
+    let (result_shape, rank) = match (shape.squeezed, row) {
+        (true, _) => (ResultShape::Row { keepdim: false }, b.k.tensor_rank - 1),
+        (false, true) => (ResultShape::Row { keepdim: true }, b.k.tensor_rank),
+        (false, false) => (ResultShape::Full, b.k.tensor_rank),
+    };
+    if *r != rank {
         return Err(KernelError::at(ret,
-            format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape are fused", b.k.tensor_rank),
+            format!("output {i} has rank {r} but the group iterates over rank {}: only results of the full broadcast shape or of its rows are fused", b.k.tensor_rank),
         ));
     }
     b.k.results.push(KernelResult {
         value: *val,
         dtype: b.k.dtype(*val),
-        shape_from: shape_from.clone(),
+        shape_from: shape.from.clone(),
+        reduced_from: shape.reduced_from.clone(),
+        shape: result_shape,
     });
     Ok(b.k.results.len() - 1)
+}
+
+/// The sizes a tensor operand's type fixes (a parameter, or a chunk view after them).
+pub fn operand_sizes(k: &PointwiseKernel, operand: usize) -> &[Option<i64>] {
+    match k.params.get(operand) {
+        Some(Param::Tensor { sizes, .. }) => sizes,
+        Some(Param::Scalar(_)) => &[],
+        None => &k.views[operand - k.params.len()].sizes,
+    }
 }
 
 /// Which parameters and views the results read or take their shape from.
@@ -402,7 +573,7 @@ fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
     let mut streamed = vec![false; k.params.len() + k.views.len()];
     // What gives a result its shape takes part too (`pow(x, 0)` reads nothing of `x`).
     for r in &k.results {
-        for &p in &r.shape_from {
+        for &p in r.shape_from.iter().chain(&r.reduced_from) {
             streamed[p] = true;
         }
     }
@@ -410,19 +581,11 @@ fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
         if !needed[i] {
             continue;
         }
-        match &k.exprs[i].expr {
-            Expr::Param(p) => streamed[*p] = true,
-            Expr::Cast(a) | Expr::Unary(_, a) => needed[a.0] = true,
-            Expr::Binary(_, a, c) => {
-                needed[a.0] = true;
-                needed[c.0] = true;
-            }
-            Expr::Select(c, a, d) => {
-                needed[c.0] = true;
-                needed[a.0] = true;
-                needed[d.0] = true;
-            }
-            Expr::Float(_) | Expr::Int(_) => {}
+        if let Expr::Param(p) = k.exprs[i].expr {
+            streamed[p] = true;
+        }
+        for a in k.exprs[i].expr.operands() {
+            needed[a.0] = true;
         }
     }
     streamed
@@ -449,6 +612,9 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
     let d = if dim < 0 { dim + rank } else { dim };
     if chunks <= 0 || !(0..rank).contains(&d) {
         return Err(fail("chunks must be positive and dim within the rank"));
+    }
+    if b.k.reaches([val], |_, e| matches!(e, Expr::Reduce(..))) {
+        return Err(fail("a chunk of a reduced value is not fused"));
     }
     let mut leaves = Vec::new();
     params_read(&b.k, val, &mut leaves);
@@ -498,7 +664,10 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
         items.push(Item::Value {
             val: piece,
             rank: Some(rank as usize),
-            shape_from,
+            shape: Shape {
+                from: shape_from,
+                ..Shape::default()
+            },
         });
     }
     Ok(items)
@@ -506,24 +675,15 @@ fn chunk_views(b: &mut Builder, n: Node, input: Option<&Item>) -> Result<Vec<Ite
 
 /// The parameters (and views) expression `v` reads.
 fn params_read(k: &PointwiseKernel, v: Val, out: &mut Vec<usize>) {
-    match &k.exprs[v.0].expr {
-        Expr::Param(p) => {
-            if !out.contains(p) {
-                out.push(*p);
+    // Each expression once: a chain of `x * sigmoid(x)` shares its operands.
+    k.reaches([v], |_, e| {
+        if let Expr::Param(p) = *e {
+            if !out.contains(&p) {
+                out.push(p);
             }
         }
-        Expr::Float(_) | Expr::Int(_) => {}
-        Expr::Cast(a) | Expr::Unary(_, a) => params_read(k, *a, out),
-        Expr::Binary(_, a, c) => {
-            params_read(k, *a, out);
-            params_read(k, *c, out);
-        }
-        Expr::Select(c, a, e) => {
-            params_read(k, *c, out);
-            params_read(k, *a, out);
-            params_read(k, *e, out);
-        }
-    }
+        false
+    });
 }
 
 /// Expression `v` with the parameters in `replaced` read through their views instead.
@@ -543,7 +703,8 @@ fn substitute(
             Some(&id) => Expr::Param(id),
             None => Expr::Param(p),
         },
-        Expr::Float(_) | Expr::Int(_) => te.expr.clone(),
+        Expr::Float(_) | Expr::Int(_) | Expr::Columns => te.expr.clone(),
+        Expr::Reduce(r, a) => Expr::Reduce(r, sub(b, a)),
         Expr::Cast(a) => Expr::Cast(sub(b, a)),
         Expr::Unary(u, a) => Expr::Unary(u, sub(b, a)),
         Expr::Binary(op, a, c) => {
@@ -611,6 +772,9 @@ fn constant_item(b: &mut Builder, n: Node) -> Result<Item, KernelError> {
         Some(AttrValue::Float(f)) => ConstValue::Float(*f),
         Some(AttrValue::Str(s)) => ConstValue::Str(s.clone()),
         Some(AttrValue::IValue(c)) => c.clone(),
+        Some(AttrValue::Ints(xs)) => {
+            ConstValue::List(xs.iter().map(|&x| ConstValue::Int(x)).collect())
+        }
         Some(_) => {
             return Err(KernelError::at(
                 n,
@@ -628,7 +792,7 @@ fn constant_item(b: &mut Builder, n: Node) -> Result<Item, KernelError> {
     Ok(Item::Value {
         val,
         rank: None,
-        shape_from: vec![],
+        shape: Shape::default(),
     })
 }
 
@@ -737,13 +901,9 @@ impl Builder<'_> {
         let name = g.kind(n).as_str().to_string();
         let op = name.strip_prefix("aten::").unwrap_or(&name).to_string();
         let fail = |m: String| KernelError::at(n, format!("{name}: {m}"));
-        let value = |i: usize| -> Result<(Val, Option<usize>, Vec<usize>), KernelError> {
+        let value = |i: usize| -> Result<(Val, Option<usize>, Shape), KernelError> {
             match inputs.get(i) {
-                Some(Item::Value {
-                    val,
-                    rank,
-                    shape_from,
-                }) => Ok((*val, *rank, shape_from.clone())),
+                Some(Item::Value { val, rank, shape }) => Ok((*val, *rank, shape.clone())),
                 _ => Err(fail(format!("operand {i} must be a number or tensor"))),
             }
         };
@@ -777,21 +937,21 @@ impl Builder<'_> {
             }
         };
         // The first operand of every fused op is a tensor.
-        let (x, x_rank, x_from) = value(0)?;
+        let (x, x_rank, x_shape) = value(0)?;
         if x_rank.is_none() {
             return Err(fail("the first operand must be a tensor".into()));
         }
+        if let Some(item) = self.reduction(&op, inputs, &fail)? {
+            return Ok(item);
+        }
         let mut rank = x_rank;
-        let mut shape_from = x_from;
-        let mut join = |r: Option<usize>, from: &[usize]| {
+        let mut shape = x_shape;
+        let mut join = |r: Option<usize>, other: &Shape| -> Result<(), KernelError> {
+            shape.join(rank, other, r).map_err(&fail)?;
             if let Some(r) = r {
                 rank = Some(rank.unwrap_or(0).max(r));
             }
-            for f in from {
-                if !shape_from.contains(f) {
-                    shape_from.push(*f);
-                }
-            }
+            Ok(())
         };
         let xd = self.k.dtype(x);
         let promoted = |b: &Self, items: &[&Item]| -> DType {
@@ -803,17 +963,17 @@ impl Builder<'_> {
             "add" | "sub" | "mul" | "div" | "pow" | "eq" | "ne" | "lt" | "le" | "gt" | "ge"
             | "logical_and" | "logical_or" | "logical_xor" | "__and__" | "__or__" | "__xor__"
             | "bitwise_and" | "bitwise_or" | "bitwise_xor" | "maximum" | "minimum" | "rsub" => {
-                let (y, y_rank, y_from) = value(1)?;
-                join(y_rank, &y_from);
+                let (y, y_rank, y_shape) = value(1)?;
+                join(y_rank, &y_shape)?;
                 let common = promoted(self, &inputs[..2].iter().collect::<Vec<_>>());
                 self.binary_op(&op, x, y, common, inputs, &fail, &number)?
             }
             "where" => {
                 arity(3, 3)?;
-                let (a, a_rank, a_from) = value(1)?;
-                let (c, c_rank, c_from) = value(2)?;
-                join(a_rank, &a_from);
-                join(c_rank, &c_from);
+                let (a, a_rank, a_shape) = value(1)?;
+                let (c, c_rank, c_shape) = value(2)?;
+                join(a_rank, &a_shape)?;
+                join(c_rank, &c_shape)?;
                 if xd != DType::Bool {
                     return Err(fail("the condition must be a bool tensor".into()));
                 }
@@ -963,11 +1123,155 @@ impl Builder<'_> {
                 ))
             }
         };
-        Ok(Item::Value {
+        Ok(Item::Value { val, rank, shape })
+    }
+
+    /// A reduction over the last dimension of the iteration space (`None` when `op` is not a
+    /// reduction), in float32 for float16 and bfloat16 as PyTorch accumulates.
+    fn reduction(
+        &mut self,
+        op: &str,
+        inputs: &[Item],
+        fail: &dyn Fn(String) -> KernelError,
+    ) -> Result<Option<Item>, KernelError> {
+        let softmax = matches!(op, "softmax" | "log_softmax");
+        if !softmax && !matches!(op, "sum" | "mean" | "amax" | "amin") {
+            return Ok(None);
+        }
+        let Some(Item::Value {
+            val: x,
+            rank: Some(rank),
+            shape,
+        }) = inputs.first()
+        else {
+            return Err(fail("the operand must be a tensor".into()));
+        };
+        let (x, rank) = (*x, *rank);
+        if rank == 0 || rank != self.k.tensor_rank || shape.squeezed || shape.from.is_empty() {
+            return Err(fail(
+                "only a reduction of a value that spans the kernel's rows is fused".into(),
+            ));
+        }
+        // Where the dims, keepdim and dtype are, by overload: sum(self, dtype),
+        // sum(self, dim, keepdim, dtype), amax(self, dim, keepdim), softmax(self, dim, dtype).
+        let (dims_at, keepdim_at, dtype_at) = match (op, inputs.len()) {
+            ("sum" | "mean", 2) => (None, None, Some(1)),
+            ("sum" | "mean", 4) => (Some(1), Some(2), Some(3)),
+            ("amax" | "amin", 3) => (Some(1), Some(2), None),
+            ("softmax" | "log_softmax", 3) => (Some(1), None, Some(2)),
+            _ => return Err(fail("this overload is not fused".into())),
+        };
+        if dtype_at.is_some_and(|i| !matches!(inputs[i], Item::Const(ConstValue::None))) {
+            return Err(fail("a reduction with a dtype is not fused".into()));
+        }
+        // No dims, None or [] reduce every dimension.
+        let dims = match dims_at {
+            None => Vec::new(),
+            Some(i) => self
+                .int_list(&inputs[i])
+                .ok_or_else(|| fail("the dims must be constants".into()))?,
+        };
+        let over_last = match dims.as_slice() {
+            [] => rank == 1,
+            [d] => *d == rank as i64 - 1 || *d == -1,
+            _ => false,
+        };
+        if !over_last {
+            return Err(fail(
+                "only reductions over the last dimension are fused".into(),
+            ));
+        }
+        // sum(self) keeps no dimension; softmax keeps them all.
+        let keepdim = match keepdim_at {
+            None => softmax,
+            Some(i) => {
+                self.constant_int(&inputs[i])
+                    .ok_or_else(|| fail("keepdim must be a constant".into()))?
+                    != 0
+            }
+        };
+        let xd = self.k.dtype(x);
+        let floating_only = matches!(op, "mean" | "softmax" | "log_softmax");
+        if (xd == DType::Bool && op != "sum") || (floating_only && !xd.is_floating()) {
+            return Err(fail(format!("{op} of a {xd:?} tensor is not fused")));
+        }
+        self.k.reduced_rows.push(shape.from.clone());
+        let val = match op {
+            "sum" | "mean" => {
+                // Integer sums are int64, as PyTorch's.
+                let d = if xd.is_floating() { xd } else { DType::I64 };
+                let acc = opmath(d);
+                let xa = self.cast(x, acc);
+                let mut r = self.push(Expr::Reduce(Reduction::Sum, xa), acc);
+                if op == "mean" {
+                    let columns = self.push(Expr::Columns, DType::I64);
+                    let n = self.cast(columns, acc);
+                    r = self.bin(Binary::Div, r, n);
+                }
+                self.cast(r, d)
+            }
+            "amax" => self.push(Expr::Reduce(Reduction::Max, x), xd),
+            "amin" => self.push(Expr::Reduce(Reduction::Min, x), xd),
+            _ => {
+                // PyTorch's vectorized softmax over the last dimension: the row's maximum,
+                // the sum of exp(x - max), then a multiplication by its reciprocal (or the
+                // subtraction of its log).
+                let acc = opmath(xd);
+                let xa = self.cast(x, acc);
+                let max = self.push(Expr::Reduce(Reduction::Max, xa), acc);
+                let shifted = self.bin(Binary::Sub, xa, max);
+                let exp = self.un(Unary::Exp, shifted);
+                let sum = self.push(Expr::Reduce(Reduction::Sum, exp), acc);
+                let r = if op == "softmax" {
+                    let one = self.float(1.0, acc);
+                    let inverse = self.bin(Binary::Div, one, sum);
+                    self.bin(Binary::Mul, exp, inverse)
+                } else {
+                    let log = self.un(Unary::Log, sum);
+                    self.bin(Binary::Sub, shifted, log)
+                };
+                self.cast(r, xd)
+            }
+        };
+        let (rank, shape) = match (softmax, keepdim) {
+            (true, _) => (rank, shape.clone()),
+            (false, true) => (rank, shape.reduced(true)),
+            (false, false) => (rank - 1, shape.reduced(false)),
+        };
+        Ok(Some(Item::Value {
             val,
-            rank,
-            shape_from,
-        })
+            rank: Some(rank),
+            shape,
+        }))
+    }
+
+    /// An int constant (a bool one as 0 or 1).
+    fn constant_int(&self, item: &Item) -> Option<i64> {
+        match item {
+            Item::Value {
+                val, rank: None, ..
+            } => match self.k.exprs[val.0].expr {
+                Expr::Int(i) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A constant list of ints (an int alone as a list of one; None as the empty list).
+    fn int_list(&self, item: &Item) -> Option<Vec<i64>> {
+        match item {
+            Item::Const(ConstValue::None) => Some(Vec::new()),
+            Item::Const(ConstValue::List(xs)) => xs
+                .iter()
+                .map(|x| match x {
+                    ConstValue::Int(i) => Some(*i),
+                    _ => None,
+                })
+                .collect(),
+            Item::List(parts) => parts.iter().map(|p| self.constant_int(p)).collect(),
+            item => self.constant_int(item).map(|d| vec![d]),
+        }
     }
 
     fn need(

@@ -12,7 +12,7 @@ use crate::tensor::{
     Tensor,
 };
 
-use super::kernel::{OutputPlan, Param, PointwiseKernel};
+use super::kernel::{OutputPlan, Param, PointwiseKernel, ResultShape};
 
 /// Elements per task when a call is split: a task costs far more than handing it to the
 /// pool, and there are several per thread so that a thread slowed by other work (the cores
@@ -126,20 +126,52 @@ pub fn run(
     }
     let mut iter_shape = vec![1i64; rank - shape.len()];
     iter_shape.extend_from_slice(&shape);
-    // Every result must have the full broadcast shape (its rank is the kernel's).
+    // A row of the iteration space, as a reduction leaves it.
+    let row_shape: Vec<i64> = match shape.split_last() {
+        Some((_, outer)) => [outer, &[1]].concat(),
+        None => Vec::new(),
+    };
+    let last = |p: usize| metas[position[p]].sizes.last().copied();
+    // A reduction's input must span the row, not broadcast along it.
+    let columns = iter_shape[rank - 1];
+    for from in &k.reduced_rows {
+        if columns != 1 && !from.iter().any(|&p| last(p) == Some(columns)) {
+            return Err(format!(
+                "a reduced value is broadcast along rows of {columns} columns"
+            ));
+        }
+    }
+    let has_rows = iter_shape[..rank - 1].iter().all(|&s| s > 0);
+    if columns == 0 && has_rows && k.needs_nonempty_rows() {
+        return Err("the maximum or minimum of an empty row".into());
+    }
+    // Every result must have the broadcast shape, or its rows' (its rank is the kernel's).
+    let mut result_shapes = Vec::with_capacity(k.results.len());
     for (r, res) in k.results.iter().enumerate() {
         let mut s: Vec<i64> = Vec::new();
-        for &p in &res.shape_from {
-            let m = &metas[position[p]];
-            s = broadcast_shapes(&s, &m.sizes)
+        let reduced = res.reduced_from.iter().map(|&p| (p, true));
+        for (p, row) in res.shape_from.iter().map(|&p| (p, false)).chain(reduced) {
+            let mut sizes = metas[position[p]].sizes.to_vec();
+            if let (true, Some(l)) = (row, sizes.last_mut()) {
+                *l = 1;
+            }
+            s = broadcast_shapes(&s, &sizes)
                 .map_err(|e| e.to_string())?
                 .to_vec();
         }
-        if s != shape {
+        let want = match res.shape {
+            ResultShape::Full => &shape,
+            ResultShape::Row { .. } => &row_shape,
+        };
+        if &s != want {
             return Err(format!(
-                "output {r} would have shape {s:?}, not the broadcast shape {shape:?}"
+                "output {r} would have shape {s:?}, not {want:?} as the kernel writes it"
             ));
         }
+        if res.shape == (ResultShape::Row { keepdim: false }) {
+            s.pop();
+        }
+        result_shapes.push(s);
     }
     let numel = checked_numel(&iter_shape).map_err(|e| e.to_string())?;
     // One tensor per group output; each result writes into its output (a slice of it for a
@@ -149,8 +181,14 @@ pub fn run(
     for plan in &k.outputs {
         match plan {
             OutputPlan::Result(r) => {
-                let t = empty(&shape, k.results[*r].dtype)?;
-                result_views[*r] = Some(t.meta().clone());
+                let t = empty(&result_shapes[*r], k.results[*r].dtype)?;
+                let mut m = t.meta().clone();
+                if k.results[*r].shape == (ResultShape::Row { keepdim: false }) {
+                    // Written as the kernel sees it: with the row's size-1 dimension.
+                    m.sizes.push(1);
+                    m.strides.push(1);
+                }
+                result_views[*r] = Some(m);
                 outputs.push(t);
             }
             OutputPlan::Cat { dim, results } => {
@@ -173,7 +211,8 @@ pub fn run(
         .into_iter()
         .map(|m| m.expect("every result has an output"))
         .collect();
-    if numel > 0 {
+    // Rows of no columns still have their sums (0) and means (NaN) to write.
+    if numel > 0 || (k.reduces() && has_rows) {
         call(
             k,
             entry,
@@ -280,6 +319,26 @@ fn collapse(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
     padded
 }
 
+/// [`collapse`] for a kernel that reduces rows: the last dimension stays the row, whatever
+/// its size, and only the outer ones merge.
+fn collapse_rows(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
+    let Some((&columns, outer)) = shape.split_last() else {
+        return Vec::new();
+    };
+    if rank < 2 {
+        return shape.to_vec();
+    }
+    let inner: Vec<i64> = strides.iter().map(|s| s[rank - 1]).collect();
+    let mut outer_strides: Vec<Vec<i64>> = strides.iter().map(|s| s[..rank - 1].to_vec()).collect();
+    let mut sizes = collapse(outer, &mut outer_strides, rank - 1);
+    sizes.push(columns);
+    for ((s, mut o), i) in strides.iter_mut().zip(outer_strides).zip(inner) {
+        o.push(i);
+        *s = o;
+    }
+    sizes
+}
+
 struct Call<'a> {
     entry: JitKernelFn,
     sizes: &'a [i64],
@@ -338,7 +397,11 @@ fn call(
             .iter()
             .map(|m| broadcast_strides(&m.sizes, &m.strides, shape)),
     );
-    let sizes = collapse(shape, &mut strides, rank);
+    let sizes = if k.reduces() {
+        collapse_rows(shape, &mut strides, rank)
+    } else {
+        collapse(shape, &mut strides, rank)
+    };
     let ptrs: Vec<*mut u8> = inputs
         .iter()
         .chain(outputs)
@@ -372,11 +435,15 @@ fn call(
     } else {
         PARALLEL_THRESHOLD
     };
-    if numel < threshold || threads < 2 {
+    if numel < threshold || threads < 2 || (k.reduces() && rows < 2) {
         c.rows((0, rows), (0, cols));
         return;
     }
-    let tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
+    let mut tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
+    if k.reduces() {
+        // A row is reduced whole, by one task.
+        tasks = tasks.min(rows);
+    }
     if rows >= tasks {
         let per = (rows + tasks - 1) / tasks;
         crate::parallel::for_each(tasks as usize, |t| {
@@ -423,6 +490,15 @@ mod tests {
         let sizes = collapse(&shape, &mut strides, 2);
         assert_eq!(sizes, vec![4, 5]);
         assert_eq!(strides, vec![vec![0, 1], vec![5, 1]]);
+    }
+
+    #[test]
+    fn reduced_rows_keep_their_last_dimension() {
+        // [2, 3, 1] rows of one column stay rows; the outer dimensions merge.
+        let shape = [2, 3, 1];
+        let mut strides = vec![vec![3, 1, 1], vec![3, 1, 0]];
+        assert_eq!(collapse_rows(&shape, &mut strides, 3), vec![1, 6, 1]);
+        assert_eq!(strides, vec![vec![0, 1, 1], vec![0, 1, 0]]);
     }
 
     #[test]

@@ -8,6 +8,12 @@
 //! rows `[row_begin, row_end)` of the iteration space (all dimensions but the last, unravelled
 //! with the sizes), and in each row columns `[col_begin, col_end)`; when every inner stride is 1
 //! it takes a loop with unit strides (the vectorized one), else the loop with strides.
+//!
+//! A kernel that reduces rows runs whole rows: per row, one loop over the columns for each
+//! level of its reductions (a reduction of a value computed from another comes a level
+//! later; the reductions of one level share a loop, as accumulators it carries), then the
+//! loop that computes and stores the results of the full shape, then the results of the row's
+//! shape, stored once.
 
 use melior::dialect::arith::{self, CmpfPredicate, CmpiPredicate};
 use melior::dialect::llvm::{self, LoadStoreOptions};
@@ -24,7 +30,7 @@ use melior::Context;
 use ember_runtime::tensor::DType;
 
 use super::fast_math;
-use super::group::{Binary, Expr, Param, PointwiseKernel, Unary, Val};
+use super::group::{Binary, Expr, Param, PointwiseKernel, Reduction, ResultShape, Unary, Val};
 use crate::codegen::mlir_builder::Emit;
 
 /// The module holding kernel `name`.
@@ -84,6 +90,8 @@ struct TensorOperand {
     /// Its type fixes the last dimension to 1 (a `[N, C, 1]` scale over `[N, C, HW]`): the
     /// unit-stride loop expects inner stride 0 and reads it once per row.
     row_broadcast: bool,
+    /// A result of the row's shape, written once per row.
+    per_row: bool,
 }
 
 fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
@@ -120,6 +128,7 @@ fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
                 streamed: k.streamed[i],
                 single,
                 row_broadcast: has_rows && !single && sizes.last() == Some(&Some(1)),
+                per_row: false,
             }
         })
         .collect();
@@ -129,6 +138,7 @@ fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
         streamed: true,
         single: false,
         row_broadcast: false,
+        per_row: r.shape != ResultShape::Full,
     }));
     v
 }
@@ -320,17 +330,20 @@ fn rows_func<'c>(
             loc,
         ));
         for (s, o) in stride_of.iter().zip(&operands) {
-            if !s.is_empty() {
+            if !s.is_empty() && !o.per_row {
                 let want = if o.row_broadcast { zero } else { one };
                 let unit = e.cmpi(CmpiPredicate::Eq, s[rank - 1], want);
                 contiguous = e.andi(contiguous, unit);
             }
         }
+        let columns = load_at(&e, sizes, i64_const(&e, rank as i64 - 1), i64t);
         let body = RowBody {
             k,
             operands: &operands,
             ptrs: &(0..nt).map(arg).collect::<Vec<_>>(),
             fixed: &fixed,
+            columns,
+            levels: reduction_levels(k),
         };
         let row_block = Block::new(&[(i64t, loc)]);
         {
@@ -359,8 +372,8 @@ fn rows_func<'c>(
                 let ce = Emit::new(ctx, &choice, loc);
                 let columns = ce.subi(col_end, col_begin);
                 let long = ce.cmpi(CmpiPredicate::Sge, columns, i64_const(&ce, LONG_ROW));
-                let long_loop = column_loop(&ce, &body, &bases, None, col_begin, col_end, true);
-                let short_loop = column_loop(&ce, &body, &bases, None, col_begin, col_end, false);
+                let long_loop = row_region(&ce, &body, &bases, None, col_begin, col_end, true);
+                let short_loop = row_region(&ce, &body, &bases, None, col_begin, col_end, false);
                 choice.append_operation(scf::r#if(long, &[], long_loop, short_loop, loc));
                 choice.append_operation(scf::r#yield(&[], loc));
                 let region = Region::new();
@@ -368,7 +381,7 @@ fn rows_func<'c>(
                 region
             };
             let strided_loop =
-                column_loop(&re, &body, &bases, Some(&inner), col_begin, col_end, false);
+                row_region(&re, &body, &bases, Some(&inner), col_begin, col_end, false);
             re.block
                 .append_operation(scf::r#if(contiguous, &[], unit_loop, strided_loop, loc));
             row_block.append_operation(scf::r#yield(&[], loc));
@@ -423,10 +436,12 @@ struct RowBody<'k, 'c, 'x> {
     operands: &'k [TensorOperand],
     ptrs: &'k [Value<'c, 'x>],
     fixed: &'k [Option<Value<'c, 'x>>],
+    /// The row's length (what [`Expr::Columns`] reads).
+    columns: Value<'c, 'x>,
+    /// The reductions the results need, by level: those of a level read only lower levels'.
+    levels: Vec<Vec<Val>>,
 }
 
-/// A region holding `scf.for col in [begin, end)` over one row; `strides` is `None` for the
-/// unit-stride form.
 /// Vectors of the unit-stride loop interleaved per iteration on rows of [`LONG_ROW`] columns
 /// or more: LLVM's own choice for a long chain of element-wise math is one, which leaves
 /// the CPU waiting on each vector's chain (four made the LSTM cell's pointwise part 2.8x
@@ -435,7 +450,10 @@ struct RowBody<'k, 'c, 'x> {
 const INTERLEAVE: u32 = 4;
 const LONG_ROW: i64 = 256;
 
-fn column_loop<'c>(
+/// A region computing one row, columns `[begin, end)`: a loop per level of reductions, the
+/// loop storing the results of the full shape, and the stores of the row's results.
+/// `strides` is `None` for the unit-stride form.
+fn row_region<'c>(
     e: &Emit<'c, '_>,
     body: &RowBody<'_, 'c, '_>,
     bases: &[Option<Value<'c, '_>>],
@@ -444,77 +462,308 @@ fn column_loop<'c>(
     end: Value<'c, '_>,
     interleave: bool,
 ) -> Region<'c> {
-    let ctx = e.ctx;
-    let loc = e.loc;
+    let k = body.k;
     let outer = Block::new(&[]);
     {
-        let oe = Emit::new(ctx, &outer, loc);
-        let one = i64_const(&oe, 1);
-        let col_block = Block::new(&[(int(ctx, 64), loc)]);
-        {
-            let ce = Emit::new(ctx, &col_block, loc);
-            let col: Value<'c, '_> = col_block.argument(0).expect("column").into();
-            let offsets: Vec<Option<Value<'c, '_>>> = bases
-                .iter()
-                .enumerate()
-                .map(|(t, b)| {
-                    b.map(|b| match strides {
-                        None if body.operands[t].row_broadcast => b,
-                        None => ce.addi(b, col),
-                        Some(s) => ce.addi(b, ce.muli(col, s[t].expect("stride"))),
-                    })
-                })
-                .collect();
-            emit_element(&ce, body, &offsets);
-            col_block.append_operation(scf::r#yield(&[], loc));
+        let oe = Emit::new(e.ctx, &outer, e.loc);
+        let bounds = (begin, end, strides, interleave);
+        let stash = stashed_inputs(body);
+        let mut row_values: Vec<Option<Value<'c, '_>>> = vec![None; k.exprs.len()];
+        for (i, level) in body.levels.iter().enumerate() {
+            let last = i + 1 == body.levels.len();
+            let work = Work::Reduce(level, if last { &stash } else { &[] });
+            let reduced = column_loop(&oe, body, bases, bounds, work, &row_values);
+            for (r, v) in level.iter().zip(reduced) {
+                row_values[r.0] = Some(v);
+            }
         }
-        let region = Region::new();
-        region.append_block(col_block);
-        let mut for_op = scf::r#for(begin, end, one, region, loc);
-        if interleave {
-            let annotation = Attribute::parse(
-                ctx,
-                &format!("#llvm.loop_annotation<interleave = <count = {INTERLEAVE} : i32>>"),
-            )
-            .expect("valid loop annotation");
-            melior::ir::operation::OperationMutLike::set_attribute(
-                &mut for_op,
-                "loop_annotation",
-                annotation,
+        let of_shape = |full: bool| -> Vec<usize> {
+            (0..k.results.len())
+                .filter(|&r| (k.results[r].shape == ResultShape::Full) == full)
+                .collect()
+        };
+        let full = of_shape(true);
+        if !full.is_empty() {
+            column_loop(
+                &oe,
+                body,
+                bases,
+                bounds,
+                Work::Store(&full, &stash),
+                &row_values,
             );
         }
-        if strides.is_some() {
-            // LLVM would version this loop for unit strides, duplicating the loop above;
-            // that the unit-stride loop exists is why this one is left scalar.
-            let no_vectorize =
-                Attribute::parse(ctx, "#llvm.loop_annotation<vectorize = <disable = true>>")
-                    .expect("valid loop annotation");
-            melior::ir::operation::OperationMutLike::set_attribute(
-                &mut for_op,
-                "loop_annotation",
-                no_vectorize,
+        let per_row = of_shape(false);
+        if !per_row.is_empty() {
+            // Everything they read is the same along the row: read at its start.
+            emit_values(
+                &oe,
+                body,
+                bases,
+                &mut row_values,
+                &result_values(k, &per_row),
             );
+            store_results(&oe, body, bases, &row_values, &per_row);
         }
-        outer.append_operation(for_op);
-        outer.append_operation(scf::r#yield(&[], loc));
+        outer.append_operation(scf::r#yield(&[], e.loc));
     }
     let region = Region::new();
     region.append_block(outer);
     region
 }
 
-/// Loads, computes every expression the results need, and stores the results.
-fn emit_element<'c, 'a, 'x: 'a>(
+/// What a loop over the columns of a row does.
+#[derive(Clone, Copy)]
+enum Work<'w> {
+    /// Accumulates these reductions (of one level), storing the stashed values (a result's
+    /// buffer, an expression) into those results' buffers.
+    Reduce(&'w [Val], &'w [(usize, Val)]),
+    /// Computes and stores these results, reading the stashed values back.
+    Store(&'w [usize], &'w [(usize, Val)]),
+}
+
+/// Inputs of the last level's reductions that a result of the full shape computes again
+/// (softmax's `exp(x - max)`): the reduction loop stores each in that result's buffer and
+/// the last loop reads it back, as PyTorch's softmax does, instead of computing it twice.
+/// Only where the buffer holds the value exactly (the same dtype, not float16 or bfloat16,
+/// which are computed in float32).
+fn stashed_inputs(body: &RowBody<'_, '_, '_>) -> Vec<(usize, Val)> {
+    let k = body.k;
+    let Some(last) = body.levels.last() else {
+        return Vec::new();
+    };
+    let mut stash = Vec::new();
+    for (r, res) in k.results.iter().enumerate() {
+        if res.shape != ResultShape::Full || matches!(res.dtype, DType::F16 | DType::BF16) {
+            continue;
+        }
+        let input = last
+            .iter()
+            .map(|&red| reduction_of(k, red).1)
+            .find(|&input| {
+                k.dtype(input) == res.dtype
+                    && input != res.value
+                    && k.reaches([res.value], |v, _| v == input)
+            });
+        if let Some(input) = input {
+            stash.push((r, input));
+        }
+    }
+    stash
+}
+
+/// Appends `scf.for col in [begin, end)` over one row doing `work`, with the row's values
+/// computed so far; returns the reductions it accumulated.
+fn column_loop<'c, 'a>(
+    e: &Emit<'c, 'a>,
+    body: &RowBody<'_, 'c, '_>,
+    bases: &[Option<Value<'c, '_>>],
+    (begin, end, strides, interleave): (
+        Value<'c, '_>,
+        Value<'c, '_>,
+        Option<&[Option<Value<'c, '_>>]>,
+        bool,
+    ),
+    work: Work<'_>,
+    row_values: &[Option<Value<'c, 'a>>],
+) -> Vec<Value<'c, 'a>> {
+    let ctx = e.ctx;
+    let loc = e.loc;
+    let k = body.k;
+    let reductions: &[Val] = match work {
+        Work::Reduce(level, _) => level,
+        Work::Store(..) => &[],
+    };
+    let acc_types: Vec<Type<'c>> = reductions.iter().map(|r| repr(ctx, k.dtype(*r))).collect();
+    let inits: Vec<Value<'c, 'a>> = reductions
+        .iter()
+        .map(|r| reduction_identity(e, reduction_of(k, *r).0, k.dtype(*r)))
+        .collect();
+    let mut block_args = vec![(int(ctx, 64), loc)];
+    block_args.extend(acc_types.iter().map(|&t| (t, loc)));
+    let col_block = Block::new(&block_args);
+    {
+        let ce = Emit::new(ctx, &col_block, loc);
+        let col: Value<'c, '_> = col_block.argument(0).expect("column").into();
+        let offsets: Vec<Option<Value<'c, '_>>> = bases
+            .iter()
+            .enumerate()
+            .map(|(t, b)| {
+                b.map(|b| match strides {
+                    None if body.operands[t].row_broadcast => b,
+                    None => ce.addi(b, col),
+                    Some(s) => ce.addi(b, ce.muli(col, s[t].expect("stride"))),
+                })
+            })
+            .collect();
+        let mut vals: Vec<Option<Value<'c, '_>>> = row_values.to_vec();
+        let result_operand = |r: usize| body.operands.len() - k.results.len() + r;
+        let yielded: Vec<Value<'c, '_>> = match work {
+            Work::Reduce(level, stash) => {
+                let inputs: Vec<Val> = level.iter().map(|r| reduction_of(k, *r).1).collect();
+                emit_values(&ce, body, &offsets, &mut vals, &inputs);
+                for &(r, input) in stash {
+                    let t = result_operand(r);
+                    let v = vals[input.0].expect("stashed value emitted");
+                    let raw = to_storage(&ce, v, k.results[r].dtype);
+                    let elem = storage(ctx, k.results[r].dtype);
+                    store_at(&ce, raw, body.ptrs[t], offsets[t].expect("offset"), elem);
+                }
+                level
+                    .iter()
+                    .enumerate()
+                    .map(|(j, r)| {
+                        let acc: Value<'c, '_> = col_block.argument(j + 1).expect("acc").into();
+                        let (op, input) = reduction_of(k, *r);
+                        let x = vals[input.0].expect("reduction input emitted");
+                        accumulate(&ce, op, acc, x, k.dtype(*r))
+                    })
+                    .collect()
+            }
+            Work::Store(results, stash) => {
+                for &(r, input) in stash {
+                    let t = result_operand(r);
+                    let d = k.results[r].dtype;
+                    let raw = load_at(
+                        &ce,
+                        body.ptrs[t],
+                        offsets[t].expect("offset"),
+                        storage(ctx, d),
+                    );
+                    vals[input.0] = Some(from_storage(&ce, raw, d));
+                }
+                emit_values(&ce, body, &offsets, &mut vals, &result_values(k, results));
+                store_results(&ce, body, &offsets, &vals, results);
+                Vec::new()
+            }
+        };
+        col_block.append_operation(scf::r#yield(&yielded, loc));
+    }
+    let region = Region::new();
+    region.append_block(col_block);
+    let one = i64_const(e, 1);
+    let mut for_op = OperationBuilder::new("scf.for", loc)
+        .add_operands(&[begin, end, one])
+        .add_operands(&inits)
+        .add_results(&acc_types)
+        .add_regions([region])
+        .build()
+        .expect("valid scf.for");
+    let annotation = if strides.is_some() {
+        // LLVM would version this loop for unit strides, duplicating the unit-stride loop;
+        // that that loop exists is why this one is left scalar.
+        Some("#llvm.loop_annotation<vectorize = <disable = true>>".to_string())
+    } else if interleave {
+        Some(format!(
+            "#llvm.loop_annotation<interleave = <count = {INTERLEAVE} : i32>>"
+        ))
+    } else {
+        None
+    };
+    if let Some(annotation) = annotation {
+        let attr = Attribute::parse(ctx, &annotation).expect("valid loop annotation");
+        melior::ir::operation::OperationMutLike::set_attribute(
+            &mut for_op,
+            "loop_annotation",
+            attr,
+        );
+    }
+    let for_op = e.block.append_operation(for_op);
+    (0..reductions.len())
+        .map(|i| for_op.result(i).expect("accumulator").into())
+        .collect()
+}
+
+/// The reduction expression `r` is, and its operand.
+fn reduction_of(k: &PointwiseKernel, r: Val) -> (Reduction, Val) {
+    match k.exprs[r.0].expr {
+        Expr::Reduce(op, input) => (op, input),
+        _ => unreachable!("levels hold reductions only"),
+    }
+}
+
+fn result_values(k: &PointwiseKernel, results: &[usize]) -> Vec<Val> {
+    results.iter().map(|&r| k.results[r].value).collect()
+}
+
+/// The value a reduction starts from: 0, or the extreme its first element replaces.
+fn reduction_identity<'c, 'a>(e: &Emit<'c, 'a>, op: Reduction, d: DType) -> Value<'c, 'a> {
+    if d.is_floating() {
+        let x = match op {
+            Reduction::Sum => 0.0,
+            Reduction::Max => f64::NEG_INFINITY,
+            Reduction::Min => f64::INFINITY,
+        };
+        return float_const(e, x, d);
+    }
+    let (lo, hi) = match d {
+        DType::U8 => (0, 255),
+        DType::I8 => (i8::MIN as i64, i8::MAX as i64),
+        DType::I16 => (i16::MIN as i64, i16::MAX as i64),
+        DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    };
+    let x = match op {
+        Reduction::Sum => 0,
+        Reduction::Max => lo,
+        Reduction::Min => hi,
+    };
+    let attr = IntegerAttribute::new(repr(e.ctx, d), x);
+    e.push(arith::constant(e.ctx, attr.into(), e.loc))
+}
+
+/// `acc` combined with the next element `x`.
+fn accumulate<'c, 'a>(
+    e: &Emit<'c, 'a>,
+    kind: Reduction,
+    acc: Value<'c, 'a>,
+    x: Value<'c, 'a>,
+    d: DType,
+) -> Value<'c, 'a> {
+    let ty = repr(e.ctx, d);
+    let name = match (kind, d.is_floating(), d == DType::U8) {
+        (Reduction::Sum, true, _) => {
+            // Reassociable, so that LLVM keeps vector partial sums (PyTorch's sums are
+            // vectorized too, in another order: the results differ in the last bits).
+            let mut add = arith::addf(acc, x, e.loc);
+            let reassoc = Attribute::parse(e.ctx, "#arith.fastmath<reassoc>").expect("flags");
+            melior::ir::operation::OperationMutLike::set_attribute(&mut add, "fastmath", reassoc);
+            return e.push(add);
+        }
+        (Reduction::Sum, false, _) => return e.addi(acc, x),
+        // NaN wins, as in PyTorch's max and min.
+        (Reduction::Max, true, _) => "arith.maximumf",
+        (Reduction::Min, true, _) => "arith.minimumf",
+        (Reduction::Max, false, true) => "arith.maxui",
+        (Reduction::Min, false, true) => "arith.minui",
+        (Reduction::Max, false, false) => "arith.maxsi",
+        (Reduction::Min, false, false) => "arith.minsi",
+    };
+    op(e, name, &[acc, x], ty)
+}
+
+/// Emits every expression `roots` need that `vals` does not hold yet (reductions are held:
+/// their loops come first), loading tensor elements at `offsets`.
+fn emit_values<'c, 'a, 'x: 'a>(
     e: &Emit<'c, 'a>,
     body: &RowBody<'_, 'c, 'x>,
     offsets: &[Option<Value<'c, 'a>>],
+    vals: &mut [Option<Value<'c, 'a>>],
+    roots: &[Val],
 ) {
     let k = body.k;
     let ctx = e.ctx;
-    let needed = needed_exprs(k);
-    let mut vals: Vec<Option<Value<'c, 'a>>> = vec![None; k.exprs.len()];
+    let mut wanted = vec![false; k.exprs.len()];
+    let mut stack = roots.to_vec();
+    while let Some(v) = stack.pop() {
+        if !wanted[v.0] && vals[v.0].is_none() {
+            wanted[v.0] = true;
+            stack.extend(k.exprs[v.0].expr.operands());
+        }
+    }
+    // Operands come before their uses in `exprs`.
     for (i, te) in k.exprs.iter().enumerate() {
-        if !needed[i] {
+        if !wanted[i] {
             continue;
         }
         let get = |v: Val| vals[v.0].expect("operand emitted before use");
@@ -545,6 +794,8 @@ fn emit_element<'c, 'a, 'x: 'a>(
                 let attr = IntegerAttribute::new(repr(ctx, d), *x);
                 e.push(arith::constant(ctx, attr.into(), e.loc))
             }
+            Expr::Columns => body.columns,
+            Expr::Reduce(..) => unreachable!("a reduction is computed by its loop before use"),
             Expr::Cast(v) => cast(e, get(*v), k.dtype(*v), d),
             Expr::Unary(op, a) => {
                 let r = unary(e, *op, get(*a), d);
@@ -565,8 +816,20 @@ fn emit_element<'c, 'a, 'x: 'a>(
         };
         vals[i] = Some(v);
     }
+}
+
+/// Stores `results` (computed in `vals`) at `offsets`.
+fn store_results<'c, 'a>(
+    e: &Emit<'c, 'a>,
+    body: &RowBody<'_, 'c, '_>,
+    offsets: &[Option<Value<'c, 'a>>],
+    vals: &[Option<Value<'c, 'a>>],
+    results: &[usize],
+) {
+    let k = body.k;
     let first_result = body.operands.len() - k.results.len();
-    for (r, res) in k.results.iter().enumerate() {
+    for &r in results {
+        let res = &k.results[r];
         let t = first_result + r;
         let v = vals[res.value.0].expect("result emitted");
         let raw = to_storage(e, v, res.dtype);
@@ -575,36 +838,45 @@ fn emit_element<'c, 'a, 'x: 'a>(
             raw,
             body.ptrs[t],
             offsets[t].expect("offset"),
-            storage(ctx, res.dtype),
+            storage(e.ctx, res.dtype),
         );
     }
 }
 
-fn needed_exprs(k: &PointwiseKernel) -> Vec<bool> {
+/// The reductions the results need, by level (how many reductions deep their input is).
+fn reduction_levels(k: &PointwiseKernel) -> Vec<Vec<Val>> {
     let mut needed = vec![false; k.exprs.len()];
     for r in &k.results {
         needed[r.value.0] = true;
     }
     for i in (0..k.exprs.len()).rev() {
-        if !needed[i] {
-            continue;
-        }
-        let mut mark = |v: &Val| needed[v.0] = true;
-        match &k.exprs[i].expr {
-            Expr::Cast(a) | Expr::Unary(_, a) => mark(a),
-            Expr::Binary(_, a, b) => {
-                mark(a);
-                mark(b);
+        if needed[i] {
+            for a in k.exprs[i].expr.operands() {
+                needed[a.0] = true;
             }
-            Expr::Select(c, a, b) => {
-                mark(c);
-                mark(a);
-                mark(b);
-            }
-            Expr::Param(_) | Expr::Float(_) | Expr::Int(_) => {}
         }
     }
-    needed
+    // How many reductions deep each expression is (operands come first).
+    let mut depth = vec![0usize; k.exprs.len()];
+    let mut levels: Vec<Vec<Val>> = Vec::new();
+    for (i, te) in k.exprs.iter().enumerate() {
+        let below = te
+            .expr
+            .operands()
+            .iter()
+            .map(|a| depth[a.0])
+            .max()
+            .unwrap_or(0);
+        depth[i] = below;
+        if let (Expr::Reduce(..), true) = (&te.expr, needed[i]) {
+            depth[i] = below + 1;
+            if levels.len() < depth[i] {
+                levels.resize(depth[i], Vec::new());
+            }
+            levels[below].push(Val(i));
+        }
+    }
+    levels
 }
 
 fn float_const<'c, 'a>(e: &Emit<'c, 'a>, x: f64, d: DType) -> Value<'c, 'a> {

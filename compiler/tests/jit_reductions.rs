@@ -1,0 +1,271 @@
+//! Reductions over the last dimension in JIT kernels (sum, mean, amax, amin, softmax,
+//! log_softmax, and the statistics of a layer norm), against the interpreter: every float
+//! dtype, keepdim or not, rows short and long, strided and broadcast inputs, unknown sizes,
+//! empty rows, and the inputs a kernel must refuse (so that the executor runs the
+//! interpreter instead).
+
+use crate::jit_support;
+
+use ember_compiler::codegen::jit::compile_group;
+use ember_runtime::ivalue::IValue;
+use ember_runtime::tensor::DType;
+use jit_support::*;
+
+fn t(rng: &mut Rng, d: DType, s: &[i64]) -> IValue {
+    IValue::Tensor(tensor(rng, d, s, -3.0, 3.0))
+}
+
+/// `graph(%x : X): BODY return (%r)`, with the usual constants defined.
+fn graph(x: &str, body: &str) -> String {
+    format!(
+        "graph(%x : {x}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %false : bool = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %last : int = prim::Constant[value=-1]()
+  %dims : int[] = prim::ListConstruct(%last)
+{body}
+  return (%r)
+"
+    )
+}
+
+const BODIES: &[&str] = &[
+    "  %r = aten::softmax(%x, %last, %none)",
+    "  %r = aten::log_softmax(%x, %last, %none)",
+    "  %e = aten::exp(%x)\n  %s = aten::sum(%e, %dims, %true, %none)\n  %r = aten::div(%e, %s)",
+    "  %s = aten::sum(%x, %dims, %false, %none)\n  %r = aten::mul(%s, %s)",
+    "  %m = aten::mean(%x, %dims, %true, %none)\n  %r = aten::sub(%x, %m, %one)",
+    "  %m = aten::amax(%x, %dims, %false)\n  %r = aten::relu(%m)",
+    "  %m = aten::amin(%x, %dims, %true)\n  %r = aten::mul(%m, %x)",
+    // A layer norm's statistics: the variance reads the mean (two levels of reductions).
+    "  %m = aten::mean(%x, %dims, %true, %none)
+  %d = aten::sub(%x, %m, %one)
+  %sq = aten::mul(%d, %d)
+  %v = aten::mean(%sq, %dims, %true, %none)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %ve = aten::add(%v, %eps, %one)
+  %is = aten::rsqrt(%ve)
+  %r = aten::mul(%d, %is)",
+];
+
+#[test]
+fn reductions_over_the_last_dimension_match_the_interpreter() {
+    let mut rng = Rng::new(41);
+    let shapes: &[&[i64]] = &[&[5, 7], &[3, 2, 300], &[1000], &[4, 1], &[2, 3, 5]];
+    for body in BODIES {
+        for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+            for shape in shapes {
+                let src = graph(&type_text(dtype, &known(shape)), body);
+                check(&src, &[t(&mut rng, dtype, shape)]);
+            }
+        }
+    }
+    // sum(self) of a 1-d tensor: a 0-dim result.
+    for n in [1, 7, 1000] {
+        let src = graph(
+            &type_text(DType::F32, &known(&[n])),
+            "  %s = aten::sum(%x, %none)\n  %r = aten::mul(%s, %s)",
+        );
+        check(&src, &[t(&mut rng, DType::F32, &[n])]);
+    }
+}
+
+#[test]
+fn unknown_sizes_serve_many_shapes() {
+    let mut rng = Rng::new(42);
+    for body in BODIES {
+        let src = graph(&type_text(DType::F32, &[None, None]), body);
+        let g = parse(&src);
+        for shape in [[3, 9], [1, 1], [6, 257], [300, 2]] {
+            check_graph(&g, &[t(&mut rng, DType::F32, &shape)], body);
+        }
+    }
+}
+
+#[test]
+fn strided_and_broadcast_inputs() {
+    let mut rng = Rng::new(43);
+    let src = format!(
+        "graph(%x : {}, %b : {}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %last : int = prim::Constant[value=-1]()
+  %dims : int[] = prim::ListConstruct(%last)
+  %xb = aten::add(%x, %b, %one)
+  %s = aten::sum(%xb, %dims, %true, %none)
+  %p = aten::softmax(%xb, %last, %none)
+  %r = aten::mul(%p, %s)
+  return (%r, %s)
+",
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[None, None]),
+    );
+    let g = parse(&src);
+    let base = tensor(&mut rng, DType::F32, &[40, 30], -3.0, 3.0);
+    let other = tensor(&mut rng, DType::F32, &[30, 40], -3.0, 3.0);
+    let col = tensor(&mut rng, DType::F32, &[30, 1], -3.0, 3.0);
+    let row = tensor(&mut rng, DType::F32, &[1, 40], -3.0, 3.0);
+    let pairs = [
+        (other.transpose(0, 1).unwrap(), base.clone()),
+        (
+            base.slice(1, Some(0), Some(30), 3).unwrap(),
+            base.slice(1, Some(1), Some(30), 3).unwrap(),
+        ),
+        (other.clone(), col.clone()),
+        (other.clone(), row.clone()),
+        (col.expand(&[30, 40]).unwrap(), other.clone()),
+    ];
+    for (i, (a, b)) in pairs.into_iter().enumerate() {
+        check_graph(
+            &g,
+            &[IValue::Tensor(a), IValue::Tensor(b)],
+            &format!("pair {i}"),
+        );
+    }
+}
+
+#[test]
+fn a_row_result_broadcast_with_a_column_of_its_rows() {
+    // sum(x) + b with b of shape [N, 1]: the result is a row's, written once per row.
+    let mut rng = Rng::new(44);
+    let src = format!(
+        "graph(%x : {}, %b : {}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %last : int = prim::Constant[value=-1]()
+  %dims : int[] = prim::ListConstruct(%last)
+  %s = aten::sum(%x, %dims, %true, %none)
+  %r = aten::add(%s, %b, %one)
+  return (%r)
+",
+        type_text(DType::F32, &known(&[6, 50])),
+        type_text(DType::F32, &known(&[6, 1])),
+    );
+    check(
+        &src,
+        &[
+            t(&mut rng, DType::F32, &[6, 50]),
+            t(&mut rng, DType::F32, &[6, 1]),
+        ],
+    );
+}
+
+#[test]
+fn integer_reductions() {
+    let mut rng = Rng::new(45);
+    let bodies = [
+        "  %s = aten::sum(%x, %dims, %false, %none)\n  %r = aten::mul(%s, %one)",
+        "  %r0 = aten::amax(%x, %dims, %true)\n  %r = aten::add(%r0, %x, %one)",
+        "  %r0 = aten::amin(%x, %dims, %false)\n  %r = aten::mul(%r0, %one)",
+    ];
+    for body in bodies {
+        for dtype in [DType::I32, DType::I64, DType::U8, DType::I8, DType::I16] {
+            let src = graph(&type_text(dtype, &known(&[4, 33])), body);
+            check(&src, &[t(&mut rng, dtype, &[4, 33])]);
+        }
+    }
+    // A sum of bools counts them, as int64.
+    let src = graph(
+        &type_text(DType::F32, &known(&[3, 20])),
+        "  %zero : int = prim::Constant[value=0]()\n  %p = aten::gt(%x, %zero)\n  %s = aten::sum(%p, %dims, %false, %none)\n  %r = aten::add(%s, %one, %one)",
+    );
+    check(&src, &[t(&mut rng, DType::F32, &[3, 20])]);
+}
+
+#[test]
+fn empty_rows_and_the_maximum_of_nothing() {
+    let mut rng = Rng::new(46);
+    // Rows of no columns: sums are 0 and means NaN.
+    for body in [
+        "  %s = aten::sum(%x, %dims, %false, %none)\n  %r = aten::add(%s, %one, %one)",
+        "  %m = aten::mean(%x, %dims, %true, %none)\n  %r = aten::add(%m, %one, %one)",
+        "  %r = aten::softmax(%x, %last, %none)",
+    ] {
+        let src = graph(&type_text(DType::F32, &[None, None]), body);
+        for shape in [[3, 0], [0, 4]] {
+            check_graph(&parse(&src), &[t(&mut rng, DType::F32, &shape)], body);
+        }
+    }
+    // The maximum of an empty row is an error in PyTorch: the kernel refuses the call, so the
+    // executor runs the interpreter, which raises it.
+    let src = graph(
+        &type_text(DType::F32, &[None, None]),
+        "  %m = aten::amax(%x, %dims, %false)\n  %r = aten::relu(%m)",
+    );
+    let group = compile_group(&parse(&src)).unwrap();
+    assert!(group.run(&[t(&mut rng, DType::F32, &[3, 0])]).is_err());
+    assert!(interpret(&parse(&src), &[t(&mut rng, DType::F32, &[3, 0])]).is_err());
+}
+
+#[test]
+fn a_reduction_broadcast_along_the_row_is_refused() {
+    // x of [N, 1] summed beside y of [N, 5]: one column per row, not five.
+    let mut rng = Rng::new(47);
+    let src = format!(
+        "graph(%x : {}, %y : {}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %last : int = prim::Constant[value=-1]()
+  %dims : int[] = prim::ListConstruct(%last)
+  %s = aten::sum(%x, %dims, %true, %none)
+  %r = aten::add(%y, %s, %one)
+  return (%r)
+",
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[None, None]),
+    );
+    let g = parse(&src);
+    let group = compile_group(&g).unwrap();
+    let (x, y) = (
+        t(&mut rng, DType::F32, &[4, 1]),
+        t(&mut rng, DType::F32, &[4, 5]),
+    );
+    assert!(group.run(&[x.clone(), y.clone()]).is_err());
+    // Spanning the row, the same kernel runs.
+    check_graph(
+        &g,
+        &[t(&mut rng, DType::F32, &[4, 5]), y],
+        "x spans the row",
+    );
+}
+
+#[test]
+fn reductions_over_other_dimensions_are_refused_with_the_node() {
+    for body in [
+        "  %zero : int = prim::Constant[value=0]()\n  %d0 : int[] = prim::ListConstruct(%zero)\n  %r = aten::sum(%x, %d0, %true, %none)",
+        "  %two : int[] = prim::ListConstruct(%last, %one)\n  %r = aten::sum(%x, %two, %true, %none)",
+        "  %six : int = prim::Constant[value=6]()\n  %r = aten::sum(%x, %dims, %true, %six)",
+    ] {
+        let src = graph(&type_text(DType::F32, &known(&[3, 4])), body);
+        let err = compile_group(&parse(&src)).unwrap_err();
+        assert!(err.to_string().contains("aten::sum"), "{body}: {err}");
+    }
+}
+
+#[test]
+fn row_loops_vectorize_their_reductions() {
+    use ember_compiler::codegen::jit::{group, kernel_llvm_ir, JitTarget};
+    use ember_runtime::ops::cpu::Isa;
+    let src = graph(
+        &type_text(DType::F32, &[None, None]),
+        "  %r = aten::softmax(%x, %last, %none)",
+    );
+    let k = group::build(&parse(&src)).unwrap();
+    let ir = kernel_llvm_ir(&k, "softmax", &JitTarget::for_isa(Isa::Avx2)).unwrap();
+    if std::env::var_os("EMBER_DUMP_IR").is_some() {
+        println!("{ir}");
+    }
+    // The maximum, the sum of exponentials and the scaling all run on vectors.
+    for want in [
+        "llvm.maximum.v8f32",
+        "fadd reassoc <8 x float>",
+        "store <8 x float>",
+    ] {
+        assert!(ir.contains(want), "no {want} in the softmax kernel");
+    }
+}
