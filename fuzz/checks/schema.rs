@@ -68,8 +68,19 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
 /// Whether PyTorch's printer writes `a`'s default as text its parser reads back: not a string
 /// default of a non-string argument, a string with a non-ASCII character or a carriage
 /// return, or an int list of two or more equal elements on a list of no fixed size or of
-/// another size (printed as its one element).
+/// another size (printed as its one element), nor a complex number (`0j` prints `0.+0.j`,
+/// which PyTorch's parser refuses: checked with torch._C.parse_schema).
 fn default_reads_back(a: &Argument) -> bool {
+    fn has_complex(c: &ConstValue) -> bool {
+        match c {
+            ConstValue::Complex(..) => true,
+            ConstValue::List(items) | ConstValue::Tuple(items) => items.iter().any(has_complex),
+            _ => false,
+        }
+    }
+    if a.default.as_ref().is_some_and(has_complex) {
+        return false;
+    }
     match &a.default {
         Some(ConstValue::Str(s)) => {
             let str_arg = matches!(&a.ty, Type::Str)
