@@ -3,7 +3,7 @@
 //! (tools/bench/jit_pointwise.py), alternating the two.
 //!
 //! ```text
-//! jit_bench run lstm|chain4|softmax CALLS   per call after warm-up: `jit_median_us jit_min_us interp_median_us interp_min_us`
+//! jit_bench run lstm|chain4|softmax|layernorm CALLS   per call after warm-up: `jit_median_us jit_min_us interp_median_us interp_min_us`
 //! jit_bench triad CALLS             a = b + 1.5 * c on 2^24 float32 (both threads): `best_GB/s`
 //! jit_bench compile N               N distinct kernels: cold compile and disk-cache load,
 //!                                   `cold_median_ms cold_max_ms cached_median_ms cached_max_ms`
@@ -77,6 +77,25 @@ fn softmax_src() -> String {
     )
 }
 
+/// A transformer's residual add and layer norm, 128 tokens of 768 (BERT-base):
+/// `layer_norm(x + r, [768], w, b)` (a kernel reducing rows twice: mean, then variance).
+fn layernorm_src() -> String {
+    let t = "Float(128, 768, strides=[768, 1], requires_grad=0, device=cpu)";
+    let w = "Float(768, strides=[1], requires_grad=0, device=cpu)";
+    format!(
+        "graph(%x : {t}, %r : {t}, %w : {w}, %b : {w}):
+  %one : int = prim::Constant[value=1]()
+  %true : bool = prim::Constant[value=1]()
+  %n : int = prim::Constant[value=768]()
+  %shape : int[] = prim::ListConstruct(%n)
+  %eps : float = prim::Constant[value=9.9999999999999998e-13]()
+  %s = aten::add(%x, %r, %one)
+  %y = aten::layer_norm(%s, %shape, %w, %b, %eps, %true)
+  return (%y)
+"
+    )
+}
+
 fn parse(src: &str) -> Graph {
     parse_graph(src).expect("benchmark graph parses")
 }
@@ -120,6 +139,11 @@ fn run_case(case: &str, calls: usize) -> Result<String, String> {
             let mut ins = inputs(1, &[12, 128, 128]);
             ins.extend(inputs(1, &[1, 128]));
             (softmax_src(), ins)
+        }
+        "layernorm" => {
+            let mut ins = inputs(2, &[128, 768]);
+            ins.extend(inputs(2, &[768]));
+            (layernorm_src(), ins)
         }
         _ => return Err(format!("unknown case {case}")),
     };
@@ -240,7 +264,10 @@ fn main() {
         Some("triad") => Ok(triad(count(1))),
         Some("compile") => compile_times(count(1)),
         Some("warm") => warm_times(args.get(1).map_or("", String::as_str), count(2)),
-        _ => Err("usage: jit_bench run lstm|chain4|softmax CALLS | triad CALLS | compile N".into()),
+        _ => Err(
+            "usage: jit_bench run lstm|chain4|softmax|layernorm CALLS | triad CALLS | compile N"
+                .into(),
+        ),
     };
     match result {
         Ok(line) => println!("{line}"),

@@ -269,3 +269,63 @@ fn row_loops_vectorize_their_reductions() {
         assert!(ir.contains(want), "no {want} in the softmax kernel");
     }
 }
+
+#[test]
+fn layer_norm_with_and_without_weights() {
+    let mut rng = Rng::new(48);
+    for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+        for (shape, n) in [(&[4, 7][..], 7), (&[2, 3, 384][..], 384), (&[1, 1][..], 1)] {
+            let w = type_text(dtype, &known(&[n]));
+            let x = type_text(dtype, &known(shape));
+            for (params, args) in [
+                ("%w : {w}, %b : {w}", "%w, %b"),
+                ("%w : {w}", "%w, %none"),
+                ("", "%none, %none"),
+            ] {
+                let params = params.replace("{w}", &w);
+                let sep = if params.is_empty() { "" } else { ", " };
+                let src = format!(
+                    "graph(%x : {x}{sep}{params}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %n : int = prim::Constant[value={n}]()
+  %shape : int[] = prim::ListConstruct(%n)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y = aten::add(%x, %x, %one)
+  %r = aten::layer_norm(%y, %shape, {args}, %eps, %true)
+  return (%r)
+"
+                );
+                let mut inputs = vec![t(&mut rng, dtype, shape)];
+                for _ in 0..params.matches(':').count() {
+                    inputs.push(t(&mut rng, dtype, &[n]));
+                }
+                check(&src, &inputs);
+            }
+        }
+    }
+}
+
+#[test]
+fn layer_norm_refuses_rows_of_another_length() {
+    let mut rng = Rng::new(49);
+    let src = format!(
+        "graph(%x : {}):
+  %none : NoneType = prim::Constant()
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %n : int = prim::Constant[value=5]()
+  %shape : int[] = prim::ListConstruct(%n)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y = aten::add(%x, %x, %one)
+  %r = aten::layer_norm(%y, %shape, %none, %none, %eps, %true)
+  return (%r)
+",
+        type_text(DType::F32, &[None, None])
+    );
+    let g = parse(&src);
+    let group = compile_group(&g).unwrap();
+    assert!(group.run(&[t(&mut rng, DType::F32, &[3, 4])]).is_err());
+    check_graph(&g, &[t(&mut rng, DType::F32, &[3, 5])], "rows of 5");
+}

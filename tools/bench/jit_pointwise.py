@@ -5,7 +5,7 @@ executor, after its warm-up runs), on the same deterministic inputs, on as many 
 Ember's pool (RAYON_NUM_THREADS, default 2). Prints
 `eager_median_us eager_min_us script_median_us script_min_us` per call after warm-up.
 
-    ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4|softmax CALLS
+    ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4|softmax|layernorm CALLS
 """
 
 import os
@@ -38,6 +38,10 @@ def softmax(x, mask):
     return torch.softmax(x * 0.125 + mask, -1)
 
 
+def layernorm(x, r, w, b):
+    return torch.nn.functional.layer_norm(x + r, [768], w, b, 1e-12)
+
+
 def inputs(n, shape):
     numel = 1
     for s in shape:
@@ -65,6 +69,7 @@ def main():
         "lstm": (lstm, inputs(5, [64, 2048])),
         "chain4": (chain4, inputs(2, [1 << 24])),
         "softmax": (softmax, inputs(1, [12, 128, 128]) + inputs(1, [1, 128])),
+        "layernorm": (layernorm, inputs(2, [128, 768]) + inputs(2, [768])),
     }[case]
     with torch.no_grad():
         em, en = timed(fn, args, calls)

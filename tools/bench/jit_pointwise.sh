@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fused pointwise kernels (and a softmax, a kernel reducing rows) compiled by Ember's JIT against PyTorch eager and torch.jit.script,
+# Fused pointwise kernels (and a softmax and a layer norm, kernels reducing rows) compiled by Ember's JIT against PyTorch eager and torch.jit.script,
 # per call after warm-up, both on two threads, alternating the sides ROUNDS times (medians of
 # the per-round medians); then the triad bandwidth of this machine in the same run, and the
 # JIT's compile time per kernel (cold, and loaded from the disk cache by a fresh process).
@@ -17,7 +17,7 @@ bench="${CARGO_TARGET_DIR:-$repo/target}/release/examples/jit_bench"
 
 echo "threads: ${RAYON_NUM_THREADS:-2}; cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); JIT form: ${EMBER_CPU_FEATURES:-native}; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-for case in lstm chain4 softmax; do
+for case in lstm chain4 softmax layernorm; do
   : > /tmp/jit_pw_ember.$$; : > /tmp/jit_pw_torch.$$
   for _ in $(seq "$rounds"); do
     "$bench" run "$case" "$calls" >> /tmp/jit_pw_ember.$$

@@ -26,7 +26,14 @@ const PRINTED_ELEMENTS: usize = 16;
 /// be made contiguous: a constant's type says its strides are), and its values when it is
 /// small enough to print.
 pub fn tensor_constant(t: &Tensor) -> TensorLiteral {
-    let t = t.contiguous().unwrap_or_else(|_| t.clone());
+    let mut t = t.contiguous().unwrap_or_else(|_| t.clone());
+    // A constant never requires grad, as its type says (PyTorch refuses code constants that
+    // do): a frozen parameter becomes a new tensor object over the same storage.
+    if t.meta().requires_grad {
+        let mut meta = t.meta().clone();
+        meta.requires_grad = false;
+        t = Tensor::from_meta(meta).unwrap_or(t);
+    }
     let data = (t.numel() <= PRINTED_ELEMENTS).then(|| {
         let nbytes = t.numel() * t.dtype().size();
         // SAFETY: a contiguous tensor's elements are `nbytes` initialized bytes from data_ptr,

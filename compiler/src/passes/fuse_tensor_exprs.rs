@@ -5,9 +5,10 @@
 //! Each block is walked from its end. A fusible node becomes a group of one; the producers of
 //! the group's inputs are then tried latest first, and one that can be merged is moved next to
 //! the group (only where alias analysis allows the move) and pulled into its subgraph; the scan
-//! restarts at the grown group. Constants the merged nodes use are copied into the subgraph.
-//! The walk repeats until nothing changes, then each group is tried into the next one (groups
-//! with no dependence between them merge too), and the blocks of `prim::If`/`prim::Loop` get
+//! restarts at the grown group. Constants the merged nodes use are copied into the subgraph,
+//! except tensors (a frozen model's weights), which the group takes as inputs. The walk
+//! repeats until nothing changes, then each group is tried into the next one (groups with no
+//! dependence between them merge too), and the blocks of `prim::If`/`prim::Loop` get
 //! the same treatment: groups never cross a block boundary. At the end, groups of fewer than
 //! [`MIN_GROUP_SIZE`] nodes (constants not counted) are inlined back. [`run_with`] takes
 //! other settings ([`FuseOptions`]), as PyTorch's `FuseTensorExprs` does.
@@ -239,11 +240,13 @@ pub const REDUCTION_OPS: &[&str] = &[
     "amin",
     "softmax.int",
     "log_softmax.int",
+    "layer_norm",
 ];
 
 /// Whether `n` is a reduction of [`REDUCTION_OPS`] over the last dimension of a fusible
 /// tensor (what the kernels compute): a constant `dim` (or dims, None or `[]` for all of a
-/// 1-d tensor), a constant `keepdim`, and no `dtype`.
+/// 1-d tensor), a constant `keepdim`, and no `dtype`; a `layer_norm` over the last dimension
+/// (its size known), with a constant `eps` and fusible (or no) weight and bias.
 pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
     let kind = g.kind(n);
     if !kind.is_aten() || g.node_outputs(n).len() != 1 || g.node_inputs(n).is_empty() {
@@ -273,6 +276,9 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
     let Some(rank) = tensor_rank(g, g.input(n, 0)) else {
         return false;
     };
+    if name == "layer_norm" {
+        return is_fusible_layer_norm(g, n);
+    }
     let arg = |name: &str| {
         schema
             .arguments
@@ -301,6 +307,29 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
         },
     };
     dims.len() == 1 && innermost(&dims, rank)
+}
+
+/// `layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)` normalizing the
+/// last dimension, of a size the input's type knows.
+fn is_fusible_layer_norm(g: &Graph, n: Node) -> bool {
+    let inputs = g.node_inputs(n);
+    let last_size = match g.ty(inputs[0]) {
+        Type::Tensor(t) => t.sizes.as_ref().and_then(|s| match s.last() {
+            Some(Dim::Known(k)) => Some(*k),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let optional_tensor = |v: Value| {
+        constant_value(g, v) == Some(ConstValue::None)
+            || matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t) && t.sizes.as_ref().is_some_and(|s| s.len() == 1))
+    };
+    inputs.len() == 6
+        && last_size.is_some()
+        && constant_int_list(g, inputs[1]) == Some(Some(vec![last_size.unwrap_or(-1)]))
+        && optional_tensor(inputs[2])
+        && optional_tensor(inputs[3])
+        && constant_value(g, inputs[4]).is_some()
 }
 
 /// Whether `dims` (possibly negative) are exactly the last `dims.len()` dimensions of `rank`.
@@ -654,7 +683,7 @@ impl Fuser {
     }
 
     /// PyTorch's `mergeNodeIntoSubgraph`: copies `n` (which stands before `group`) to the
-    /// start of the subgraph, wires its inputs (constants are copied in), makes its results
+    /// start of the subgraph, wires its inputs (constants other than tensors are copied in), makes its results
     /// group outputs where they are used after the group, and removes `n`.
     fn merge_node_into_group(&mut self, g: &mut Graph, n: Node, group: Node) {
         let mut sub = take_subgraph(g, group);
@@ -676,7 +705,12 @@ impl Fuser {
                 continue;
             }
             let producer = g.producer(input);
-            if g.kind(producer) == sym::constant() && g.node_outputs(producer).len() == 1 {
+            // Tensor constants (a frozen model's weights) stay outside, as inputs: a kernel
+            // reads tensors through its arguments, and its code does not depend on their values.
+            let copied = g.kind(producer) == sym::constant()
+                && g.node_outputs(producer).len() == 1
+                && !matches!(g.ty(input), Type::Tensor(_));
+            if copied {
                 let mut cmap = HashMap::new();
                 let c = sub.clone_node_from(g, producer, &mut cmap);
                 place(&mut sub, c);

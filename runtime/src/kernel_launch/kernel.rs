@@ -204,6 +204,8 @@ pub struct PointwiseKernel {
     /// Per reduction, the operands its input takes its shape from: one of them must span the
     /// row (an input broadcast along the row would be summed once per column).
     pub reduced_rows: Vec<Vec<usize>>,
+    /// The row length a `layer_norm`'s normalized shape requires.
+    pub row_length: Option<i64>,
 }
 
 impl PointwiseKernel {
@@ -372,6 +374,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
             tensor_rank: 0,
             rank: 1,
             reduced_rows: Vec::new(),
+            row_length: None,
         },
         memo: HashMap::new(),
     };
@@ -1134,6 +1137,9 @@ impl Builder<'_> {
         inputs: &[Item],
         fail: &dyn Fn(String) -> KernelError,
     ) -> Result<Option<Item>, KernelError> {
+        if op == "layer_norm" {
+            return self.layer_norm(inputs, fail).map(Some);
+        }
         let softmax = matches!(op, "softmax" | "log_softmax");
         if !softmax && !matches!(op, "sum" | "mean" | "amax" | "amin") {
             return Ok(None);
@@ -1147,11 +1153,7 @@ impl Builder<'_> {
             return Err(fail("the operand must be a tensor".into()));
         };
         let (x, rank) = (*x, *rank);
-        if rank == 0 || rank != self.k.tensor_rank || shape.squeezed || shape.from.is_empty() {
-            return Err(fail(
-                "only a reduction of a value that spans the kernel's rows is fused".into(),
-            ));
-        }
+        self.check_spans_rows(rank, shape, fail)?;
         // Where the dims, keepdim and dtype are, by overload: sum(self, dtype),
         // sum(self, dim, keepdim, dtype), amax(self, dim, keepdim), softmax(self, dim, dtype).
         let (dims_at, keepdim_at, dtype_at) = match (op, inputs.len()) {
@@ -1243,6 +1245,112 @@ impl Builder<'_> {
             rank: Some(rank),
             shape,
         }))
+    }
+
+    fn check_spans_rows(
+        &self,
+        rank: usize,
+        shape: &Shape,
+        fail: &dyn Fn(String) -> KernelError,
+    ) -> Result<(), KernelError> {
+        if rank == 0 || rank != self.k.tensor_rank || shape.squeezed || shape.from.is_empty() {
+            return Err(fail(
+                "only a reduction of a value that spans the kernel's rows is fused".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `layer_norm(input, [N], weight, bias, eps, cudnn_enable)` over the last dimension:
+    /// the row's mean, then the mean of the squared deviations (two passes, in float32 for
+    /// float16 and bfloat16), `(x - mean) / sqrt(var + eps) * weight + bias`.
+    fn layer_norm(
+        &mut self,
+        inputs: &[Item],
+        fail: &dyn Fn(String) -> KernelError,
+    ) -> Result<Item, KernelError> {
+        let (
+            [Item::Value {
+                val: x,
+                rank: Some(rank),
+                shape,
+            }, normalized, weight, bias, _, _],
+            Some(eps),
+        ) = (inputs, self.constant_float(inputs.get(4)))
+        else {
+            return Err(fail(
+                "expects a tensor, its normalized shape and a constant eps".into(),
+            ));
+        };
+        let (x, rank, mut shape) = (*x, *rank, shape.clone());
+        self.check_spans_rows(rank, &shape, fail)?;
+        let xd = self.k.dtype(x);
+        if !xd.is_floating() {
+            return Err(fail(format!("layer_norm of a {xd:?} tensor is not fused")));
+        }
+        // The row's length is what the normalized shape says (checked when the kernel runs).
+        let [n] = self.int_list(normalized).unwrap_or_default()[..] else {
+            return Err(fail(
+                "only a normalized shape of one constant size is fused".into(),
+            ));
+        };
+        self.k.row_length = Some(n);
+        self.k.reduced_rows.push(shape.from.clone());
+        let acc = opmath(xd);
+        let xa = self.cast(x, acc);
+        let columns = self.push(Expr::Columns, DType::I64);
+        let count = self.cast(columns, acc);
+        let sum = self.push(Expr::Reduce(Reduction::Sum, xa), acc);
+        let mean = self.bin(Binary::Div, sum, count);
+        let centered = self.bin(Binary::Sub, xa, mean);
+        let squares = self.bin(Binary::Mul, centered, centered);
+        let sum_squares = self.push(Expr::Reduce(Reduction::Sum, squares), acc);
+        let var = self.bin(Binary::Div, sum_squares, count);
+        let eps = self.float(eps, acc);
+        let var_eps = self.bin(Binary::Add, var, eps);
+        let std = self.un(Unary::Sqrt, var_eps);
+        let one = self.float(1.0, acc);
+        let rstd = self.bin(Binary::Div, one, std);
+        let mut y = self.bin(Binary::Mul, centered, rstd);
+        for (item, op) in [(weight, Binary::Mul), (bias, Binary::Add)] {
+            match item {
+                Item::Const(ConstValue::None) => {}
+                Item::Value {
+                    val,
+                    rank: Some(1),
+                    shape: s,
+                } => {
+                    shape.join(Some(rank), s, Some(1)).map_err(fail)?;
+                    let v = self.cast(*val, acc);
+                    y = self.bin(op, y, v);
+                }
+                _ => {
+                    return Err(fail(
+                        "the weight and bias must be 1-d tensors or None".into(),
+                    ))
+                }
+            }
+        }
+        let val = self.cast(y, xd);
+        Ok(Item::Value {
+            val,
+            rank: Some(rank),
+            shape,
+        })
+    }
+
+    /// A float constant (an int one converted).
+    fn constant_float(&self, item: Option<&Item>) -> Option<f64> {
+        match item? {
+            Item::Value {
+                val, rank: None, ..
+            } => match self.k.exprs[val.0].expr {
+                Expr::Float(f) => Some(f),
+                Expr::Int(i) => Some(i as f64),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// An int constant (a bool one as 0 or 1).

@@ -141,6 +141,12 @@ pub fn run(
             ));
         }
     }
+    if k.row_length.is_some_and(|n| n != columns) {
+        return Err(format!(
+            "rows of {columns} columns, but the normalized shape is [{}]",
+            k.row_length.unwrap_or(0)
+        ));
+    }
     let has_rows = iter_shape[..rank - 1].iter().all(|&s| s > 0);
     if columns == 0 && has_rows && k.needs_nonempty_rows() {
         return Err("the maximum or minimum of an empty row".into());
