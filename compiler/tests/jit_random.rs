@@ -1,4 +1,5 @@
-//! Random elementwise groups (fixed seed): chains of fusible ops over inputs of random ranks,
+//! Random elementwise groups (fixed seed): chains of fusible ops and reductions over the last
+//! dimension over inputs of random ranks,
 //! broadcast shapes, unknown sizes, dtypes and scalar operands, compiled by the JIT and
 //! compared with the interpreter. Each graph is compiled for one CPU form, in turn.
 //! `EMBER_JIT_RANDOM_GRAPHS=N` runs more graphs (and `EMBER_JIT_RANDOM_SEED` another seed).
@@ -18,6 +19,10 @@ struct Gen {
     values: Vec<(String, DType, Vec<i64>)>,
     /// A chunk was made (one per graph: the JIT refuses a chunk of a chunk's value).
     chunked: bool,
+    /// A reduction was made (the JIT refuses a chunk of a reduced value along the row).
+    reduced: bool,
+    /// The shape of the first input: the group's iteration space.
+    full: Vec<i64>,
     next: usize,
 }
 
@@ -61,7 +66,7 @@ impl Gen {
         let (an, ad, ashape) = self.values[a].clone();
         let floating = ad.is_floating();
         let r = self.fresh();
-        let kind = self.rng.below(11);
+        let kind = self.rng.below(12);
         match kind {
             0..=2 => {
                 // Unary.
@@ -189,7 +194,7 @@ impl Gen {
             }
             10 => {
                 // Pieces of a last dimension of 2 have 1 column: they broadcast back.
-                if self.chunked || ashape.last() != Some(&2) {
+                if self.chunked || self.reduced || ashape.last() != Some(&2) {
                     return false;
                 }
                 self.chunked = true;
@@ -201,6 +206,56 @@ impl Gen {
                 *piece.last_mut().expect("rank 1 or more") = 1;
                 self.push(p, ad, piece.clone());
                 self.push(q, ad, piece);
+            }
+            11 => {
+                // A reduction over the last dimension of a value of the full shape (rows of
+                // more than one column: a value reduced before has rows of one).
+                if ashape != self.full
+                    || self.full.last().is_none_or(|&n| n < 2)
+                    || ad == DType::Bool
+                {
+                    return false;
+                }
+                let op = if floating {
+                    *self
+                        .rng
+                        .pick(&["softmax", "log_softmax", "sum", "mean", "amax", "amin"])
+                } else {
+                    *self.rng.pick(&["sum", "amax", "amin"])
+                };
+                let (last, none, keep) = (self.fresh(), self.fresh(), self.fresh());
+                self.lines
+                    .push(format!("  {last} : int = prim::Constant[value=-1]()"));
+                self.lines
+                    .push(format!("  {none} : NoneType = prim::Constant()"));
+                self.lines
+                    .push(format!("  {keep} : bool = prim::Constant[value=1]()"));
+                let mut row = ashape.clone();
+                *row.last_mut().expect("rank 1 or more") = 1;
+                self.reduced = true;
+                match op {
+                    "softmax" | "log_softmax" => {
+                        self.lines
+                            .push(format!("  {r} = aten::{op}({an}, {last}, {none})"));
+                        self.push(r, ad, ashape);
+                    }
+                    "sum" | "mean" => {
+                        let dims = self.fresh();
+                        self.lines
+                            .push(format!("  {dims} : int[] = prim::ListConstruct({last})"));
+                        self.lines
+                            .push(format!("  {r} = aten::{op}({an}, {dims}, {keep}, {none})"));
+                        self.push(r, if floating { ad } else { DType::I64 }, row);
+                    }
+                    _ => {
+                        let dims = self.fresh();
+                        self.lines
+                            .push(format!("  {dims} : int[] = prim::ListConstruct({last})"));
+                        self.lines
+                            .push(format!("  {r} = aten::{op}({an}, {dims}, {keep})"));
+                        self.push(r, ad, row);
+                    }
+                }
             }
             8 => {
                 if !floating {
@@ -272,6 +327,8 @@ fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
         lines: Vec::new(),
         values: Vec::new(),
         chunked: false,
+        reduced: false,
+        full: full.clone(),
         next: 0,
     };
     let mut params = Vec::new();
