@@ -15,10 +15,10 @@ fn t(rng: &mut Rng, d: DType, s: &[i64]) -> IValue {
     IValue::Tensor(tensor(rng, d, s, -3.0, 3.0))
 }
 
-/// `graph(%x : X): BODY return (%r)`, with the usual constants defined.
-fn graph(x: &str, body: &str) -> String {
+/// `graph(PARAMS): BODY return (RESULTS)`, with the usual constants defined.
+fn graph_of(params: &str, body: &str, results: &str) -> String {
     format!(
-        "graph(%x : {x}):
+        "graph({params}):
   %none : NoneType = prim::Constant()
   %true : bool = prim::Constant[value=1]()
   %false : bool = prim::Constant[value=0]()
@@ -26,9 +26,14 @@ fn graph(x: &str, body: &str) -> String {
   %last : int = prim::Constant[value=-1]()
   %dims : int[] = prim::ListConstruct(%last)
 {body}
-  return (%r)
+  return ({results})
 "
     )
+}
+
+/// `graph(%x : X): BODY return (%r)`.
+fn graph(x: &str, body: &str) -> String {
+    graph_of(&format!("%x : {x}"), body, "%r")
 }
 
 const BODIES: &[&str] = &[
@@ -87,21 +92,17 @@ fn unknown_sizes_serve_many_shapes() {
 #[test]
 fn strided_and_broadcast_inputs() {
     let mut rng = Rng::new(43);
-    let src = format!(
-        "graph(%x : {}, %b : {}):
-  %none : NoneType = prim::Constant()
-  %true : bool = prim::Constant[value=1]()
-  %one : int = prim::Constant[value=1]()
-  %last : int = prim::Constant[value=-1]()
-  %dims : int[] = prim::ListConstruct(%last)
-  %xb = aten::add(%x, %b, %one)
+    let src = graph_of(
+        &format!(
+            "%x : {}, %b : {}",
+            type_text(DType::F32, &[None, None]),
+            type_text(DType::F32, &[None, None])
+        ),
+        "  %xb = aten::add(%x, %b, %one)
   %s = aten::sum(%xb, %dims, %true, %none)
   %p = aten::softmax(%xb, %last, %none)
-  %r = aten::mul(%p, %s)
-  return (%r, %s)
-",
-        type_text(DType::F32, &[None, None]),
-        type_text(DType::F32, &[None, None]),
+  %r = aten::mul(%p, %s)",
+        "%r, %s",
     );
     let g = parse(&src);
     let base = tensor(&mut rng, DType::F32, &[40, 30], -3.0, 3.0);
@@ -131,19 +132,15 @@ fn strided_and_broadcast_inputs() {
 fn a_row_result_broadcast_with_a_column_of_its_rows() {
     // sum(x) + b with b of shape [N, 1]: the result is a row's, written once per row.
     let mut rng = Rng::new(44);
-    let src = format!(
-        "graph(%x : {}, %b : {}):
-  %none : NoneType = prim::Constant()
-  %true : bool = prim::Constant[value=1]()
-  %one : int = prim::Constant[value=1]()
-  %last : int = prim::Constant[value=-1]()
-  %dims : int[] = prim::ListConstruct(%last)
-  %s = aten::sum(%x, %dims, %true, %none)
-  %r = aten::add(%s, %b, %one)
-  return (%r)
-",
-        type_text(DType::F32, &known(&[6, 50])),
-        type_text(DType::F32, &known(&[6, 1])),
+    let src = graph_of(
+        &format!(
+            "%x : {}, %b : {}",
+            type_text(DType::F32, &known(&[6, 50])),
+            type_text(DType::F32, &known(&[6, 1]))
+        ),
+        "  %s = aten::sum(%x, %dims, %true, %none)
+  %r = aten::add(%s, %b, %one)",
+        "%r",
     );
     check(
         &src,
@@ -205,19 +202,15 @@ fn empty_rows_and_the_maximum_of_nothing() {
 fn a_reduction_broadcast_along_the_row_is_refused() {
     // x of [N, 1] summed beside y of [N, 5]: one column per row, not five.
     let mut rng = Rng::new(47);
-    let src = format!(
-        "graph(%x : {}, %y : {}):
-  %none : NoneType = prim::Constant()
-  %true : bool = prim::Constant[value=1]()
-  %one : int = prim::Constant[value=1]()
-  %last : int = prim::Constant[value=-1]()
-  %dims : int[] = prim::ListConstruct(%last)
-  %s = aten::sum(%x, %dims, %true, %none)
-  %r = aten::add(%y, %s, %one)
-  return (%r)
-",
-        type_text(DType::F32, &[None, None]),
-        type_text(DType::F32, &[None, None]),
+    let src = graph_of(
+        &format!(
+            "%x : {}, %y : {}",
+            type_text(DType::F32, &[None, None]),
+            type_text(DType::F32, &[None, None])
+        ),
+        "  %s = aten::sum(%x, %dims, %true, %none)
+  %r = aten::add(%y, %s, %one)",
+        "%r",
     );
     let g = parse(&src);
     let group = compile_group(&g).unwrap();
@@ -270,6 +263,21 @@ fn row_loops_vectorize_their_reductions() {
     }
 }
 
+/// `layer_norm(x + x, [n], WEIGHT_AND_BIAS, 1e-5)` over `graph(PARAMS)`.
+fn layer_norm_src(params: &str, n: i64, weight_and_bias: &str) -> String {
+    graph_of(
+        params,
+        &format!(
+            "  %n : int = prim::Constant[value={n}]()
+  %shape : int[] = prim::ListConstruct(%n)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y = aten::add(%x, %x, %one)
+  %r = aten::layer_norm(%y, %shape, {weight_and_bias}, %eps, %true)"
+        ),
+        "%r",
+    )
+}
+
 #[test]
 fn layer_norm_with_and_without_weights() {
     let mut rng = Rng::new(48);
@@ -278,27 +286,14 @@ fn layer_norm_with_and_without_weights() {
             let w = type_text(dtype, &known(&[n]));
             let x = type_text(dtype, &known(shape));
             for (params, args) in [
-                ("%w : {w}, %b : {w}", "%w, %b"),
-                ("%w : {w}", "%w, %none"),
+                (", %w : {w}, %b : {w}", "%w, %b"),
+                (", %w : {w}", "%w, %none"),
                 ("", "%none, %none"),
             ] {
-                let params = params.replace("{w}", &w);
-                let sep = if params.is_empty() { "" } else { ", " };
-                let src = format!(
-                    "graph(%x : {x}{sep}{params}):
-  %none : NoneType = prim::Constant()
-  %true : bool = prim::Constant[value=1]()
-  %one : int = prim::Constant[value=1]()
-  %n : int = prim::Constant[value={n}]()
-  %shape : int[] = prim::ListConstruct(%n)
-  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
-  %y = aten::add(%x, %x, %one)
-  %r = aten::layer_norm(%y, %shape, {args}, %eps, %true)
-  return (%r)
-"
-                );
+                let params = format!("%x : {x}{}", params.replace("{w}", &w));
+                let src = layer_norm_src(&params, n, args);
                 let mut inputs = vec![t(&mut rng, dtype, shape)];
-                for _ in 0..params.matches(':').count() {
+                for _ in 1..params.matches(':').count() {
                     inputs.push(t(&mut rng, dtype, &[n]));
                 }
                 check(&src, &inputs);
@@ -310,21 +305,8 @@ fn layer_norm_with_and_without_weights() {
 #[test]
 fn layer_norm_refuses_rows_of_another_length() {
     let mut rng = Rng::new(49);
-    let src = format!(
-        "graph(%x : {}):
-  %none : NoneType = prim::Constant()
-  %true : bool = prim::Constant[value=1]()
-  %one : int = prim::Constant[value=1]()
-  %n : int = prim::Constant[value=5]()
-  %shape : int[] = prim::ListConstruct(%n)
-  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
-  %y = aten::add(%x, %x, %one)
-  %r = aten::layer_norm(%y, %shape, %none, %none, %eps, %true)
-  return (%r)
-",
-        type_text(DType::F32, &[None, None])
-    );
-    let g = parse(&src);
+    let x = type_text(DType::F32, &[None, None]);
+    let g = parse(&layer_norm_src(&format!("%x : {x}"), 5, "%none, %none"));
     let group = compile_group(&g).unwrap();
     assert!(group.run(&[t(&mut rng, DType::F32, &[3, 4])]).is_err());
     check_graph(&g, &[t(&mut rng, DType::F32, &[3, 5])], "rows of 5");
