@@ -12,7 +12,8 @@
 //! as; `int[1] dim=[-1, -1]` as `int[1] dim=-1`, read as `[-1]`), and a nested optional
 //! number (`Scalar??` prints as `Union(Scalar)?`, which PyTorch's parser reads as `Scalar?`), and
 //! a list of lists of aliased tensors (`Tensor(a!)[][]` prints its outer list's alias as `(!)`,
-//! a write with no set, which no parser reads).
+//! a write with no set, which no parser reads), and an aliased optional (`Tensor(a)?` prints
+//! as `Tensor?(a)`, which PyTorch's parser refuses).
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::schema::{parse_function_schema, parse_schema, Argument, FunctionSchema};
@@ -49,6 +50,8 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
             || printed.contains("(!)")
             // A union holding the numbers: PyTorch prints `Union(, str, Scalar)` and refuses it.
             || printed.contains("Union(,")
+            // An aliased optional (`Tensor(a)?`): PyTorch prints `Tensor?(a)` and refuses it.
+            || printed.contains("?(")
             || !schema.arguments.iter().all(default_reads_back)
         {
             continue;
