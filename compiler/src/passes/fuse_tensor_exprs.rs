@@ -8,7 +8,7 @@
 //! restarts at the grown group. Constants the merged nodes use are copied into the subgraph,
 //! except tensors (a frozen model's weights), which the group takes as inputs. The walk
 //! repeats until nothing changes, then each group is tried into the next one (groups with no
-//! dependence between them merge too), and the blocks of `prim::If`/`prim::Loop` get
+//! dependence between them merge too, when their outputs have one rank), and the blocks of `prim::If`/`prim::Loop` get
 //! the same treatment: groups never cross a block boundary. At the end, groups of fewer than
 //! [`MIN_GROUP_SIZE`] nodes (constants not counted) are inlined back. [`run_with`] takes
 //! other settings ([`FuseOptions`]), as PyTorch's `FuseTensorExprs` does.
@@ -332,6 +332,15 @@ fn is_fusible_layer_norm(g: &Graph, n: Node) -> bool {
         && constant_value(g, inputs[4]).is_some()
 }
 
+/// Whether every tensor output of `nodes` has the same known rank.
+fn outputs_share_a_rank(g: &Graph, nodes: &[Node]) -> bool {
+    let mut ranks = nodes
+        .iter()
+        .flat_map(|&n| g.node_outputs(n).iter().map(|&v| tensor_rank(g, v)));
+    let first = ranks.next().flatten();
+    first.is_some() && ranks.all(|r| r == first)
+}
+
 /// Whether `dims` (possibly negative) are exactly the last `dims.len()` dimensions of `rank`.
 fn innermost(dims: &[i64], rank: i64) -> bool {
     let mut normalized: Vec<i64> = Vec::with_capacity(dims.len());
@@ -500,11 +509,16 @@ impl Fuser {
                 cur = next;
                 any_changed |= changed;
             }
-            // Groups have only forward dependences, so each may merge into the next one.
+            // Groups have only forward dependences, so each may merge into the next one, when
+            // their outputs have one rank: a kernel has one iteration space.
             let groups: Vec<Node> = g.block_nodes(block).filter(|&n| is_group(g, n)).collect();
             if let Some((&first, rest)) = groups.split_first() {
                 let mut prev = first;
                 for &group in rest {
+                    if !outputs_share_a_rank(g, &[prev, group]) {
+                        prev = group;
+                        continue;
+                    }
                     match self.try_merge(g, group, prev, cx) {
                         Some(merged) => {
                             prev = merged;
