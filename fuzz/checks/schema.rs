@@ -13,7 +13,8 @@
 //! number (`Scalar??` prints as `Union(Scalar)?`, which PyTorch's parser reads as `Scalar?`), and
 //! a list of lists of aliased tensors (`Tensor(a!)[][]` prints its outer list's alias as `(!)`,
 //! a write with no set, which no parser reads), and an aliased optional (`Tensor(a)?` prints
-//! as `Tensor?(a)`, which PyTorch's parser refuses).
+//! as `Tensor?(a)`, which PyTorch's parser refuses), and a union of the numbers with other
+//! types (`Union(Scalar, ())` prints as `Union(()Scalar)`, which it refuses).
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::schema::{parse_function_schema, parse_schema, Argument, FunctionSchema};
@@ -48,8 +49,10 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         if printed.contains('$')
             || printed.contains("Union(Scalar)?")
             || printed.contains("(!)")
-            // A union holding the numbers: PyTorch prints `Union(, str, Scalar)` and refuses it.
+            // A union holding the numbers: PyTorch prints `Union(, str, Scalar)` or
+            // `Union(()Scalar)` (no comma before `Scalar`) and refuses it.
             || printed.contains("Union(,")
+            || scalar_without_separator(&printed)
             // An aliased optional (`Tensor(a)?`): PyTorch prints `Tensor?(a)` and refuses it.
             || printed.contains("?(")
             || !schema.arguments.iter().all(default_reads_back)
@@ -66,6 +69,13 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         }
     }
     Ok(accepted)
+}
+
+/// Whether `Scalar` follows something other than a separator (`Union(()Scalar)`).
+fn scalar_without_separator(printed: &str) -> bool {
+    printed
+        .match_indices("Scalar")
+        .any(|(i, _)| i > 0 && !matches!(printed.as_bytes()[i - 1], b' ' | b'(' | b'[' | b','))
 }
 
 /// Whether PyTorch's printer writes `a`'s default as text its parser reads back: not a string
