@@ -100,35 +100,25 @@ fn deeply_nested_headers_are_refused() {
     bytes.extend_from_slice(&[0u8; 12]);
     let err = ember_runtime::npy::read_npy(&bytes).unwrap_err();
     assert!(err.contains("not the dictionary"), "{err}");
-    let fuzzed = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/npy_nested_header.npy"),
-    )
-    .unwrap();
-    assert!(ember_runtime::npy::read_npy(&fuzzed).is_err());
+    assert!(read_finding("npy_nested_header.npy").is_err());
     // Nesting behind a `\N{...}` escape, which runs past the quote that seems to end the
     // string (the fuzzer's second timeout).
-    let named = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/npy_named_escape_header.npy"),
-    )
-    .unwrap();
-    let err = ember_runtime::npy::read_npy(&named).unwrap_err();
+    let err = read_finding("npy_named_escape_header.npy").unwrap_err();
     assert!(err.contains("not the dictionary"), "{err}");
     // Eight nested braces around garbage (the third timeout: 12 s for npyz's parser).
-    let eight = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/npy_eight_brackets_header.npy"),
-    )
-    .unwrap();
-    let err = ember_runtime::npy::read_npy(&eight).unwrap_err();
+    let err = read_finding("npy_eight_brackets_header.npy").unwrap_err();
     assert!(err.contains("not the dictionary"), "{err}");
     // A shape with a zero size (no data needed) whose other sizes multiply past 2^64: npyz's
     // strides overflowed (the fourth finding).
-    let overflow = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/npy_shape_product_overflow.npy"),
-    )
-    .unwrap();
-    let err = ember_runtime::npy::read_npy(&overflow).unwrap_err();
+    let err = read_finding("npy_shape_product_overflow.npy").unwrap_err();
     assert!(err.contains("multiply past 2^63"), "{err}");
+}
+
+/// Reads the fuzz finding tests/data/NAME as a .npy file.
+fn read_finding(name: &str) -> Result<(), String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    ember_runtime::npy::read_npy(&bytes).map(|_| ())
 }

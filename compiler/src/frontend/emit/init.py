@@ -1,8 +1,8 @@
 # torch.nn.init as Ember compiles it when a module's __init__ calls it: the same computations
 # of fans, gains and bounds as PyTorch's Python (2.x), and the same in-place draws, so seeded
 # initial values equal PyTorch's. The tensor is Optional because Ember types a module's
-# attributes once for all its instances (Linear's bias may be None). Compiled by Ember's own frontend the first time a file calls
-# one of them.
+# attributes once for all its instances (Linear's bias may be None). Compiled by Ember's own
+# frontend the first time a file calls one of them.
 import math
 from typing import List, Optional, Tuple
 
@@ -120,6 +120,15 @@ def kaiming_normal_(
     if tensor is None:
         raise ValueError("cannot initialize None (a module's missing bias)")
     return tensor.normal_(0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+
+
+def _reset_weight_and_bias(weight: Tensor, bias: Optional[Tensor]) -> None:
+    # reset_parameters of nn.Linear and nn.ConvNd (the same code in PyTorch's two classes).
+    kaiming_uniform_(weight, a=math.sqrt(5.0))
+    if bias is not None:
+        fan_in = _calculate_fan_in_and_fan_out(weight)[0]
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        uniform_(bias, -bound, bound)
 
 
 def _norm_cdf(x: float) -> float:

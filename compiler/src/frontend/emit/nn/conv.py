@@ -1,7 +1,6 @@
 # torch.nn.modules.conv as Ember compiles it (see linear.py). ConvNd is a template: mod.rs
 # makes Conv1d and Conv2d of it, with their rank (RANK), size tuple type (SIZES), items of a
 # size tuple (ITEMS(name)) and operator (OP).
-import math
 from typing import List, Optional, Tuple, Union
 
 import torch
@@ -60,12 +59,7 @@ class ConvNd(torch.nn.Module):
         else:
             self.bias = None
         # reset_parameters, as PyTorch's.
-        torch.nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
-        b = self.bias
-        if b is not None:
-            fan_in = torch.nn.init._calculate_fan_in_and_fan_out(self.weight)[0]
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            torch.nn.init.uniform_(b, -bound, bound)
+        torch.nn.init._reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return torch.OP(

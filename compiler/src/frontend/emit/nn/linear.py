@@ -1,7 +1,6 @@
 # torch.nn.modules.linear as Ember compiles it when a module's __init__ creates one: the
 # signatures and initial values of PyTorch's classes (2.x), drawn in PyTorch's order from the
 # default generator, and forwards that compute what PyTorch's do.
-import math
 from typing import Optional
 
 import torch
@@ -29,12 +28,7 @@ class Linear(torch.nn.Module):
         else:
             self.bias = None
         # reset_parameters, as PyTorch's.
-        torch.nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5.0))
-        b = self.bias
-        if b is not None:
-            fan_in = torch.nn.init._calculate_fan_in_and_fan_out(self.weight)[0]
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-            torch.nn.init.uniform_(b, -bound, bound)
+        torch.nn.init._reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input: Tensor) -> Tensor:
         return torch.nn.functional.linear(input, self.weight, self.bias)
