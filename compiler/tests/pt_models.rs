@@ -523,7 +523,7 @@ fn whole_compiled_models_match_pytorch() {
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.split('\t').next().unwrap_or_default().trim())
         .collect();
-    let (mut compiled, mut fused, mut problems) = (0, 0, Vec::new());
+    let (mut compiled, mut fused, mut planned, mut problems) = (0, 0, 0, Vec::new());
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) {
             continue;
@@ -552,6 +552,19 @@ fn whole_compiled_models_match_pytorch() {
             let m = whole::compile_in_process(&program).map_err(|e| e.message)?;
             let out = m.run(inputs.clone())?;
             compare_outputs(&[out], &arrays).map_err(|e| format!("compiled: {e}"))?;
+            // Calls after the second take every intermediate buffer it freed from one block.
+            for call in 2..=4 {
+                compare_outputs(&[m.run(inputs.clone())?], &arrays)
+                    .map_err(|e| format!("compiled, call {call}: {e}"))?;
+            }
+            let memory = m.memory_stats();
+            if memory.blocks != usize::from(memory.planned > 0)
+                || memory.missed != 0
+                || memory.served != 2 * memory.planned
+            {
+                return Err(format!("planned memory: {memory:?} after 4 calls"));
+            }
+            planned += usize::from(memory.planned > 0);
             // Profiled on the recorded inputs: pointwise chains become fusion groups.
             let mut profiled =
                 whole::prepare(&graph, is_method, &[], &defaults).map_err(|e| e.message)?;
@@ -607,10 +620,11 @@ fn whole_compiled_models_match_pytorch() {
     }
     eprintln!(
         "pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs, \
-         {fused} with fusion groups when profiled"
+         {fused} with fusion groups when profiled, {planned} with planned memory"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(compiled >= 26, "only {compiled} archives compiled whole");
+    assert!(planned >= 20, "only {planned} archives with planned memory");
     assert!(
         fused >= MIN_WHOLE_FUSED,
         "only {fused} archives compiled with groups"

@@ -21,6 +21,12 @@
  * freed while another thread uses it; tensors that share memory see each other's writes.
  * ember_last_error() is per thread.
  *
+ * Memory: the second call of a model records the intermediate tensors its compiled code
+ * allocates; later calls take them from one block laid out in advance (one per call running at
+ * the same time, kept with the model), so a call allocates at most once. Allocations the plan
+ * does not foresee (another branch taken; inputs the guards send to the interpreter) are made as
+ * usual, and a tensor that outlives its call keeps its memory.
+ *
  * Threads: kernels split their loops between the calling thread and the runtime's pool,
  * RAYON_NUM_THREADS threads in all (default: one per core). The pool's threads spin up to
  * EMBER_POOL_SPIN_US microseconds (default 200) after each loop before they sleep, so

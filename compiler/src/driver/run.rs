@@ -368,6 +368,22 @@ impl Runner {
         }
     }
 
+    /// How the compiled calls used their planned memory (`--compile=whole`).
+    fn memory_report(&self) -> Option<String> {
+        let Runner::Whole { model, .. } = self else {
+            return None;
+        };
+        let m = model.memory_stats();
+        Some(format!(
+            "planned memory: {} intermediate buffers per call in a block of {:.1} KiB ({} block(s)); {} allocations served from it, {} not\n",
+            m.planned,
+            m.block_bytes as f64 / 1024.0,
+            m.blocks,
+            m.served,
+            m.missed
+        ))
+    }
+
     /// The graph that ran last (errors name its nodes).
     fn graph(&self, optimized: &Graph) -> Graph {
         match self {
@@ -408,11 +424,12 @@ fn bench(runner: &Runner, inputs: &[IValue], n: usize) -> Result<String, Runtime
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     let warm = WARM_UP_CALLS.max(first_calls);
     Ok(format!(
-        "first calls: {first_calls} in {:.3} us (profiling, specializing and compiling included)\nbench: {n} calls after {warm} warm-up, mean {:.3} us, median {:.3} us, min {:.3} us per call\n",
+        "first calls: {first_calls} in {:.3} us (profiling, specializing and compiling included)\nbench: {n} calls after {warm} warm-up, mean {:.3} us, median {:.3} us, min {:.3} us per call\n{}",
         us(first),
         us(total) / n as f64,
         us(times[n / 2]),
-        us(times[0])
+        us(times[0]),
+        runner.memory_report().unwrap_or_default()
     ))
 }
 

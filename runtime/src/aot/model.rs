@@ -13,6 +13,7 @@ use super::context::{Context, Program};
 use crate::guard::value_matches;
 use crate::interpreter::run as interpret;
 use crate::ivalue::IValue;
+use crate::tensor::arena::{CallMemory, CallMemoryStats};
 use crate::unit::Function;
 
 /// A compiled method: `ctx` is a [`Context`]; 0 on success, 1 when a call failed.
@@ -56,6 +57,9 @@ pub struct CompiledModel {
     num_registers: usize,
     n_outputs: usize,
     interpret_only: bool,
+    /// The compiled calls' planned intermediate buffers (the interpreter's fallback runs
+    /// without).
+    memory: CallMemory,
 }
 
 impl std::fmt::Debug for CompiledModel {
@@ -217,6 +221,7 @@ impl CompiledModel {
             num_registers,
             n_outputs,
             interpret_only,
+            memory: CallMemory::new(),
         })
     }
 
@@ -313,7 +318,18 @@ impl CompiledModel {
         Ok(one_value(outputs))
     }
 
+    /// How the compiled calls used their planned memory.
+    pub fn memory_stats(&self) -> CallMemoryStats {
+        self.memory.stats()
+    }
+
+    /// Runs the compiled code with its intermediate buffers in planned memory (from the third
+    /// call on: the second records what it allocates).
     fn run_compiled(&self, entry: EntryFn, inputs: Vec<IValue>) -> Result<IValue, String> {
+        self.memory.scope(|| self.call_entry(entry, inputs))
+    }
+
+    fn call_entry(&self, entry: EntryFn, inputs: Vec<IValue>) -> Result<IValue, String> {
         let mut cx = Context::new(&self.program, self.num_registers);
         let n_inputs = inputs.len() + self.weights.len();
         for (r, v) in inputs

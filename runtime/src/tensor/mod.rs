@@ -3,6 +3,7 @@
 //! object, views share the storage, and in-place changes of metadata (`unsqueeze_`) are seen
 //! by every handle.
 
+pub mod arena;
 pub mod cache;
 mod dtype;
 pub mod elementwise;

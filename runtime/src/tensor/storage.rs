@@ -5,6 +5,7 @@ use std::alloc::{alloc, alloc_zeroed, Layout};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+use super::arena::{self, Allocation};
 use super::cache;
 use super::error::{TensorError, TensorResult};
 
@@ -35,6 +36,9 @@ struct Buffer {
     /// Memory someone else owns (a NumPy array): kept alive as long as the buffer, and
     /// released by dropping it instead of freeing `ptr`.
     owner: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// Set for buffers allocated inside a compiled call's planned memory (`arena`), held for
+    /// its drop: that records the free or releases the slot, after the memory is released.
+    _tag: Option<arena::Tag>,
 }
 
 // SAFETY: the buffer is plain bytes owned by the Arc. Concurrent writes through aliasing
@@ -74,6 +78,7 @@ impl Storage {
             len,
             cap: 0,
             owner: Some(owner),
+            _tag: None,
         }))
     }
 
@@ -106,8 +111,27 @@ impl Storage {
                 len: 0,
                 cap: 0,
                 owner: None,
+                _tag: None,
             })));
         }
+        let tag = match arena::allocation(nbytes) {
+            Allocation::Usual => None,
+            Allocation::Tagged(tag) => Some(tag),
+            Allocation::Slot(ptr, tag) => {
+                if zeroed {
+                    // SAFETY: the slot holds `nbytes` bytes that this buffer alone uses.
+                    unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, nbytes) };
+                }
+                // cap 0: the block owns the memory; the tag frees the slot.
+                return Ok(Storage(Arc::new(Buffer {
+                    ptr,
+                    len: nbytes,
+                    cap: 0,
+                    owner: None,
+                    _tag: Some(tag),
+                })));
+            }
+        };
         // Large buffers come in size classes and return to the cache when dropped, so a
         // model's next call reuses them instead of faulting in fresh pages.
         let cap = cache::class(nbytes);
@@ -139,6 +163,7 @@ impl Storage {
             len: nbytes,
             cap,
             owner: None,
+            _tag: tag,
         })))
     }
 

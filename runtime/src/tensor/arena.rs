@@ -1,0 +1,362 @@
+//! Planned memory for the calls of a compiled model: after the first call, each later call
+//! takes the buffers of its intermediate tensors from one block laid out in advance, so a
+//! call of a model specialized to fixed shapes allocates at most once (the block, when no
+//! other is free), as PyTorch's static runtime plans its managed tensors.
+//!
+//! The second call inside a [`CallMemory`] (the first does what is done once, such as packing
+//! weights) records every buffer its thread allocates: size, and
+//! when it was allocated and freed, counted in allocation and free events. Buffers still alive
+//! when the call ends (its outputs, and what they view) are not planned. The others get
+//! offsets in one block, packed greedily (largest first, at the lowest offset that overlaps no
+//! buffer alive at the same time). Later calls serve allocation number `i` from its slot when
+//! the size is the one recorded and no slot sharing its bytes is in use: a call whose control
+//! flow or shapes differ simply allocates the rest as usual, so the plan is never trusted
+//! blindly. A slot's buffer holds the block, so tensors that outlive the call keep its memory.
+
+use std::alloc::{alloc, dealloc, Layout};
+use std::cell::RefCell;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Alignment of every slot (that of every storage).
+const ALIGN: usize = 64;
+
+/// The recorded life of one buffer of the first call, in events (allocations and frees).
+struct Life {
+    bytes: usize,
+    start: usize,
+    end: Option<usize>,
+}
+
+#[derive(Default)]
+pub(super) struct Recording {
+    lives: Mutex<Vec<Life>>,
+    clock: AtomicUsize,
+}
+
+struct Plan {
+    /// Per allocation number: its bytes and offset, or None for one not planned.
+    slots: Vec<Option<(usize, usize)>>,
+    /// Per allocation number: the planned slots whose bytes overlap its own.
+    overlaps: Vec<Vec<usize>>,
+    total: usize,
+}
+
+/// One laid-out block of memory, used by one call at a time.
+pub(super) struct Block {
+    ptr: NonNull<u8>,
+    plan: Arc<Plan>,
+    /// Per allocation number: whether a live buffer uses the slot.
+    live: Vec<AtomicBool>,
+}
+
+// SAFETY: plain bytes; each slot is handed to one buffer at a time (`live`).
+unsafe impl Send for Block {}
+unsafe impl Sync for Block {}
+
+impl Drop for Block {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `Block::new` with this layout; no buffer holds the block.
+        unsafe { dealloc(self.ptr.as_ptr(), block_layout(self.plan.total)) }
+    }
+}
+
+fn block_layout(total: usize) -> Layout {
+    Layout::from_size_align(total.max(ALIGN), ALIGN).expect("a planned block's size")
+}
+
+impl Block {
+    fn new(plan: Arc<Plan>) -> Option<Block> {
+        // SAFETY: a non-zero size.
+        let ptr = NonNull::new(unsafe { alloc(block_layout(plan.total)) })?;
+        let live = (0..plan.slots.len())
+            .map(|_| AtomicBool::new(false))
+            .collect();
+        Some(Block { ptr, plan, live })
+    }
+}
+
+/// What a buffer allocated inside a call carries, so that freeing it is seen.
+pub(super) enum Tag {
+    /// A buffer of the recorded call: its free is an event.
+    Recorded(Arc<Recording>, usize),
+    /// A buffer in a block's slot: the slot is free again.
+    Slot(Arc<Block>, usize),
+}
+
+impl Drop for Tag {
+    fn drop(&mut self) {
+        match self {
+            Tag::Recorded(rec, i) => {
+                let t = rec.clock.fetch_add(1, Ordering::Relaxed);
+                if let Some(life) = rec
+                    .lives
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_mut(*i)
+                {
+                    life.end = Some(t);
+                }
+            }
+            Tag::Slot(block, i) => block.live[*i].store(false, Ordering::Release),
+        }
+    }
+}
+
+enum Scope {
+    Record(Arc<Recording>),
+    Serve {
+        block: Arc<Block>,
+        next: usize,
+        served: usize,
+        missed: usize,
+    },
+}
+
+thread_local! {
+    static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
+}
+
+/// How a model's calls used their planned memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallMemoryStats {
+    /// Blocks allocated (one per call running at the same time).
+    pub blocks: usize,
+    /// The bytes of one block.
+    pub block_bytes: usize,
+    /// Buffers planned per call.
+    pub planned: usize,
+    /// Buffers served from a block.
+    pub served: usize,
+    /// Allocations with a planned slot that could not take it (another size, or bytes still
+    /// in use): allocated as usual.
+    pub missed: usize,
+}
+
+#[derive(Default)]
+struct State {
+    /// Calls begun.
+    calls: usize,
+    plan: Option<Arc<Plan>>,
+    /// Blocks no call is using.
+    idle: Vec<Arc<Block>>,
+    stats: CallMemoryStats,
+}
+
+/// The planned memory of one compiled model's calls (any number of threads at once).
+#[derive(Default)]
+pub struct CallMemory {
+    state: Mutex<State>,
+}
+
+impl CallMemory {
+    pub fn new() -> CallMemory {
+        CallMemory::default()
+    }
+
+    /// Runs `call` on this thread: the first as usual, the second with its allocations
+    /// recorded, later ones with them served from a block. A call inside another's scope runs in that scope.
+    pub fn scope<R>(&self, call: impl FnOnce() -> R) -> R {
+        if SCOPE.with(|s| s.borrow().is_some()) {
+            return call();
+        }
+        let scope = {
+            let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.calls += 1;
+            match st.plan.clone() {
+                // The first call does what is done once (packing weights, caches): the second
+                // is recorded.
+                None if st.calls == 1 => return call(),
+                None => Scope::Record(Arc::default()),
+                Some(plan) if plan.total == 0 => return call(),
+                Some(plan) => match st.idle.pop().or_else(|| {
+                    let b = Block::new(plan).map(Arc::new)?;
+                    st.stats.blocks += 1;
+                    Some(b)
+                }) {
+                    Some(block) => Scope::Serve {
+                        block,
+                        next: 0,
+                        served: 0,
+                        missed: 0,
+                    },
+                    None => return call(),
+                },
+            }
+        };
+        SCOPE.with(|s| *s.borrow_mut() = Some(scope));
+        // Leave the scope even if the call panics.
+        struct Leave<'a>(&'a CallMemory);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                if let Some(scope) = SCOPE.with(|s| s.borrow_mut().take()) {
+                    self.0.finish(scope);
+                }
+            }
+        }
+        let _leave = Leave(self);
+        call()
+    }
+
+    fn finish(&self, scope: Scope) {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match scope {
+            Scope::Record(rec) => {
+                if st.plan.is_none() {
+                    let lives =
+                        std::mem::take(&mut *rec.lives.lock().unwrap_or_else(|e| e.into_inner()));
+                    let plan = plan(&lives);
+                    st.stats.planned = plan.slots.iter().flatten().count();
+                    st.stats.block_bytes = plan.total;
+                    st.plan = Some(Arc::new(plan));
+                }
+            }
+            Scope::Serve {
+                block,
+                served,
+                missed,
+                ..
+            } => {
+                st.stats.served += served;
+                st.stats.missed += missed;
+                st.idle.push(block);
+            }
+        }
+    }
+
+    pub fn stats(&self) -> CallMemoryStats {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).stats
+    }
+}
+
+/// What `Storage::allocate` does with an allocation of `bytes` on this thread.
+pub(super) enum Allocation {
+    /// No call scope: allocate as usual.
+    Usual,
+    /// Allocate as usual and tag the buffer.
+    Tagged(Tag),
+    /// Use this slot's memory, tagged.
+    Slot(NonNull<u8>, Tag),
+}
+
+pub(super) fn allocation(bytes: usize) -> Allocation {
+    SCOPE.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.as_mut() {
+            None => Allocation::Usual,
+            Some(Scope::Record(rec)) => {
+                let t = rec.clock.fetch_add(1, Ordering::Relaxed);
+                let mut lives = rec.lives.lock().unwrap_or_else(|e| e.into_inner());
+                lives.push(Life {
+                    bytes,
+                    start: t,
+                    end: None,
+                });
+                Allocation::Tagged(Tag::Recorded(rec.clone(), lives.len() - 1))
+            }
+            Some(Scope::Serve {
+                block,
+                next,
+                served,
+                missed,
+            }) => {
+                let i = *next;
+                *next += 1;
+                if !matches!(block.plan.slots.get(i), Some(Some(_))) {
+                    // Beyond the plan, or a buffer that outlived the recorded call.
+                    return Allocation::Usual;
+                }
+                match take_slot(block, i, bytes) {
+                    Some(ptr) => {
+                        *served += 1;
+                        Allocation::Slot(ptr, Tag::Slot(block.clone(), i))
+                    }
+                    None => {
+                        *missed += 1;
+                        Allocation::Usual
+                    }
+                }
+            }
+        }
+    })
+}
+
+/// Slot `i` of `block` for `bytes`, if it was planned for that size and no slot sharing its
+/// bytes is in use.
+fn take_slot(block: &Block, i: usize, bytes: usize) -> Option<NonNull<u8>> {
+    let (size, offset) = (*block.plan.slots.get(i)?)?;
+    if size != bytes
+        || block.plan.overlaps[i]
+            .iter()
+            .any(|&j| block.live[j].load(Ordering::Acquire))
+    {
+        return None;
+    }
+    if block.live[i].swap(true, Ordering::AcqRel) {
+        return None;
+    }
+    // SAFETY: offset + size <= total, inside the block's allocation.
+    NonNull::new(unsafe { block.ptr.as_ptr().add(offset) })
+}
+
+/// Offsets for the buffers freed within the call: largest first, each at the lowest offset
+/// where it overlaps no placed buffer whose life overlaps its own.
+fn plan(lives: &[Life]) -> Plan {
+    let mut order: Vec<usize> = (0..lives.len())
+        .filter(|&i| lives[i].end.is_some())
+        .collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(lives[i].bytes), i));
+    let mut slots: Vec<Option<(usize, usize)>> = vec![None; lives.len()];
+    let mut placed: Vec<usize> = Vec::new();
+    let mut total = 0;
+    let span = |i: usize| (lives[i].start, lives[i].end.unwrap_or(usize::MAX));
+    for &i in &order {
+        let (start, end) = span(i);
+        let bytes = lives[i].bytes.div_ceil(ALIGN) * ALIGN;
+        // The placed buffers alive at the same time, by offset.
+        let mut busy: Vec<(usize, usize)> = placed
+            .iter()
+            .filter(|&&j| {
+                let (s, e) = span(j);
+                s < end && start < e
+            })
+            .filter_map(|&j| slots[j].map(|(b, o)| (o, o + b.div_ceil(ALIGN) * ALIGN)))
+            .collect();
+        busy.sort_unstable();
+        let mut offset = 0;
+        for (lo, hi) in busy {
+            if offset + bytes <= lo {
+                break;
+            }
+            offset = offset.max(hi);
+        }
+        slots[i] = Some((lives[i].bytes, offset));
+        total = total.max(offset + bytes);
+        placed.push(i);
+    }
+    let overlaps = (0..lives.len())
+        .map(|i| {
+            let Some((b, o)) = slots[i] else {
+                return Vec::new();
+            };
+            placed
+                .iter()
+                .copied()
+                .filter(|&j| {
+                    let (bj, oj) = slots[j].expect("placed");
+                    j != i && oj < o + b && o < oj + bj
+                })
+                .collect()
+        })
+        .collect();
+    Plan {
+        slots,
+        overlaps,
+        total,
+    }
+}
+
+#[cfg(test)]
+#[path = "arena_tests.rs"]
+mod tests;
