@@ -14,7 +14,9 @@
 //! a list of lists of aliased tensors (`Tensor(a!)[][]` prints its outer list's alias as `(!)`,
 //! a write with no set, which no parser reads), and an aliased optional (`Tensor(a)?` prints
 //! as `Tensor?(a)`, which PyTorch's parser refuses), and a union of the numbers with other
-//! types (`Union(Scalar, ())` prints as `Union(()Scalar)`, which it refuses).
+//! types (`Union(Scalar, ())` prints as `Union(()Scalar)`, which it refuses), and a named
+//! default of a float argument (`float r=float`, the ScalarType's number 6, prints as
+//! `float r=6`, which reads back as 6.0, as in PyTorch).
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::schema::{parse_function_schema, parse_schema, Argument, FunctionSchema};
@@ -82,7 +84,8 @@ fn scalar_without_separator(printed: &str) -> bool {
 /// default of a non-string argument, a string with a non-ASCII character or a carriage
 /// return, or an int list of two or more equal elements on a list of no fixed size or of
 /// another size (printed as its one element), nor a complex number (`0j` prints `0.+0.j`,
-/// which PyTorch's parser refuses: checked with torch._C.parse_schema).
+/// which PyTorch's parser refuses: checked with torch._C.parse_schema), nor an int default of
+/// a float or complex argument (only a named default such as `float` makes one).
 fn default_reads_back(a: &Argument) -> bool {
     fn has_complex(c: &ConstValue) -> bool {
         match c {
@@ -94,7 +97,15 @@ fn default_reads_back(a: &Argument) -> bool {
     if a.default.as_ref().is_some_and(has_complex) {
         return false;
     }
+    // A named default (`float`, `long`: a ScalarType's number) on a float or complex argument
+    // stays an int in PyTorch too: `float r=float` prints `float r=6`, read back as 6.0.
+    let inner = match &a.ty {
+        Type::Optional(t) => &**t,
+        t => t,
+    };
+    let numbers_convert = matches!(inner, Type::Float | Type::Complex);
     match &a.default {
+        Some(ConstValue::Int(_)) if numbers_convert => false,
         Some(ConstValue::Str(s)) => {
             let str_arg = matches!(&a.ty, Type::Str)
                 || matches!(&a.ty, Type::Optional(t) if **t == Type::Str);
