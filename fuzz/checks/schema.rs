@@ -12,7 +12,8 @@
 //! as; `int[1] dim=[-1, -1]` as `int[1] dim=-1`, read as `[-1]`), and a nested optional
 //! number (`Scalar??` prints as `Union(Scalar)?`, which PyTorch's parser reads as `Scalar?`), and
 //! a list of lists of aliased tensors (`Tensor(a!)[][]` prints its outer list's alias as `(!)`,
-//! a write with no set, which no parser reads), and an aliased optional (`Tensor(a)?` prints
+//! a write with no set, which no parser reads; `Any(b)??[][]` prints `Any?[]()[]`, an alias
+//! with no name), and an aliased optional (`Tensor(a)?` prints
 //! as `Tensor?(a)`, which PyTorch's parser refuses), and a union of the numbers with other
 //! types (`Union(Scalar, ())` prints as `Union(()Scalar)`, which it refuses), and a named
 //! default of a float argument (`float r=float`, the ScalarType's number 6, prints as
@@ -51,6 +52,9 @@ pub fn check(data: &[u8]) -> Result<usize, String> {
         if printed.contains('$')
             || printed.contains("Union(Scalar)?")
             || printed.contains("(!)")
+            // A list of lists of an aliased optional (`Any(b)??[][]`): PyTorch prints the
+            // outer list's alias as `()`, a set with no name (`Any?[]()[]`), and refuses it.
+            || printed.contains("]()")
             // A union holding the numbers: PyTorch prints `Union(, str, Scalar)` or
             // `Union(()Scalar)` (no comma before `Scalar`) and refuses it.
             || printed.contains("Union(,")
