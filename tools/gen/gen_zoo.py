@@ -196,6 +196,29 @@ def tiny_fpn_backbone(extra_blocks=None, returned=(3, 4)):
     return BackboneWithFPN(features, return_layers, in_channels, 16, extra_blocks=extra_blocks)
 
 
+def spread_scores(m: nn.Module):
+    """Random normalization statistics and livelier heads for a detection model whose fresh
+    weights score every candidate alike (every anchor 1/3, every box 0.2066): which of the tied
+    candidates survive a top-k then hangs on the last bit of each score, so no two libraries
+    keep the same ones. Spread apart, the scores leave one right answer."""
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, nn.BatchNorm2d):
+                mod.weight.uniform_(0.5, 1.5, generator=g)
+                mod.bias.uniform_(-0.5, 0.5, generator=g)
+                mod.running_mean.uniform_(-0.2, 0.2, generator=g)
+                mod.running_var.uniform_(0.5, 1.5, generator=g)
+        for mod in getattr(m, "head", nn.Module()).modules():
+            if isinstance(mod, nn.Conv2d):
+                mod.weight.normal_(0, 0.3, generator=g)
+        for mod in getattr(m, "roi_heads", nn.Module()).modules():
+            if isinstance(mod, nn.Linear):
+                mod.weight.normal_(0, 0.02, generator=g)
+                mod.bias.uniform_(-0.1, 0.1, generator=g)
+    return m
+
+
 def detection_tiny(kind: str):
     """torchvision's detection classes with small heads over a width-0.25 MobileNetV3 and
     64x64 images; scores kept down to 0 so that every image has detections."""
@@ -222,10 +245,10 @@ def detection_tiny(kind: str):
             size = (64, 64)
             anchors = DefaultBoxGenerator([[2, 3] for _ in range(6)], min_ratio=0.2, max_ratio=0.95)
             out_channels = det_utils.retrieve_out_channels(backbone, size)
-            m = SSD(backbone, anchors, size, 3,
+            m = spread_scores(SSD(backbone, anchors, size, 3,
                     head=SSDLiteHead(out_channels, anchors.num_anchors_per_location(), 3, norm),
                     score_thresh=0.0, detections_per_img=10, topk_candidates=50,
-                    image_mean=[0.5, 0.5, 0.5], image_std=[0.5, 0.5, 0.5])
+                    image_mean=[0.5, 0.5, 0.5], image_std=[0.5, 0.5, 0.5]))
         else:
             if kind == "retinanet":
                 backbone = tiny_fpn_backbone(LastLevelP6P7(16, 16))
@@ -260,7 +283,10 @@ def detection_full(name: str, size=128):
         else:
             kwargs.update(box_score_thresh=0.0, box_detections_per_img=20, min_size=size,
                           max_size=size)
-        return getattr(detection, name)(**kwargs), (torch.rand(3, size, size),), ["[T]"]
+        m = getattr(detection, name)(**kwargs)
+        if name == "fasterrcnn_mobilenet_v3_large_320_fpn":
+            spread_scores(m)
+        return m, (torch.rand(3, size, size),), ["[T]"]
     return make
 
 
