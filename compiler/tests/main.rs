@@ -41,6 +41,10 @@ mod pt_models;
 mod ptx_assembles;
 mod pytorch_passes;
 #[cfg(feature = "codegen")]
+mod random_groups;
+#[cfg(feature = "codegen")]
+mod random_programs;
+#[cfg(feature = "codegen")]
 mod script_corpus;
 mod source_modules;
 #[cfg(feature = "codegen")]

@@ -12,20 +12,49 @@ use ember_runtime::ivalue::IValue;
 use ember_runtime::ops::cpu::available_levels;
 use ember_runtime::tensor::{DType, Tensor};
 
-/// xorshift64*: small, seeded, the same sequence everywhere.
-pub struct Rng(u64);
+/// xorshift64*: small, seeded, the same sequence everywhere. Made `from_bytes`, it draws from
+/// the bytes first (a fuzzer's input, so that its mutations change single choices) and goes on
+/// with xorshift when they run out.
+pub struct Rng {
+    state: u64,
+    bytes: Vec<u8>,
+    pos: usize,
+}
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        Rng {
+            state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            bytes: Vec::new(),
+            pos: 0,
+        }
+    }
+    pub fn from_bytes(bytes: &[u8]) -> Rng {
+        let seed = bytes.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01B3)
+        });
+        Rng {
+            bytes: bytes.to_vec(),
+            ..Rng::new(seed)
+        }
     }
     pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        if let Some(b) = self.bytes.get(self.pos..self.pos + 8) {
+            self.pos += 8;
+            return u64::from_le_bytes(b.try_into().unwrap());
+        }
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
     pub fn below(&mut self, n: usize) -> usize {
+        if n <= 256 {
+            if let Some(&b) = self.bytes.get(self.pos) {
+                self.pos += 1;
+                return b as usize % n;
+            }
+        }
         (self.next() % n as u64) as usize
     }
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
@@ -33,6 +62,14 @@ impl Rng {
     }
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
+    }
+    /// A generator seeded from this one that takes over the bytes left: seeded, the same as
+    /// `Rng::new(self.next())`.
+    pub fn fork(&mut self) -> Rng {
+        let mut r = Rng::new(self.next());
+        r.bytes = std::mem::take(&mut self.bytes);
+        r.pos = std::mem::take(&mut self.pos);
+        r
     }
 }
 
