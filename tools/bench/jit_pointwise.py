@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """PyTorch's side of the JIT pointwise benchmark (tools/bench/jit_pointwise.sh): the same
-groups as compiler/examples/jit_bench.rs in eager mode and under torch.jit.script (profiling
-executor, after its warm-up runs), on the same deterministic inputs, on as many threads as
-Ember's pool (RAYON_NUM_THREADS, default 2). Prints
-`eager_median_us eager_min_us script_median_us script_min_us` per call after warm-up.
+groups as compiler/examples/jit_bench.rs in eager mode, under torch.jit.script (profiling
+executor, after its warm-up runs) and under torch.compile (inductor's default mode, compiled in
+the warm-up), on the same deterministic inputs, on as many threads as Ember's pool
+(RAYON_NUM_THREADS, default 2). Prints `eager_median_us eager_min_us script_median_us
+script_min_us compile_median_us compile_min_us` per call after warm-up.
 
     ~/.cache/torch-venv/bin/python tools/bench/jit_pointwise.py lstm|chain4|softmax|layernorm CALLS
 """
@@ -75,7 +76,8 @@ def main():
         em, en = timed(fn, args, calls)
         scripted = torch.jit.script(fn)
         sm, sn = timed(scripted, args, calls)
-    print(f"{em:.1f}\t{en:.1f}\t{sm:.1f}\t{sn:.1f}")
+        cm, cn = timed(torch.compile(fn), args, calls)
+    print(f"{em:.1f}\t{en:.1f}\t{sm:.1f}\t{sn:.1f}\t{cm:.1f}\t{cn:.1f}")
 
 
 if __name__ == "__main__":

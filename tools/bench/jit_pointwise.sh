@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fused pointwise kernels (and a softmax and a layer norm, kernels reducing rows) compiled by Ember's JIT against PyTorch eager and torch.jit.script,
+# Fused pointwise kernels (and a softmax and a layer norm, kernels reducing rows) compiled by Ember's JIT against PyTorch eager, torch.jit.script and torch.compile,
 # per call after warm-up, both on two threads, alternating the sides ROUNDS times (medians of
 # the per-round medians); then the triad bandwidth of this machine in the same run, and the
 # JIT's compile time per kernel (cold, and loaded from the disk cache by a fresh process).
@@ -25,8 +25,9 @@ for case in lstm chain4 softmax layernorm; do
   done
   jit=$(cut -f1 /tmp/jit_pw_ember.$$ | median); interp=$(cut -f3 /tmp/jit_pw_ember.$$ | median)
   eager=$(cut -f1 /tmp/jit_pw_torch.$$ | median); script=$(cut -f3 /tmp/jit_pw_torch.$$ | median)
-  awk -v c="$case" -v j="$jit" -v i="$interp" -v e="$eager" -v s="$script" 'BEGIN {
-    printf "%-7s jit %9.1f us | interpreter %9.1f us | torch eager %9.1f us | torch.jit.script %9.1f us | eager/jit %.2fx  script/jit %.2fx\n", c, j, i, e, s, e / j, s / j }'
+  compiled=$(cut -f5 /tmp/jit_pw_torch.$$ | median)
+  awk -v c="$case" -v j="$jit" -v i="$interp" -v e="$eager" -v s="$script" -v t="$compiled" 'BEGIN {
+    printf "%-7s jit %9.1f us | interpreter %9.1f us | torch eager %9.1f us | torch.jit.script %9.1f us | torch.compile %9.1f us | eager/jit %.2fx  script/jit %.2fx  compile/jit %.2fx\n", c, j, i, e, s, t, e / j, s / j, t / j }'
   if [ "$case" = chain4 ]; then
     triad=$("$bench" triad 20)
     awk -v j="$jit" -v t="$triad" 'BEGIN { bw = 3 * 4 * 16777216 / (j * 1e-6) / 1e9;

@@ -10,8 +10,9 @@ median, batch 1, float32).
         DIR/NAME.in0.npy ... the inputs
     python tools/bench/models.py time DIR NAME THREADS [PEER ...]
         prints "NAME PEER MEDIAN_MS" per peer: eager (PyTorch eager), frozen
-        (torch.jit.optimize_for_inference(torch.jit.freeze(script))), ort (ONNX Runtime),
-        openvino; all peers by default.
+        (torch.jit.optimize_for_inference(torch.jit.freeze(script))), compile (torch.compile,
+        inductor's default mode; also "NAME compile_first MS", its first call, compiling
+        included), ort (ONNX Runtime), openvino; all peers by default.
 
 Run with the torch venv (~/.cache/torch-venv/bin/python); tools/bench/models.sh drives both
 sides and prints the table.
@@ -136,6 +137,13 @@ def time_peers(out, name, threads, peers):
                 with torch.no_grad():
                     f = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(model)))
                     ms = median_ms(lambda: f(*inputs))
+            elif peer == "compile":
+                with torch.no_grad():
+                    c = torch.compile(model)
+                    t = time.perf_counter()
+                    c(*inputs)
+                    print(f"{name} compile_first {(time.perf_counter() - t) * 1e3:.1f}")
+                    ms = median_ms(lambda: c(*inputs))
             elif peer == "ort":
                 import onnxruntime as ort
 
@@ -172,7 +180,7 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "write":
         write(argv[1])
     elif len(argv) >= 4 and argv[0] == "time":
-        peers = argv[4:] or ["eager", "frozen", "ort", "openvino"]
+        peers = argv[4:] or ["eager", "frozen", "compile", "ort", "openvino"]
         time_peers(argv[1], argv[2], int(argv[3]), peers)
     else:
         sys.exit(__doc__)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole models, batch 1, float32, per call after warm-up (medians): ember-run (frozen, through
 # the executor, and with --no-jit) beside PyTorch eager, frozen TorchScript
-# (torch.jit.optimize_for_inference(torch.jit.freeze(script))), ONNX Runtime and OpenVINO, on
+# (torch.jit.optimize_for_inference(torch.jit.freeze(script))), torch.compile (inductor; its
+# first call in the first round, compiling included, in its own column), ONNX Runtime and OpenVINO, on
 # THREADS threads, the sides alternated ROUNDS times; the best round of each side counts.
 # Also ember-run's optimization time (load to optimized graph).
 #
@@ -30,13 +31,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || a == 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(grep -o -w 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 echo "threads: $THREADS, rounds: $ROUNDS, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| model | Ember ms | Ember --no-jit ms | optimize ms | eager ms | frozen TorchScript ms | ONNX Runtime ms | OpenVINO ms | Ember vs eager | vs frozen | vs ORT | vs OpenVINO |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| model | Ember ms | Ember --no-jit ms | optimize ms | eager ms | frozen TorchScript ms | torch.compile ms | torch.compile first call ms | ONNX Runtime ms | OpenVINO ms | Ember vs eager | vs frozen | vs torch.compile | vs ORT | vs OpenVINO |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for m in $MODELS; do
     read -r e o < <(best_ember "$m" "$TMP/jit")
     read -r n _ < <(best_ember "$m" "$TMP/nojit")
     eager=$(best "$m" eager) frozen=$(best "$m" frozen) ort=$(best "$m" ort) ov=$(best "$m" openvino)
-    echo "| $m | $e | $n | $o | $eager | $frozen | $ort | $ov | $(ratio "$e" "$eager") | $(ratio "$e" "$frozen") | $(ratio "$e" "$ort") | $(ratio "$e" "$ov") |"
+    # The first round's first call: later rounds find inductor's on-disk cache warm.
+    comp=$(best "$m" compile) first=$(awk -v m="$m" '$1 == m && $2 == "compile_first" { print $3; exit }' "$TMP/peers")
+    echo "| $m | $e | $n | $o | $eager | $frozen | $comp | $first | $ort | $ov | $(ratio "$e" "$eager") | $(ratio "$e" "$frozen") | $(ratio "$e" "$comp") | $(ratio "$e" "$ort") | $(ratio "$e" "$ov") |"
 done
 echo
 echo "Ratios: the peer's time over Ember's (above 1: Ember is faster)."
