@@ -384,10 +384,18 @@ fn run_frozen(model: &Model, graph: ember_dialects::Graph, npz: &Path) -> Result
         let executor =
             GraphExecutor::new(graph.clone(), Some(model.unit.clone()), "forward", options)
                 .map_err(|e| e.message)?;
-        for call in 0..3 {
+        // Call 0 profiles; the plan's second call (2) records its buffers, later ones take
+        // them from planned memory.
+        for call in 0..5 {
             let outputs = executor.run(inputs.clone()).map_err(|e| e.message)?;
             compare_outputs(&outputs, &arrays)
                 .map_err(|e| format!("executor call {call} (chaos {chaos:?}): {e}"))?;
+        }
+        if chaos.is_none() {
+            let m = executor.memory_stats().ok_or("no plan after 5 calls")?;
+            if m.missed != 0 || m.served != 2 * m.planned {
+                return Err(format!("planned memory: {m:?} after 5 calls"));
+            }
         }
     }
     Ok(())

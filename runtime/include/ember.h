@@ -25,7 +25,8 @@
  * allocates; later calls take them from one block laid out in advance (one per call running at
  * the same time, kept with the model), so a call allocates at most once. Allocations the plan
  * does not foresee (another branch taken; inputs the guards send to the interpreter) are made as
- * usual, and a tensor that outlives its call keeps its memory.
+ * usual, and a tensor that outlives its call keeps its memory. EMBER_PLANNED_MEMORY=0 turns
+ * the plan off.
  *
  * Threads: kernels split their loops between the calling thread and the runtime's pool,
  * RAYON_NUM_THREADS threads in all (default: one per core). The pool's threads spin up to

@@ -368,12 +368,14 @@ impl Runner {
         }
     }
 
-    /// How the compiled calls used their planned memory (`--compile=whole`).
+    /// How the optimized calls used their planned memory (the executor's plan running now, or
+    /// `--compile=whole`).
     fn memory_report(&self) -> Option<String> {
-        let Runner::Whole { model, .. } = self else {
-            return None;
+        let m = match self {
+            Runner::Whole { model, .. } => model.memory_stats(),
+            Runner::Executor(e) => e.memory_stats()?,
+            Runner::Interpreter(_) => return None,
         };
-        let m = model.memory_stats();
         Some(format!(
             "planned memory: {} intermediate buffers per call in a block of {:.1} KiB ({} block(s)); {} allocations served from it, {} not\n",
             m.planned,

@@ -15,6 +15,7 @@ use ember_dialects::symbol::sym;
 use ember_dialects::{Graph, Node};
 use ember_runtime::interpreter::{run as interpret, Code, RuntimeError};
 use ember_runtime::ivalue::IValue;
+use ember_runtime::tensor::arena::{CallMemory, CallMemoryStats};
 use ember_runtime::unit::CompilationUnit;
 
 use super::groups::{group_operation, is_group};
@@ -66,6 +67,8 @@ struct Plan {
     graph: Arc<Graph>,
     code: Arc<Code>,
     guard_failures: Arc<AtomicUsize>,
+    /// The intermediate buffers of its calls, planned from its second call on.
+    memory: CallMemory,
 }
 
 enum Phase {
@@ -181,11 +184,20 @@ impl GraphExecutor {
             return interpret(&self.profiling_code, inputs);
         };
         let failures_before = plan.guard_failures.load(Ordering::Relaxed);
-        let outputs = interpret(&plan.code, inputs)?;
+        let outputs = plan.memory.scope(|| interpret(&plan.code, inputs))?;
         if plan.guard_failures.load(Ordering::Relaxed) != failures_before {
             self.bailed_out();
         }
         Ok(outputs)
+    }
+
+    /// How the calls of the plan running now used their planned memory (None while profiling).
+    pub fn memory_stats(&self) -> Option<CallMemoryStats> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match &state.phase {
+            Phase::Running(plan) => Some(plan.memory.stats()),
+            Phase::Profiling { .. } => None,
+        }
     }
 
     /// A call took a fallback: profile again, unless the plans are used up.
@@ -286,6 +298,7 @@ fn build_plan_code(
         graph: Arc::new(g),
         code: Arc::new(code),
         guard_failures: failures,
+        memory: CallMemory::new(),
     })
 }
 

@@ -11,7 +11,8 @@
 //! buffer alive at the same time). Later calls serve allocation number `i` from its slot when
 //! the size is the one recorded and no slot sharing its bytes is in use: a call whose control
 //! flow or shapes differ simply allocates the rest as usual, so the plan is never trusted
-//! blindly. A slot's buffer holds the block, so tensors that outlive the call keep its memory.
+//! blindly; a call that misses more than a quarter of its slots has the next one recorded
+//! afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call keep its memory.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::cell::RefCell;
@@ -21,6 +22,9 @@ use std::sync::{Arc, Mutex};
 
 /// Alignment of every slot (that of every storage).
 const ALIGN: usize = 64;
+
+/// How many times the plan is recorded again after calls stopped fitting it.
+const MAX_REPLANS: usize = 2;
 
 /// The recorded life of one buffer of the first call, in events (allocations and frees).
 struct Life {
@@ -136,8 +140,10 @@ pub struct CallMemoryStats {
 
 #[derive(Default)]
 struct State {
-    /// Calls begun.
+    /// Calls begun (since the last plan was dropped).
     calls: usize,
+    /// Plans dropped because a call missed more than a quarter of its slots.
+    replans: usize,
     plan: Option<Arc<Plan>>,
     /// Blocks no call is using.
     idle: Vec<Arc<Block>>,
@@ -158,7 +164,7 @@ impl CallMemory {
     /// Runs `call` on this thread: the first as usual, the second with its allocations
     /// recorded, later ones with them served from a block. A call inside another's scope runs in that scope.
     pub fn scope<R>(&self, call: impl FnOnce() -> R) -> R {
-        if SCOPE.with(|s| s.borrow().is_some()) {
+        if !enabled() || SCOPE.with(|s| s.borrow().is_some()) {
             return call();
         }
         let scope = {
@@ -220,7 +226,16 @@ impl CallMemory {
             } => {
                 st.stats.served += served;
                 st.stats.missed += missed;
-                st.idle.push(block);
+                if missed * 4 > st.stats.planned && st.replans < MAX_REPLANS {
+                    // The calls have changed (the executor's first calls profile; another
+                    // branch became the usual one): record the next one afresh.
+                    st.replans += 1;
+                    st.plan = None;
+                    st.idle.clear();
+                    st.calls = 1;
+                } else {
+                    st.idle.push(block);
+                }
             }
         }
     }
@@ -228,6 +243,13 @@ impl CallMemory {
     pub fn stats(&self) -> CallMemoryStats {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).stats
     }
+}
+
+/// `EMBER_PLANNED_MEMORY=0` turns planning off (every buffer from the allocator and the buffer
+/// cache), to compare.
+fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("EMBER_PLANNED_MEMORY").map_or(true, |v| v.trim() != "0"))
 }
 
 /// What `Storage::allocate` does with an allocation of `bytes` on this thread.

@@ -131,3 +131,27 @@ fn nested_scopes_and_no_scope_allocate_as_usual() {
     let s = chain_call(5);
     assert_eq!(bytes(&s), vec![7; 4096]);
 }
+
+#[test]
+fn calls_that_stop_fitting_the_plan_are_recorded_again() {
+    let memory = CallMemory::new();
+    let other = |fill: u8| {
+        let a = Storage::for_overwrite(1000).unwrap();
+        let b = Storage::for_overwrite(3000).unwrap();
+        // SAFETY: b's own bytes.
+        unsafe { std::ptr::write_bytes(b.as_ptr(), fill, 3000) };
+        drop(a);
+        b
+    };
+    memory.scope(|| chain_call(0));
+    memory.scope(|| chain_call(1));
+    // Another kind of call: it misses both slots, so the next one is recorded and the two
+    // after it fit.
+    for k in 0..4 {
+        assert_eq!(bytes(&memory.scope(|| other(k))), vec![k; 3000]);
+    }
+    let stats = memory.stats();
+    assert_eq!(stats.planned, 1, "{stats:?}");
+    assert_eq!((stats.served, stats.missed), (2, 2), "{stats:?}");
+    assert_eq!(stats.blocks, 2, "{stats:?}");
+}
