@@ -1,6 +1,8 @@
 //! The fuser against PyTorch's: for every committed pair of a profiled graph
 //! (`X.te.profiling.ir`) and the graph PyTorch's TensorExpr fuser made of it
-//! (`X.te.optimized.ir`), `specialize-profiled-types` + `fuse-tensor-exprs` must put in groups
+//! (`X.te.optimized.ir`), the executor's passes up to the fuser (`specialize-profiled-types`,
+//! `unroll-constant-loops`, as PyTorch's profiling executor unrolls before it fuses, and
+//! `fuse-tensor-exprs`) must put in groups
 //! at least the nodes PyTorch's `prim::TensorExprGroup`s hold, matched by kind and source
 //! location (`# file:line:col`); constants do not count. `guard-tensor-exprs` then guards the
 //! groups, and the result must verify and print as graph text that parses back.
@@ -78,7 +80,11 @@ fn ember_groups_cover_pytorch_groups() {
             .unwrap_or_else(|e| panic!("{case}: the profiled graph does not parse: {e:?}"));
         run_passes(
             &mut g,
-            &["specialize-profiled-types", "fuse-tensor-exprs"],
+            &[
+                "specialize-profiled-types",
+                "unroll-constant-loops",
+                "fuse-tensor-exprs",
+            ],
             &case,
         );
         let ours = fused_nodes(&g);
