@@ -3,6 +3,7 @@
 //! `[L, L]` attention mask, 1 a `[B, L]` key-padding mask, 2 a mask of the scores' shape).
 //! Projections go through `linear` and the products through `matmul`.
 
+use super::fused::{self, FusedMask};
 use super::softmax::{softmax_rows, EmptyRow, Mask};
 use crate::ops::linalg::matmul::matmul;
 use crate::ops::linalg::products::{linear, linear_with};
@@ -150,6 +151,15 @@ pub fn native_multi_head_attention(
     let split = qkv.reshape(&[b, t, 3, heads, dh])?;
     let part = |i: i64| -> TensorResult<Tensor> { split.select(2, i)?.permute(&[0, 2, 1, 3]) };
     let (q, k, v) = (part(0)?, part(1)?, part(2)?);
+    let scale = 1.0 / (dh as f64).sqrt();
+    if p.mask.is_none() && !p.need_weights && fused::takes(&q, &k, &v, &FusedMask::None) {
+        // No weights wanted and no mask: by blocks of queries, read from the projection in
+        // place (no row is empty, so PyTorch's two paths agree).
+        let ctx = fused::attention_f32(&q, &k, &v, scale as f32, &FusedMask::None)?;
+        let merged = ctx.permute(&[0, 2, 1, 3])?.reshape(&[b, t, d])?;
+        let out = linear_with(&merged, p.proj_weight, Some(p.proj_bias), p.packs[1])?;
+        return Ok((out, None));
+    }
     let scores = matmul(&q, &k.transpose(-2, -1)?)?;
     let keep = match p.mask {
         None => Mask::None,
@@ -170,13 +180,7 @@ pub fn native_multi_head_attention(
     } else {
         EmptyRow::Nan
     };
-    let attn = softmax_rows(
-        &scores,
-        1.0 / (dh as f64).sqrt(),
-        &keep,
-        empty,
-        scores.dtype(),
-    )?;
+    let attn = softmax_rows(&scores, scale, &keep, empty, scores.dtype())?;
     let ctx = matmul(&attn, &v)?; // [B, H, T, dh]
     let merged = ctx.permute(&[0, 2, 1, 3])?.reshape(&[b, t, d])?;
     let out = linear_with(&merged, p.proj_weight, Some(p.proj_bias), p.packs[1])?;

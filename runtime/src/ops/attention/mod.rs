@@ -4,6 +4,7 @@
 //! queries around them.
 
 pub mod encoder;
+pub mod fused;
 pub mod mha;
 pub mod nested;
 pub mod sdpa;

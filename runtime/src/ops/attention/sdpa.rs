@@ -1,8 +1,11 @@
-//! `scaled_dot_product_attention`: `softmax(q @ k^T * scale + mask) @ v` with the two products
-//! on the GEMM path (`matmul`, batch dims broadcast) and the softmax rows in f64. float16 and
+//! `scaled_dot_product_attention`: `softmax(q @ k^T * scale + mask) @ v`, fused by blocks of
+//! queries in float32 where query, key and value share their batch shape (fused.rs), otherwise
+//! with the two products on the GEMM path (`matmul`, batch dims broadcast) and the softmax
+//! rows in f64. float16 and
 //! bfloat16 compute in float32 and round once, as PyTorch's CPU kernel does. Dropout is random,
 //! so `dropout_p > 0` is refused rather than answered differently from PyTorch.
 
+use super::fused::{self, FusedMask};
 use super::softmax::{softmax_rows, EmptyRow, Mask};
 use crate::ops::linalg::matmul::matmul;
 use crate::ops::nn::work::{to_contiguous, work_dtype};
@@ -83,6 +86,9 @@ pub fn scaled_dot_product_attention(
     );
     let e = q.sizes()[q.dim() - 1];
     let scale = o.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    if let Some(out) = fused_f32(&qw, &kw, &vw, scale, o)? {
+        return cast_to(out, dtype);
+    }
     let scores = matmul(&qw, &kw.transpose(-2, -1)?)?;
     let shape = scores.sizes();
     let (l, s) = (shape[shape.len() - 2], shape[shape.len() - 1]);
@@ -116,13 +122,59 @@ pub fn scaled_dot_product_attention(
         }
     };
     let attn = softmax_rows(&scores, scale, &mask, EmptyRow::Zeros, work)?;
-    let out = matmul(&attn, &vw)?;
-    if work == dtype {
+    cast_to(matmul(&attn, &vw)?, dtype)
+}
+
+fn cast_to(out: Tensor, dtype: DType) -> TensorResult<Tensor> {
+    if out.dtype() == dtype {
         return Ok(out);
     }
     let cast = Tensor::zeros(&out.sizes(), dtype)?;
     cast.copy_from(&out)?;
     Ok(cast)
+}
+
+/// The float32 work of operands with one batch shape, by blocks of queries (fused.rs): None
+/// where it does not apply (broadcast batch dims, a float16 mask, mismatched shapes, whose
+/// errors the general path reports as PyTorch does).
+fn fused_f32(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    scale: f64,
+    o: &Options,
+) -> TensorResult<Option<Tensor>> {
+    let d = q.dim();
+    let scores_shape: Vec<i64> = q.sizes()[..d - 1]
+        .iter()
+        .copied()
+        .chain([k.sizes()[k.dim() - 2]])
+        .collect();
+    let expanded;
+    let mask = match o.attn_mask {
+        _ if o.is_causal => FusedMask::Causal,
+        None => FusedMask::None,
+        Some(m) if m.dim() > scores_shape.len() => return Ok(None),
+        Some(m) => {
+            // As the general path: the mask may not grow the scores.
+            let mut padded = vec![1i64; 4usize.saturating_sub(scores_shape.len())];
+            padded.extend_from_slice(&scores_shape);
+            match broadcast_shapes(&padded, &m.sizes()) {
+                Ok(full) if full.as_slice() == padded.as_slice() => {}
+                _ => return Ok(None),
+            }
+            expanded = m.expand(&scores_shape)?;
+            if m.dtype() == DType::Bool {
+                FusedMask::Keep(&expanded)
+            } else {
+                FusedMask::Add(&expanded)
+            }
+        }
+    };
+    if !fused::takes(q, k, v, &mask) {
+        return Ok(None);
+    }
+    fused::attention_f32(q, k, v, scale as f32, &mask).map(Some)
 }
 
 /// `enable_gqa`: key/value heads (dim -3) repeated to the query's head count.

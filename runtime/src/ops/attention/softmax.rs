@@ -114,7 +114,8 @@ fn softmax_rows_f32(
     Tensor::from_vec(v, &sizes)
 }
 
-fn normalize_f32(row: &mut [f32], empty: EmptyRow) {
+/// Softmax of one float32 row in place; a row of nothing but -inf becomes `empty`'s fill.
+pub(super) fn normalize_f32(row: &mut [f32], empty: EmptyRow) {
     let max = max_f32(row);
     if max == f32::NEG_INFINITY {
         let fill = match empty {

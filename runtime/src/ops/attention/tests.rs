@@ -104,3 +104,107 @@ fn malformed_attention_inputs_are_errors() {
     assert!(mha(2, &seq(&[8, 5], 6)));
     assert!(!mha(2, &pw));
 }
+
+/// `softmax(q k^T * scale + mask) v` by its definition in f64: `mask(b, i, j)` is None for a
+/// masked key, else what is added to the score; a row with every key masked is zeros.
+#[allow(clippy::too_many_arguments)]
+fn attention_by_definition(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    (batches, l, s, e, ev): (usize, usize, usize, usize, usize),
+    mask: impl Fn(usize, usize, usize) -> Option<f64>,
+) -> Vec<f64> {
+    let scale = 1.0 / (e as f64).sqrt();
+    let mut out = vec![0.0; batches * l * ev];
+    for b in 0..batches {
+        for i in 0..l {
+            let scores: Vec<Option<f64>> = (0..s)
+                .map(|j| {
+                    let dot: f64 = (0..e)
+                        .map(|c| q[(b * l + i) * e + c] * k[(b * s + j) * e + c])
+                        .sum();
+                    mask(b, i, j).map(|add| dot * scale + add)
+                })
+                .collect();
+            let max = scores
+                .iter()
+                .flatten()
+                .fold(f64::NEG_INFINITY, |m, &x| m.max(x));
+            if max == f64::NEG_INFINITY {
+                continue;
+            }
+            let w: Vec<f64> = scores
+                .iter()
+                .map(|x| x.map_or(0.0, |x| (x - max).exp()))
+                .collect();
+            let sum: f64 = w.iter().sum();
+            for c in 0..ev {
+                out[(b * l + i) * ev + c] =
+                    (0..s).map(|j| w[j] / sum * v[(b * s + j) * ev + c]).sum();
+            }
+        }
+    }
+    out
+}
+
+/// What a mask adds to score (b, i, j), None where it masks the key out.
+type MaskByDefinition<'a> = Box<dyn Fn(usize, usize, usize) -> Option<f64> + 'a>;
+
+/// The float32 attention fused by blocks of queries (fused.rs), against the definition: more
+/// keys than one block of scores holds (several blocks per head, the last one short),
+/// broadcast masks read in place, causal masking and rows with every key masked.
+#[test]
+fn fused_float32_attention_matches_the_definition() {
+    let f32_seq = |s: &[i64], salt: i64| {
+        let t = seq(s, salt);
+        let f = Tensor::zeros(s, crate::tensor::DType::F32).unwrap();
+        f.copy_from(&t).unwrap();
+        f
+    };
+    for &(h, l, s, e, ev) in &[
+        (3usize, 37usize, 5000usize, 8usize, 5usize),
+        (2, 64, 64, 16, 16),
+    ] {
+        let shape = |a: usize, b: usize| [2, h as i64, a as i64, b as i64];
+        let (q, k, v) = (
+            f32_seq(&shape(l, e), 1),
+            f32_seq(&shape(s, e), 2),
+            f32_seq(&shape(s, ev), 3),
+        );
+        let (qs, ks, vs) = (q.to_vec::<f64>(), k.to_vec::<f64>(), v.to_vec::<f64>());
+        let dims = (2 * h, l, s, e, ev);
+        // A boolean mask over (query, key), shared by every batch and head: row 3 keeps
+        // nothing.
+        let keep: Vec<bool> = (0..l * s).map(|x| x / s != 3 && (x * 7) % 5 != 0).collect();
+        let keep_t = Tensor::from_vec(keep.clone(), &[l as i64, s as i64]).unwrap();
+        // A float mask per head (broadcast over the batch).
+        let add = f32_seq(&[h as i64, 1, s as i64], 4);
+        let add_v = add.to_vec::<f64>();
+        let cases: Vec<(Option<&Tensor>, bool, MaskByDefinition)> = vec![
+            (None, false, Box::new(|_, _, _| Some(0.0))),
+            (None, true, Box::new(|_, i, j| (j <= i).then_some(0.0))),
+            (
+                Some(&keep_t),
+                false,
+                Box::new(|_, i, j| keep[i * s + j].then_some(0.0)),
+            ),
+            (
+                Some(&add),
+                false,
+                Box::new(|b, _, j| Some(add_v[(b % h) * s + j])),
+            ),
+        ];
+        for (n, (mask, causal, by_def)) in cases.iter().enumerate() {
+            let out = scaled_dot_product_attention(&q, &k, &v, &options(*mask, *causal)).unwrap();
+            assert_eq!(out.dtype(), crate::tensor::DType::F32);
+            let want = attention_by_definition(&qs, &ks, &vs, dims, by_def);
+            for (x, (g, w)) in out.to_vec::<f64>().iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-5 + 1e-4 * w.abs(),
+                    "shape {dims:?} case {n} element {x}: {g} vs {w}"
+                );
+            }
+        }
+    }
+}
