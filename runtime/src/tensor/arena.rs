@@ -1,23 +1,24 @@
-//! Planned memory for the calls of a compiled model: after the first call, each later call
-//! takes the buffers of its intermediate tensors from one block laid out in advance, so a
-//! call of a model specialized to fixed shapes allocates at most once (the block, when no
-//! other is free), as PyTorch's static runtime plans its managed tensors.
+//! Planned memory for the calls of a compiled model or an executor's plan: from the third
+//! call on, each takes the buffers of its intermediate tensors from one block laid out in
+//! advance, so a call of a model specialized to fixed shapes allocates at most once (the block,
+//! when no other is free), as PyTorch's static runtime plans its managed tensors.
 //!
 //! The second call inside a [`CallMemory`] (the first does what is done once, such as packing
-//! weights) records every buffer its thread allocates: size, and
-//! when it was allocated and freed, counted in allocation and free events. Buffers still alive
-//! when the call ends (its outputs, and what they view) are not planned. The others get
-//! offsets in one block, packed greedily (largest first, at the lowest offset that overlaps no
-//! buffer alive at the same time). Later calls serve allocation number `i` from its slot when
-//! the size is the one recorded and no slot sharing its bytes is in use: a call whose control
+//! weights) records the first [`MAX_SLOTS`] buffers its thread allocates: size, and when each
+//! was allocated and freed, counted in allocation and free events. Buffers still alive when
+//! the call ends (its outputs, and what they view) are not planned. The others get offsets in
+//! one block, packed greedily (largest first, at the lowest offset that overlaps no buffer
+//! alive at the same time). Later calls serve allocation number `i` from its slot when the
+//! size is the one recorded and no live buffer uses any of its bytes: a call whose control
 //! flow or shapes differ simply allocates the rest as usual, so the plan is never trusted
 //! blindly; a call that misses more than a quarter of its slots has the next one recorded
-//! afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call keep its memory.
+//! afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call
+//! keep its memory.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::cell::RefCell;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Alignment of every slot (that of every storage).
@@ -25,6 +26,10 @@ const ALIGN: usize = 64;
 
 /// How many times the plan is recorded again after calls stopped fitting it.
 const MAX_REPLANS: usize = 2;
+
+/// Allocations of a call that are recorded and planned (later ones are made as usual): packing
+/// them takes time growing with the square of their number.
+const MAX_SLOTS: usize = 4096;
 
 /// The recorded life of one buffer of the first call, in events (allocations and frees).
 struct Life {
@@ -42,8 +47,6 @@ pub(super) struct Recording {
 struct Plan {
     /// Per allocation number: its bytes and offset, or None for one not planned.
     slots: Vec<Option<(usize, usize)>>,
-    /// Per allocation number: the planned slots whose bytes overlap its own.
-    overlaps: Vec<Vec<usize>>,
     total: usize,
 }
 
@@ -51,11 +54,12 @@ struct Plan {
 pub(super) struct Block {
     ptr: NonNull<u8>,
     plan: Arc<Plan>,
-    /// Per allocation number: whether a live buffer uses the slot.
-    live: Vec<AtomicBool>,
+    /// The byte ranges live buffers use, `[start, end)` (a few at a time: what a call holds
+    /// at once).
+    live: Mutex<Vec<(usize, usize)>>,
 }
 
-// SAFETY: plain bytes; each slot is handed to one buffer at a time (`live`).
+// SAFETY: plain bytes; a range is handed to one buffer at a time (`live`).
 unsafe impl Send for Block {}
 unsafe impl Sync for Block {}
 
@@ -74,10 +78,11 @@ impl Block {
     fn new(plan: Arc<Plan>) -> Option<Block> {
         // SAFETY: a non-zero size.
         let ptr = NonNull::new(unsafe { alloc(block_layout(plan.total)) })?;
-        let live = (0..plan.slots.len())
-            .map(|_| AtomicBool::new(false))
-            .collect();
-        Some(Block { ptr, plan, live })
+        Some(Block {
+            ptr,
+            plan,
+            live: Mutex::new(Vec::new()),
+        })
     }
 }
 
@@ -85,8 +90,8 @@ impl Block {
 pub(super) enum Tag {
     /// A buffer of the recorded call: its free is an event.
     Recorded(Arc<Recording>, usize),
-    /// A buffer in a block's slot: the slot is free again.
-    Slot(Arc<Block>, usize),
+    /// A buffer in a block's slot (its byte range): the range is free again.
+    Slot(Arc<Block>, (usize, usize)),
 }
 
 impl Drop for Tag {
@@ -103,7 +108,12 @@ impl Drop for Tag {
                     life.end = Some(t);
                 }
             }
-            Tag::Slot(block, i) => block.live[*i].store(false, Ordering::Release),
+            Tag::Slot(block, range) => {
+                let mut live = block.live.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(at) = live.iter().position(|r| r == range) {
+                    live.swap_remove(at);
+                }
+            }
         }
     }
 }
@@ -162,7 +172,8 @@ impl CallMemory {
     }
 
     /// Runs `call` on this thread: the first as usual, the second with its allocations
-    /// recorded, later ones with them served from a block. A call inside another's scope runs in that scope.
+    /// recorded, later ones with them served from a block. A call inside another's scope runs
+    /// in that scope.
     pub fn scope<R>(&self, call: impl FnOnce() -> R) -> R {
         if !enabled() || SCOPE.with(|s| s.borrow().is_some()) {
             return call();
@@ -268,8 +279,11 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
         match s.as_mut() {
             None => Allocation::Usual,
             Some(Scope::Record(rec)) => {
-                let t = rec.clock.fetch_add(1, Ordering::Relaxed);
                 let mut lives = rec.lives.lock().unwrap_or_else(|e| e.into_inner());
+                if lives.len() >= MAX_SLOTS {
+                    return Allocation::Usual;
+                }
+                let t = rec.clock.fetch_add(1, Ordering::Relaxed);
                 lives.push(Life {
                     bytes,
                     start: t,
@@ -290,9 +304,9 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
                     return Allocation::Usual;
                 }
                 match take_slot(block, i, bytes) {
-                    Some(ptr) => {
+                    Some((ptr, range)) => {
                         *served += 1;
-                        Allocation::Slot(ptr, Tag::Slot(block.clone(), i))
+                        Allocation::Slot(ptr, Tag::Slot(block.clone(), range))
                     }
                     None => {
                         *missed += 1;
@@ -304,22 +318,21 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
     })
 }
 
-/// Slot `i` of `block` for `bytes`, if it was planned for that size and no slot sharing its
-/// bytes is in use.
-fn take_slot(block: &Block, i: usize, bytes: usize) -> Option<NonNull<u8>> {
+/// Slot `i` of `block` for `bytes` and its byte range, if it was planned for that size and no
+/// live buffer uses any of its bytes.
+fn take_slot(block: &Block, i: usize, bytes: usize) -> Option<(NonNull<u8>, (usize, usize))> {
     let (size, offset) = (*block.plan.slots.get(i)?)?;
-    if size != bytes
-        || block.plan.overlaps[i]
-            .iter()
-            .any(|&j| block.live[j].load(Ordering::Acquire))
-    {
+    let range = (offset, offset + size);
+    let mut live = block.live.lock().unwrap_or_else(|e| e.into_inner());
+    if size != bytes || live.iter().any(|&(lo, hi)| lo < range.1 && range.0 < hi) {
         return None;
     }
-    if block.live[i].swap(true, Ordering::AcqRel) {
-        return None;
-    }
+    live.push(range);
     // SAFETY: offset + size <= total, inside the block's allocation.
-    NonNull::new(unsafe { block.ptr.as_ptr().add(offset) })
+    Some((
+        NonNull::new(unsafe { block.ptr.as_ptr().add(offset) })?,
+        range,
+    ))
 }
 
 /// Offsets for the buffers freed within the call: largest first, each at the lowest offset
@@ -357,26 +370,7 @@ fn plan(lives: &[Life]) -> Plan {
         total = total.max(offset + bytes);
         placed.push(i);
     }
-    let overlaps = (0..lives.len())
-        .map(|i| {
-            let Some((b, o)) = slots[i] else {
-                return Vec::new();
-            };
-            placed
-                .iter()
-                .copied()
-                .filter(|&j| {
-                    let (bj, oj) = slots[j].expect("placed");
-                    j != i && oj < o + b && o < oj + bj
-                })
-                .collect()
-        })
-        .collect();
-    Plan {
-        slots,
-        overlaps,
-        total,
-    }
+    Plan { slots, total }
 }
 
 #[cfg(test)]

@@ -155,3 +155,20 @@ fn calls_that_stop_fitting_the_plan_are_recorded_again() {
     assert_eq!((stats.served, stats.missed), (2, 2), "{stats:?}");
     assert_eq!(stats.blocks, 2, "{stats:?}");
 }
+
+#[test]
+fn only_the_first_allocations_of_a_long_call_are_planned() {
+    let memory = CallMemory::new();
+    let call = || {
+        for _ in 0..MAX_SLOTS + 100 {
+            drop(Storage::for_overwrite(64).unwrap());
+        }
+    };
+    for _ in 0..3 {
+        memory.scope(call);
+    }
+    let stats = memory.stats();
+    assert_eq!(stats.planned, MAX_SLOTS, "{stats:?}");
+    assert_eq!((stats.served, stats.missed), (MAX_SLOTS, 0), "{stats:?}");
+    assert_eq!(stats.block_bytes, 64);
+}
