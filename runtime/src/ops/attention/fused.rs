@@ -5,6 +5,7 @@
 //! time, and a mask is read through its broadcast strides, never expanded into a copy.
 
 use super::softmax::{normalize_f32, EmptyRow};
+use crate::ops::linalg::gemm::gemm_serial_strided;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// How scores are masked.
@@ -116,18 +117,18 @@ pub fn attention_f32(
                 let qb = (qp as *const f32).offset(offset(&qst, b)).add(i0 * q_rs);
                 let kb = (kp as *const f32).offset(offset(&kst, b));
                 // scores[m, S] = q[i0.., :] @ k^T: column j of k^T is row j of k.
-                product(
+                let scores = scores.as_mut_ptr();
+                gemm_serial_strided(
                     m,
                     s,
                     e,
-                    scores.as_mut_ptr(),
+                    scores,
                     s,
+                    false,
                     qb,
-                    q_rs,
-                    q_cs,
+                    [q_rs, q_cs],
                     kb,
-                    k_cs,
-                    k_rs,
+                    [k_cs, k_rs],
                 );
             }
             let mask_at = mask_view.as_ref().map_or(0, |(_, st, _)| offset(st, b));
@@ -139,7 +140,18 @@ pub fn attention_f32(
             unsafe {
                 let vb = (vp as *const f32).offset(offset(&vst, b));
                 let ob = (op as *mut f32).add((b * l + i0) * ev);
-                product(m, ev, s, ob, ev, scores.as_ptr(), s, 1, vb, v_rs, v_cs);
+                gemm_serial_strided(
+                    m,
+                    ev,
+                    s,
+                    ob,
+                    ev,
+                    false,
+                    scores.as_ptr(),
+                    [s, 1],
+                    vb,
+                    [v_rs, v_cs],
+                );
             }
         },
     );
@@ -183,52 +195,4 @@ fn mask_row(
         }
         _ => {}
     }
-}
-
-/// `dst[m, n] = a[m, k] @ b[k, n]` on this thread, with `dst` rows `ldd` apart, `a`'s element
-/// (r, c) at `r * a_rs + c * a_cs` and `b`'s at `r * b_rs + c * b_cs`.
-///
-/// # Safety
-/// The three blocks must be valid for those shapes and strides, and `dst` overlap neither.
-#[allow(clippy::too_many_arguments)]
-unsafe fn product(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: *mut f32,
-    ldd: usize,
-    a: *const f32,
-    a_rs: usize,
-    a_cs: usize,
-    b: *const f32,
-    b_rs: usize,
-    b_cs: usize,
-) {
-    if k == 0 {
-        for r in 0..m {
-            std::slice::from_raw_parts_mut(dst.add(r * ldd), n).fill(0.0);
-        }
-        return;
-    }
-    gemm::gemm::<f32>(
-        m,
-        n,
-        k,
-        dst,
-        1,
-        ldd as isize,
-        false,
-        a,
-        a_cs as isize,
-        a_rs as isize,
-        b,
-        b_cs as isize,
-        b_rs as isize,
-        1.0,
-        1.0,
-        false,
-        false,
-        false,
-        gemm::Parallelism::None,
-    )
 }

@@ -247,6 +247,27 @@ pub unsafe fn gemm_serial<T: Element>(
     b: *const T,
     ldb: usize,
 ) {
+    gemm_serial_strided(m, n, k, dst, ldd, accumulate, a, [lda, 1], b, [ldb, 1])
+}
+
+/// [`gemm_serial`] with `a`'s and `b`'s element (r, c) at `r * s[0] + c * s[1]` (a transposed
+/// operand read in place).
+///
+/// # Safety
+/// As [`gemm_serial`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn gemm_serial_strided<T: Element>(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: *mut T,
+    ldd: usize,
+    accumulate: bool,
+    a: *const T,
+    a_strides: [usize; 2],
+    b: *const T,
+    b_strides: [usize; 2],
+) {
     debug_assert!(matches!(T::DTYPE, DType::F32 | DType::F64));
     if m == 0 || n == 0 {
         return;
@@ -270,11 +291,11 @@ pub unsafe fn gemm_serial<T: Element>(
         ldd as isize,
         accumulate,
         a,
-        1,
-        lda as isize,
+        a_strides[1] as isize,
+        a_strides[0] as isize,
         b,
-        1,
-        ldb as isize,
+        b_strides[1] as isize,
+        b_strides[0] as isize,
         T::from_f64(1.0),
         T::from_f64(1.0),
         false,
