@@ -35,6 +35,9 @@ pub(crate) const DOT_ROWS: usize = 4;
 /// [3072, 768] on 2 threads: 32 rows 0.41 ms as dot products, 33 rows 0.85 ms packed; 65 rows
 /// 0.91 against 1.11; 197 rows 2.73 against 2.30).
 const UNPACKED_DOT_ROWS: usize = 96;
+/// Weights of fewer elements are packed anyway: it costs next to nothing, and the tiles keep
+/// the summation order of every other product.
+const UNPACKED_DOT_MIN_WEIGHTS: usize = 1 << 16;
 
 /// Whether the kernels here have a form for `level`.
 pub(crate) fn available(level: Isa) -> bool {
@@ -551,10 +554,10 @@ pub(crate) fn linear_f32(
     let (m, n, k) = (rows as usize, n as usize, k as usize);
     let (a, lda) = (x.data_ptr() as *const f32, x.strides()[0] as usize);
     let c = out.data_ptr() as *mut f32;
-    // Weights packed on every call (not a graph constant) cost a pass over the weights that
-    // a few rows do not win back: up to UNPACKED_DOT_ROWS rows run as dot products too, a
+    // Large weights packed on every call (not a graph constant) cost a pass over the weights
+    // that a few rows do not win back: up to UNPACKED_DOT_ROWS rows run as dot products too, a
     // block of DOT_ROWS rows per pass over the weights.
-    let dot_rows = if cache.is_none() {
+    let dot_rows = if cache.is_none() && k * n >= UNPACKED_DOT_MIN_WEIGHTS {
         UNPACKED_DOT_ROWS
     } else {
         DOT_ROWS
@@ -639,6 +642,7 @@ mod tests {
             (9, 40, 100),
             (64, 70, 97),
             (100, 24, 33),
+            (40, 300, 256),
             (13, 0, 7),
         ] {
             let x = Tensor::from_vec(seq(m * k, 1), &[m as i64, k as i64]).unwrap();
