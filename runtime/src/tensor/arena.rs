@@ -299,11 +299,11 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
             }) => {
                 let i = *next;
                 *next += 1;
-                if !matches!(block.plan.slots.get(i), Some(Some(_))) {
+                let Some(&Some(slot)) = block.plan.slots.get(i) else {
                     // Beyond the plan, or a buffer that outlived the recorded call.
                     return Allocation::Usual;
-                }
-                match take_slot(block, i, bytes) {
+                };
+                match take_slot(block, slot, bytes) {
                     Some((ptr, range)) => {
                         *served += 1;
                         Allocation::Slot(ptr, Tag::Slot(block.clone(), range))
@@ -318,10 +318,13 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
     })
 }
 
-/// Slot `i` of `block` for `bytes` and its byte range, if it was planned for that size and no
-/// live buffer uses any of its bytes.
-fn take_slot(block: &Block, i: usize, bytes: usize) -> Option<(NonNull<u8>, (usize, usize))> {
-    let (size, offset) = (*block.plan.slots.get(i)?)?;
+/// The memory of a planned slot of `block` (its size and offset) for `bytes`, and its byte
+/// range, if it was planned for that size and no live buffer uses any of its bytes.
+fn take_slot(
+    block: &Block,
+    (size, offset): (usize, usize),
+    bytes: usize,
+) -> Option<(NonNull<u8>, (usize, usize))> {
     let range = (offset, offset + size);
     let mut live = block.live.lock().unwrap_or_else(|e| e.into_inner());
     if size != bytes || live.iter().any(|&(lo, hi)| lo < range.1 && range.0 < hi) {
