@@ -20,8 +20,14 @@ fn random_elementwise_groups_match_the_interpreter() {
     let levels = available_levels();
     let mut rng = Rng::new(seed);
     let mut refused = 0;
+    let mut several = 0;
     for i in 0..count {
         let (src, inputs) = random_case(&mut rng);
+        // A reduction over several dimensions (their list has a comma).
+        several += src
+            .lines()
+            .any(|l| l.contains("prim::ListConstruct(") && l.contains(", "))
+            as usize;
         let isa = levels[i % levels.len()];
         if !check_case(&src, &inputs, isa, &format!("graph {i}")) {
             refused += 1;
@@ -31,5 +37,10 @@ fn random_elementwise_groups_match_the_interpreter() {
     assert!(
         refused * 4 < count,
         "{refused} of {count} graphs refused by the interpreter"
+    );
+    println!("{count} graphs, {several} reducing several dimensions, {refused} refused");
+    assert!(
+        several * 50 >= count,
+        "only {several} graphs reduce several dimensions"
     );
 }

@@ -1,8 +1,8 @@
-//! Reductions over the last dimension in JIT kernels (sum, mean, amax, amin, softmax,
-//! log_softmax, and the statistics of a layer norm), against the interpreter: every float
-//! dtype, keepdim or not, rows short and long, strided and broadcast inputs, unknown sizes,
-//! empty rows, and the inputs a kernel must refuse (so that the executor runs the
-//! interpreter instead).
+//! Reductions over the innermost dimensions in JIT kernels (sum, mean, amax, amin, softmax,
+//! log_softmax, and the statistics of a layer norm; over the last dimension, several, or all),
+//! against the interpreter: every float dtype, keepdim or not, rows short and long, strided
+//! and broadcast inputs, unknown sizes, empty rows, and the inputs a kernel must refuse (so
+//! that the executor runs the interpreter instead).
 
 use crate::jit_support;
 
@@ -25,6 +25,8 @@ fn graph_of(params: &str, body: &str, results: &str) -> String {
   %one : int = prim::Constant[value=1]()
   %last : int = prim::Constant[value=-1]()
   %dims : int[] = prim::ListConstruct(%last)
+  %minus2 : int = prim::Constant[value=-2]()
+  %dims2 : int[] = prim::ListConstruct(%minus2, %last)
 {body}
   return ({results})
 "
@@ -231,12 +233,136 @@ fn a_reduction_broadcast_along_the_row_is_refused() {
 fn reductions_over_other_dimensions_are_refused_with_the_node() {
     for body in [
         "  %zero : int = prim::Constant[value=0]()\n  %d0 : int[] = prim::ListConstruct(%zero)\n  %r = aten::sum(%x, %d0, %true, %none)",
-        "  %two : int[] = prim::ListConstruct(%last, %one)\n  %r = aten::sum(%x, %two, %true, %none)",
+        // A dimension twice (PyTorch raises an error).
+        "  %two : int[] = prim::ListConstruct(%last, %last)\n  %r = aten::sum(%x, %two, %true, %none)",
         "  %six : int = prim::Constant[value=6]()\n  %r = aten::sum(%x, %dims, %true, %six)",
+        // Dimensions 0 and 2 of three: not the innermost ones.
+        "  %zero : int = prim::Constant[value=0]()\n  %d02 : int[] = prim::ListConstruct(%zero, %last)\n  %r = aten::sum(%x, %d02, %true, %none)",
+        // Reductions over one and over two dimensions in one kernel.
+        "  %a = aten::sum(%x, %dims, %true, %none)\n  %b = aten::sum(%x, %dims2, %true, %none)\n  %r = aten::add(%a, %b, %one)",
     ] {
-        let src = graph(&type_text(DType::F32, &known(&[3, 4])), body);
+        let src = graph(&type_text(DType::F32, &known(&[3, 4, 5])), body);
         let err = compile_group(&parse(&src)).unwrap_err();
         assert!(err.to_string().contains("aten::sum"), "{body}: {err}");
+    }
+}
+
+/// Reductions over the last two dimensions and over all of them.
+const SEVERAL_DIMS_BODIES: &[&str] = &[
+    // A squeeze-excitation block's pooling, and an instance norm's centring.
+    "  %m = aten::mean(%x, %dims2, %true, %none)\n  %r = aten::sigmoid(%m)",
+    "  %m = aten::mean(%x, %dims2, %true, %none)\n  %r = aten::sub(%x, %m, %one)",
+    "  %s = aten::sum(%x, %dims2, %false, %none)\n  %r = aten::mul(%s, %s)",
+    "  %m = aten::amax(%x, %dims2, %false)\n  %r = aten::relu(%m)",
+    "  %m = aten::amin(%x, %dims2, %true)\n  %r = aten::mul(%m, %x)",
+    // The dims in another order, and every dimension (None).
+    "  %rev : int[] = prim::ListConstruct(%last, %minus2)\n  %s = aten::sum(%x, %rev, %true, %none)\n  %r = aten::div(%x, %s)",
+    "  %e = aten::exp(%x)\n  %s = aten::sum(%e, %none)\n  %r = aten::log(%s)",
+    "  %m = aten::mean(%x, %none, %true, %none)\n  %r = aten::sub(%x, %m, %one)",
+    // Two levels: an instance norm's variance over the centred values.
+    "  %m = aten::mean(%x, %dims2, %true, %none)
+  %d = aten::sub(%x, %m, %one)
+  %sq = aten::mul(%d, %d)
+  %v = aten::mean(%sq, %dims2, %true, %none)
+  %is = aten::rsqrt(%v)
+  %r = aten::mul(%d, %is)",
+];
+
+#[test]
+fn reductions_over_several_innermost_dimensions_match_the_interpreter() {
+    // Positive inputs: sums of hundreds of elements that cancel out would differ in their
+    // low bits between the kernel's order of additions and the interpreter's.
+    let t = |rng: &mut Rng, d: DType, s: &[i64]| IValue::Tensor(tensor(rng, d, s, 0.5, 3.0));
+    let mut rng = Rng::new(50);
+    let shapes: &[&[i64]] = &[
+        &[2, 3, 4, 5],
+        &[1, 8, 7, 7],
+        &[3, 1, 1],
+        &[2, 300, 3],
+        &[4, 1, 9],
+    ];
+    for body in SEVERAL_DIMS_BODIES {
+        for dtype in [DType::F32, DType::F64, DType::F16, DType::BF16] {
+            for shape in shapes {
+                let src = graph(&type_text(dtype, &known(shape)), body);
+                check(&src, &[t(&mut rng, dtype, shape)]);
+            }
+        }
+        // Unknown sizes, empty rows and empty outer dimensions.
+        let g = parse(&graph(&type_text(DType::F32, &[None, None, None]), body));
+        for shape in [[5, 6, 7], [1, 1, 1], [3, 0, 4], [0, 2, 2], [2, 64, 65]] {
+            let empty_extreme = shape.contains(&0) && body.contains("am");
+            if !empty_extreme {
+                check_graph(&g, &[t(&mut rng, DType::F32, &shape)], body);
+            }
+        }
+    }
+    // Integer sums over two dimensions are int64.
+    let src = graph(
+        &type_text(DType::I32, &known(&[3, 4, 5])),
+        "  %s = aten::sum(%x, %dims2, %false, %none)\n  %r = aten::mul(%s, %one)",
+    );
+    check(&src, &[t(&mut rng, DType::I32, &[3, 4, 5])]);
+}
+
+#[test]
+fn rows_of_several_dimensions_from_strided_and_broadcast_inputs() {
+    let mut rng = Rng::new(51);
+    let src = graph_of(
+        &format!(
+            "%x : {}, %b : {}",
+            type_text(DType::F32, &[None, None, None]),
+            type_text(DType::F32, &[None, None, None])
+        ),
+        "  %xb = aten::add(%x, %b, %one)
+  %m = aten::mean(%xb, %dims2, %true, %none)
+  %r = aten::sub(%xb, %m, %one)",
+        "%r, %m",
+    );
+    let g = parse(&src);
+    let base = tensor(&mut rng, DType::F32, &[6, 4, 5], -3.0, 3.0);
+    // The rows are contiguous though the outer dimension is not (an expanded or sliced
+    // tensor), or the other operand broadcasts over whole rows or whole outer positions.
+    let rows_walkable = [
+        (
+            tensor(&mut rng, DType::F32, &[1, 4, 5], -3.0, 3.0)
+                .expand(&[6, 4, 5])
+                .unwrap(),
+            base.clone(),
+        ),
+        (
+            tensor(&mut rng, DType::F32, &[12, 4, 5], -3.0, 3.0)
+                .slice(0, Some(0), Some(12), 2)
+                .unwrap(),
+            base.clone(),
+        ),
+        (
+            base.clone(),
+            tensor(&mut rng, DType::F32, &[6, 1, 1], -3.0, 3.0),
+        ),
+        (
+            base.clone(),
+            tensor(&mut rng, DType::F32, &[1, 4, 5], -3.0, 3.0),
+        ),
+    ];
+    for (i, (a, b)) in rows_walkable.into_iter().enumerate() {
+        check_graph(
+            &g,
+            &[IValue::Tensor(a), IValue::Tensor(b)],
+            &format!("pair {i}"),
+        );
+    }
+    // A row no single stride walks (an operand transposed within the row, or broadcast
+    // along part of it): the kernel refuses, and the executor runs the interpreter.
+    let group = compile_group(&g).unwrap();
+    let transposed = tensor(&mut rng, DType::F32, &[6, 5, 4], -3.0, 3.0)
+        .transpose(1, 2)
+        .unwrap();
+    let part = tensor(&mut rng, DType::F32, &[1, 4, 1], -3.0, 3.0);
+    for (a, b) in [(transposed, base.clone()), (base.clone(), part)] {
+        let inputs = [IValue::Tensor(a), IValue::Tensor(b)];
+        assert!(group.run(&inputs).is_err());
+        interpret(&g, &inputs).unwrap();
     }
 }
 
@@ -300,6 +426,59 @@ fn layer_norm_with_and_without_weights() {
             }
         }
     }
+}
+
+#[test]
+fn layer_norm_over_two_dimensions() {
+    let mut rng = Rng::new(52);
+    for dtype in [DType::F32, DType::F16] {
+        let x = type_text(dtype, &known(&[3, 6, 4]));
+        let w = type_text(dtype, &known(&[6, 4]));
+        let src = graph_of(
+            &format!("%x : {x}, %w : {w}, %b : {w}"),
+            "  %six : int = prim::Constant[value=6]()
+  %four : int = prim::Constant[value=4]()
+  %shape : int[] = prim::ListConstruct(%six, %four)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y = aten::add(%x, %x, %one)
+  %r = aten::layer_norm(%y, %shape, %w, %b, %eps, %true)",
+            "%r",
+        );
+        let inputs = [
+            t(&mut rng, dtype, &[3, 6, 4]),
+            t(&mut rng, dtype, &[6, 4]),
+            t(&mut rng, dtype, &[6, 4]),
+        ];
+        check(&src, &inputs);
+    }
+    // Rows of [4, 6] have the normalized shape's 24 elements, but PyTorch refuses them, and
+    // a weight of [1, 4] that would broadcast: so does the kernel.
+    let any = type_text(DType::F32, &[None, None, None]);
+    let any2 = type_text(DType::F32, &[None, None]);
+    let g = parse(&graph_of(
+        &format!("%x : {any}, %w : {any2}"),
+        "  %six : int = prim::Constant[value=6]()
+  %four : int = prim::Constant[value=4]()
+  %shape : int[] = prim::ListConstruct(%six, %four)
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y = aten::add(%x, %x, %one)
+  %r = aten::layer_norm(%y, %shape, %w, %none, %eps, %true)",
+        "%r",
+    ));
+    let group = compile_group(&g).unwrap();
+    for (x, w) in [([3, 4, 6], [6, 4]), ([3, 6, 4], [1, 4])] {
+        let inputs = [t(&mut rng, DType::F32, &x), t(&mut rng, DType::F32, &w)];
+        assert!(group.run(&inputs).is_err(), "{x:?} {w:?}");
+        assert!(interpret(&g, &inputs).is_err(), "{x:?} {w:?}");
+    }
+    check_graph(
+        &g,
+        &[
+            t(&mut rng, DType::F32, &[2, 6, 4]),
+            t(&mut rng, DType::F32, &[6, 4]),
+        ],
+        "rows of [6, 4]",
+    );
 }
 
 #[test]

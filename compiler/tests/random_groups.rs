@@ -1,4 +1,5 @@
-//! Random elementwise groups: chains of fusible ops and reductions over the last dimension over
+//! Random elementwise groups: chains of fusible ops and reductions over the innermost dimensions
+//! (the last, or several: one count per group, as a kernel's rows are of one kind) over
 //! inputs of random ranks, broadcast shapes, unknown sizes, dtypes and scalar operands; and the
 //! check that compiles one for a CPU form and compares it with the interpreter. Drawn from a
 //! seeded `Rng` by the fixed-seed test (jit_random.rs) and from a fuzzer's bytes by the
@@ -22,6 +23,8 @@ struct Gen {
     reduced: bool,
     /// The shape of the first input: the group's iteration space.
     full: Vec<i64>,
+    /// How many innermost dimensions every reduction of the group reduces.
+    row_dims: usize,
     next: usize,
 }
 
@@ -193,7 +196,7 @@ impl Gen {
             }
             10 => {
                 // Pieces of a last dimension of 2 have 1 column: they broadcast back.
-                if self.chunked || self.reduced || ashape.last() != Some(&2) {
+                if self.chunked || self.reduced || self.row_dims > 1 || ashape.last() != Some(&2) {
                     return false;
                 }
                 self.chunked = true;
@@ -207,18 +210,23 @@ impl Gen {
                 self.push(q, ad, piece);
             }
             11 => {
-                // A reduction over the last dimension of a value of the full shape (rows of
-                // more than one column: a value reduced before has rows of one).
+                // A reduction over the innermost dimensions of a value of the full shape
+                // (rows of more than one element: a value reduced before has rows of one).
+                let k = self.row_dims;
+                let rank = self.full.len();
                 if ashape != self.full
-                    || self.full.last().is_none_or(|&n| n < 2)
+                    || rank < k
+                    || self.full[rank - k..].iter().product::<i64>() < 2
                     || ad == DType::Bool
                 {
                     return false;
                 }
-                let op = if floating {
+                let op = if floating && k == 1 {
                     *self
                         .rng
                         .pick(&["softmax", "log_softmax", "sum", "mean", "amax", "amin"])
+                } else if floating {
+                    *self.rng.pick(&["sum", "mean", "amax", "amin"])
                 } else {
                     *self.rng.pick(&["sum", "amax", "amin"])
                 };
@@ -229,8 +237,26 @@ impl Gen {
                     .push(format!("  {none} : NoneType = prim::Constant()"));
                 self.lines
                     .push(format!("  {keep} : bool = prim::Constant[value=1]()"));
+                // The reduced dimensions in a random order, counted from either end.
+                let mut reduced: Vec<i64> = (rank - k..rank).map(|d| d as i64).collect();
+                for i in (1..reduced.len()).rev() {
+                    reduced.swap(i, self.rng.below(i + 1));
+                }
+                let mut dim_names = Vec::new();
+                for d in reduced {
+                    let d = if self.rng.below(2) == 0 {
+                        d
+                    } else {
+                        d - rank as i64
+                    };
+                    let name = self.fresh();
+                    self.lines
+                        .push(format!("  {name} : int = prim::Constant[value={d}]()"));
+                    dim_names.push(name);
+                }
+                let dim_list = dim_names.join(", ");
                 let mut row = ashape.clone();
-                *row.last_mut().expect("rank 1 or more") = 1;
+                row[rank - k..].fill(1);
                 self.reduced = true;
                 match op {
                     "softmax" | "log_softmax" => {
@@ -240,16 +266,18 @@ impl Gen {
                     }
                     "sum" | "mean" => {
                         let dims = self.fresh();
-                        self.lines
-                            .push(format!("  {dims} : int[] = prim::ListConstruct({last})"));
+                        self.lines.push(format!(
+                            "  {dims} : int[] = prim::ListConstruct({dim_list})"
+                        ));
                         self.lines
                             .push(format!("  {r} = aten::{op}({an}, {dims}, {keep}, {none})"));
                         self.push(r, if floating { ad } else { DType::I64 }, row);
                     }
                     _ => {
                         let dims = self.fresh();
-                        self.lines
-                            .push(format!("  {dims} : int[] = prim::ListConstruct({last})"));
+                        self.lines.push(format!(
+                            "  {dims} : int[] = prim::ListConstruct({dim_list})"
+                        ));
                         self.lines
                             .push(format!("  {r} = aten::{op}({an}, {dims}, {keep})"));
                         self.push(r, ad, row);
@@ -321,6 +349,12 @@ pub fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
         DType::I64,
         DType::I32,
     ]);
+    // Rows of several dimensions now and then.
+    let row_dims = if rank >= 2 && rng.below(3) == 0 {
+        2 + rng.below(rank - 1)
+    } else {
+        1
+    };
     let mut g = Gen {
         rng: rng.fork(),
         lines: Vec::new(),
@@ -328,6 +362,7 @@ pub fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
         chunked: false,
         reduced: false,
         full: full.clone(),
+        row_dims,
         next: 0,
     };
     let mut params = Vec::new();
@@ -335,12 +370,20 @@ pub fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
     let n_inputs = 1 + rng.below(4);
     for i in 0..n_inputs {
         // The first input has the full shape; others broadcast (dims set to 1 or dropped).
+        // Rows of several dimensions are broadcast whole or not at all: a kernel walks a row
+        // with one stride per operand.
         let mut shape = full.clone();
         if i > 0 {
-            let drop = rng.below(shape.len() + 1);
+            let mut drop = rng.below(shape.len() + 1);
+            if row_dims > 1 && drop > rank - row_dims {
+                drop = rank;
+            }
             shape.drain(..drop.min(shape.len()));
-            for s in shape.iter_mut() {
-                if rng.below(3) == 0 {
+            let n = shape.len();
+            let whole_row = row_dims > 1 && n >= row_dims && rng.below(3) == 0;
+            for (d, s) in shape.iter_mut().enumerate() {
+                let in_row = row_dims > 1 && d + row_dims >= n;
+                if (in_row && whole_row) || (!in_row && rng.below(3) == 0) {
                     *s = 1;
                 }
             }

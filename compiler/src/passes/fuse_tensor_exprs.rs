@@ -17,9 +17,10 @@
 //! elementwise ops on CPU tensors whose dtype, device, rank and `requires_grad=0` are known
 //! (sizes may be `*`), as `specialize-profiled-types` leaves them, and at group boundaries
 //! `prim::ConstantChunk` and `aten::cat` of a `prim::ListConstruct` (which comes along).
-//! Reductions over the last dimension ([`is_fusible_reduction`]: sums, means, maxima, softmax)
-//! join too, since Ember's kernels compute them row by row; PyTorch's fuser leaves them out by
-//! default, and [`FuseOptions::reductions`] turns them off. The pass only relies on those
+//! Reductions over the innermost dimensions ([`is_fusible_reduction`]: sums, means, maxima,
+//! softmax, layer norm) join too, since Ember's kernels compute them row by row (a group's
+//! reductions all over as many dimensions: a kernel has one kind of row); PyTorch's fuser
+//! leaves them out by default, and [`FuseOptions::reductions`] turns them off. The pass only relies on those
 //! types inside groups, which `guard-tensor-exprs` then puts behind type checks.
 
 use hashbrown::HashMap;
@@ -33,6 +34,7 @@ use ember_dialects::{Block, Graph, Node, Value, ValueDef};
 use super::{constant_pooling, dce, LogLevel, PassContext};
 use crate::analysis::alias::AliasDb;
 use crate::fold::{constant_bool, constant_int, constant_value};
+use ember_runtime::kernel_launch::kernel::innermost_count;
 
 /// Groups with fewer nodes (constants and list constructions not counted) are inlined back.
 pub const MIN_GROUP_SIZE: usize = 2;
@@ -229,7 +231,7 @@ fn is_fusible_cat(g: &Graph, n: Node) -> bool {
             .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)))
 }
 
-/// Reductions over the last dimension, fused unless [`FuseOptions::reductions`] is off (as
+/// Reductions over the innermost dimensions, fused unless [`FuseOptions::reductions`] is off (as
 /// PyTorch's `texpr_reductions_enabled` is by default), as `name` or `name.overload`.
 pub const REDUCTION_OPS: &[&str] = &[
     "sum",
@@ -243,14 +245,20 @@ pub const REDUCTION_OPS: &[&str] = &[
     "layer_norm",
 ];
 
-/// Whether `n` is a reduction of [`REDUCTION_OPS`] over the last dimension of a fusible
-/// tensor (what the kernels compute): a constant `dim` (or dims, None or `[]` for all of a
-/// 1-d tensor), a constant `keepdim`, and no `dtype`; a `layer_norm` over the last dimension
-/// (its size known), with a constant `eps` and fusible (or no) weight and bias.
+/// Whether `n` is a reduction of [`REDUCTION_OPS`] over the innermost dimensions of a
+/// fusible tensor (what the kernels compute).
 pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
+    reduction_row_dims(g, n).is_some()
+}
+
+/// How many innermost dimensions `n` reduces, when it is a fusible reduction: a constant
+/// `dim` (softmax's one dim, or dims; None or `[]` for all), a constant `keepdim`, and no
+/// `dtype`; a `layer_norm` over its normalized shape (the sizes known), with a constant `eps`
+/// and fusible (or no) weight and bias.
+fn reduction_row_dims(g: &Graph, n: Node) -> Option<usize> {
     let kind = g.kind(n);
     if !kind.is_aten() || g.node_outputs(n).len() != 1 || g.node_inputs(n).is_empty() {
-        return false;
+        return None;
     }
     let all_fusible = g
         .node_inputs(n)
@@ -259,11 +267,9 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
         .chain(g.node_outputs(n))
         .all(|&v| matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t)));
     if !all_fusible {
-        return false;
+        return None;
     }
-    let Ok(schema) = resolve_node(g, n) else {
-        return false;
-    };
+    let schema = resolve_node(g, n).ok()?;
     let name = kind.unqualified();
     let full = if schema.overload_name.is_empty() {
         name.to_string()
@@ -271,13 +277,11 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
         format!("{name}.{}", schema.overload_name)
     };
     if !REDUCTION_OPS.contains(&full.as_str()) {
-        return false;
+        return None;
     }
-    let Some(rank) = tensor_rank(g, g.input(n, 0)) else {
-        return false;
-    };
+    let rank = tensor_rank(g, g.input(n, 0))?;
     if name == "layer_norm" {
-        return is_fusible_layer_norm(g, n);
+        return layer_norm_row_dims(g, n);
     }
     let arg = |name: &str| {
         schema
@@ -288,48 +292,46 @@ pub fn is_fusible_reduction(g: &Graph, n: Node) -> bool {
     };
     // No dtype conversion on the way.
     if arg("dtype").is_some_and(|v| constant_value(g, v) != Some(ConstValue::None)) {
-        return false;
+        return None;
     }
     if arg("keepdim").is_some_and(|v| constant_bool(g, v).is_none()) {
-        return false;
+        return None;
     }
     let dims: Vec<i64> = match arg("dim") {
         None => (0..rank).collect(),
-        Some(v) if name.ends_with("softmax") => match constant_int(g, v) {
-            Some(d) => vec![d],
-            None => return false,
-        },
-        Some(v) => match constant_int_list(g, v) {
-            Some(None) => (0..rank).collect(),
-            Some(Some(ds)) if ds.is_empty() => (0..rank).collect(),
-            Some(Some(ds)) => ds,
-            None => return false,
+        Some(v) if name.ends_with("softmax") => vec![constant_int(g, v)?],
+        Some(v) => match constant_int_list(g, v)? {
+            None => (0..rank).collect(),
+            Some(ds) if ds.is_empty() => (0..rank).collect(),
+            Some(ds) => ds,
         },
     };
-    dims.len() == 1 && innermost(&dims, rank)
+    innermost_count(&dims, rank as usize)
 }
 
-/// `layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)` normalizing the
-/// last dimension, of a size the input's type knows.
-fn is_fusible_layer_norm(g: &Graph, n: Node) -> bool {
+/// `layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)` normalizing
+/// innermost dimensions of sizes the input's type knows: how many.
+fn layer_norm_row_dims(g: &Graph, n: Node) -> Option<usize> {
     let inputs = g.node_inputs(n);
-    let last_size = match g.ty(inputs[0]) {
-        Type::Tensor(t) => t.sizes.as_ref().and_then(|s| match s.last() {
-            Some(Dim::Known(k)) => Some(*k),
-            _ => None,
-        }),
-        _ => None,
+    if inputs.len() != 6 || constant_value(g, inputs[4]).is_none() {
+        return None;
+    }
+    let normalized = constant_int_list(g, inputs[1])??;
+    let Type::Tensor(t) = g.ty(inputs[0]) else {
+        return None;
     };
+    let sizes = t.sizes.as_ref()?;
+    let k = normalized.len();
+    let trailing = sizes.get(sizes.len().checked_sub(k)?..)?;
+    let known = trailing
+        .iter()
+        .zip(&normalized)
+        .all(|(d, &n)| *d == Dim::Known(n));
     let optional_tensor = |v: Value| {
         constant_value(g, v) == Some(ConstValue::None)
-            || matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t) && t.sizes.as_ref().is_some_and(|s| s.len() == 1))
+            || matches!(g.ty(v), Type::Tensor(t) if is_fusible_tensor(t) && t.sizes.as_ref().is_some_and(|s| s.len() == k))
     };
-    inputs.len() == 6
-        && last_size.is_some()
-        && constant_int_list(g, inputs[1]) == Some(Some(vec![last_size.unwrap_or(-1)]))
-        && optional_tensor(inputs[2])
-        && optional_tensor(inputs[3])
-        && constant_value(g, inputs[4]).is_some()
+    (k > 0 && known && optional_tensor(inputs[2]) && optional_tensor(inputs[3])).then_some(k)
 }
 
 /// Whether every tensor output of `nodes` has the same known rank.
@@ -339,21 +341,6 @@ fn outputs_share_a_rank(g: &Graph, nodes: &[Node]) -> bool {
         .flat_map(|&n| g.node_outputs(n).iter().map(|&v| tensor_rank(g, v)));
     let first = ranks.next().flatten();
     first.is_some() && ranks.all(|r| r == first)
-}
-
-/// Whether `dims` (possibly negative) are exactly the last `dims.len()` dimensions of `rank`.
-fn innermost(dims: &[i64], rank: i64) -> bool {
-    let mut normalized: Vec<i64> = Vec::with_capacity(dims.len());
-    for &d in dims {
-        let d = if d < 0 { d + rank } else { d };
-        if !(0..rank.max(1)).contains(&d) || normalized.contains(&d) {
-            return false;
-        }
-        normalized.push(d);
-    }
-    normalized.sort_unstable();
-    let k = normalized.len() as i64;
-    normalized.iter().copied().eq(rank - k..rank)
 }
 
 fn tensor_rank(g: &Graph, v: Value) -> Option<i64> {
@@ -437,6 +424,18 @@ fn has_cat(g: &Graph, n: Node) -> bool {
     }
 }
 
+/// How many innermost dimensions the reductions of `n` (a node, or a group's) reduce, if it
+/// has any: a kernel's reductions must agree.
+fn row_dims(g: &Graph, n: Node) -> Option<usize> {
+    match g.attr(n, sym::attr_subgraph()) {
+        Some(AttrValue::Graph(body)) if is_group(g, n) => body
+            .nodes()
+            .into_iter()
+            .find_map(|m| reduction_row_dims(body, m)),
+        _ => reduction_row_dims(g, n),
+    }
+}
+
 /// Settings of the fuser.
 #[derive(Clone, Debug)]
 pub struct FuseOptions {
@@ -445,7 +444,7 @@ pub struct FuseOptions {
     /// Whether `prim::ConstantChunk` and `aten::cat` join groups (for kernel compilers that
     /// handle them).
     pub chunk_and_cat: bool,
-    /// Whether the reductions of [`REDUCTION_OPS`] over the last dimension join groups.
+    /// Whether the reductions of [`REDUCTION_OPS`] over the innermost dimensions join groups.
     pub reductions: bool,
 }
 
@@ -625,6 +624,11 @@ impl Fuser {
             || (is_group(g, producer) && has_cat(g, producer))
         {
             return false;
+        }
+        if let (Some(a), Some(b)) = (row_dims(g, consumer), row_dims(g, producer)) {
+            if a != b {
+                return false;
+            }
         }
         // A chunk's outputs are views: fuse it only into the group that reads them.
         if g.kind(producer) == Symbol::prim("ConstantChunk")

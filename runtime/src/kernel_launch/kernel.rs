@@ -11,11 +11,15 @@
 //! has one iteration space; an `aten::cat` output of parts of that space is written part by
 //! part into its slices ([`OutputPlan::Cat`]).
 //!
-//! Reductions over the last dimension of the iteration space (`sum`, `mean`, `amax`, `amin`,
-//! `softmax`, `log_softmax`) make the kernel work row by row: each [`Expr::Reduce`] is a value
-//! per row, computed by a loop over the row before the loop that uses it, and results of the
-//! row's shape ([`ResultShape::Row`]) are written once per row. Refused (the group then runs in
+//! Reductions over the innermost dimensions of the iteration space (`sum`, `mean`, `amax`,
+//! `amin` over one or several, `softmax`, `log_softmax` over the last, `layer_norm` over its
+//! normalized shape) make the kernel work row by row: a row spans the reduced dimensions
+//! ([`PointwiseKernel::row_dims`], one count for the whole kernel; the launch merges them into
+//! one), each [`Expr::Reduce`] is a value per row, computed by a loop over the row before the
+//! loop that uses it, and results of the row's shape ([`ResultShape::Row`]) are written once
+//! per row. Refused (the group then runs in
 //! the interpreter): `aten::cat` other than as an output, reductions over other dimensions,
+//! reductions of one kernel over different numbers of dimensions,
 //! ops not listed in [`Builder::lower`], chunks of chunks or of reduced values, integer pow
 //! with a non-constant exponent, division with a rounding mode.
 
@@ -140,7 +144,7 @@ pub struct KernelResult {
     pub dtype: DType,
     /// The tensor parameters the result's shape broadcasts from.
     pub shape_from: Vec<usize>,
-    /// Parameters it broadcasts from with their last size made 1 (through a reduction).
+    /// Parameters it broadcasts from with their row's sizes made 1 (through a reduction).
     pub reduced_from: Vec<usize>,
     pub shape: ResultShape,
 }
@@ -150,8 +154,8 @@ pub struct KernelResult {
 pub enum ResultShape {
     /// All of it: written element by element.
     Full,
-    /// One value per row, written once per row: the iteration shape with its last size 1
-    /// (`keepdim`) or without its last dimension.
+    /// One value per row, written once per row: the iteration shape with the row's sizes 1
+    /// (`keepdim`) or without the row's dimensions.
     Row { keepdim: bool },
 }
 
@@ -204,8 +208,14 @@ pub struct PointwiseKernel {
     /// Per reduction, the operands its input takes its shape from: one of them must span the
     /// row (an input broadcast along the row would be summed once per column).
     pub reduced_rows: Vec<Vec<usize>>,
-    /// The row length a `layer_norm`'s normalized shape requires.
-    pub row_length: Option<i64>,
+    /// The row's sizes a `layer_norm`'s normalized shape requires.
+    pub row_sizes: Option<Vec<i64>>,
+    /// Operands that must have exactly those sizes (what a `layer_norm`'s weight and bias
+    /// read: PyTorch refuses other shapes rather than broadcasting them).
+    pub row_shaped: Vec<usize>,
+    /// How many innermost dimensions of the iteration space a row spans: what the kernel's
+    /// reductions reduce (1 when it has none).
+    pub row_dims: usize,
 }
 
 impl PointwiseKernel {
@@ -289,12 +299,12 @@ enum Item {
 }
 
 /// Where a value's shape comes from: the broadcast of the tensor parameters it reads, those
-/// read through a reduction with their last size made 1.
+/// read through a reduction with the row's sizes made 1.
 #[derive(Clone, Debug, Default)]
 struct Shape {
     from: Vec<usize>,
     reduced_from: Vec<usize>,
-    /// A reduction without `keepdim`: the row's shape without its last dimension.
+    /// A reduction without `keepdim`: the row's shape without the row's dimensions.
     squeezed: bool,
 }
 
@@ -337,7 +347,7 @@ impl Shape {
         Ok(())
     }
 
-    /// The shape after reducing the last dimension.
+    /// The shape after reducing the row's dimensions.
     fn reduced(&self, keepdim: bool) -> Shape {
         let mut reduced_from = self.reduced_from.clone();
         for p in &self.from {
@@ -374,7 +384,9 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
             tensor_rank: 0,
             rank: 1,
             reduced_rows: Vec::new(),
-            row_length: None,
+            row_sizes: None,
+            row_shaped: Vec::new(),
+            row_dims: 1,
         },
         memo: HashMap::new(),
     };
@@ -522,6 +534,23 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
     Ok(b.k)
 }
 
+/// How many dimensions `dims` reduces when they are the innermost ones of a rank-`rank`
+/// tensor (in any order, negative ones counted from the end), or `None`.
+pub fn innermost_count(dims: &[i64], rank: usize) -> Option<usize> {
+    let rank = rank as i64;
+    let mut normalized: Vec<i64> = Vec::with_capacity(dims.len());
+    for &d in dims {
+        let d = if d < 0 { d + rank } else { d };
+        if !(0..rank).contains(&d) || normalized.contains(&d) {
+            return None;
+        }
+        normalized.push(d);
+    }
+    normalized.sort_unstable();
+    let k = normalized.len() as i64;
+    (k > 0 && normalized.iter().copied().eq(rank - k..rank)).then_some(k as usize)
+}
+
 /// Makes `item` (output `i`) a result of the kernel; returns its index.
 fn add_result(b: &mut Builder, item: &Item, ret: Node, i: usize) -> Result<usize, KernelError> {
     let Item::Value {
@@ -532,14 +561,20 @@ fn add_result(b: &mut Builder, item: &Item, ret: Node, i: usize) -> Result<usize
     else {
         return Err(KernelError::at(ret, format!("output {i} is not a tensor")));
     };
-    // A reduced value is a row's if whatever else it broadcasts from has a last size of 1.
+    // A reduced value is a row's if whatever else it broadcasts from has the row's sizes 1.
+    let row_dims = b.k.row_dims;
     let row = !shape.reduced_from.is_empty()
-        && shape
-            .from
-            .iter()
-            .all(|&p| operand_sizes(&b.k, p).last().is_none_or(|s| *s == Some(1)));
+        && shape.from.iter().all(|&p| {
+            let sizes = operand_sizes(&b.k, p);
+            sizes[sizes.len().saturating_sub(row_dims)..]
+                .iter()
+                .all(|s| *s == Some(1))
+        });
     let (result_shape, rank) = match (shape.squeezed, row) {
-        (true, _) => (ResultShape::Row { keepdim: false }, b.k.tensor_rank - 1),
+        (true, _) => (
+            ResultShape::Row { keepdim: false },
+            b.k.tensor_rank - row_dims,
+        ),
         (false, true) => (ResultShape::Row { keepdim: true }, b.k.tensor_rank),
         (false, false) => (ResultShape::Full, b.k.tensor_rank),
     };
@@ -1129,8 +1164,8 @@ impl Builder<'_> {
         Ok(Item::Value { val, rank, shape })
     }
 
-    /// A reduction over the last dimension of the iteration space (`None` when `op` is not a
-    /// reduction), in float32 for float16 and bfloat16 as PyTorch accumulates.
+    /// A reduction over the innermost dimensions of the iteration space (`None` when `op` is
+    /// not a reduction), in float32 for float16 and bfloat16 as PyTorch accumulates.
     fn reduction(
         &mut self,
         op: &str,
@@ -1173,16 +1208,18 @@ impl Builder<'_> {
                 .int_list(&inputs[i])
                 .ok_or_else(|| fail("the dims must be constants".into()))?,
         };
-        let over_last = match dims.as_slice() {
-            [] => rank == 1,
-            [d] => *d == rank as i64 - 1 || *d == -1,
-            _ => false,
+        let row_dims = match dims.as_slice() {
+            [] if !softmax => Some(rank),
+            [_] if softmax => innermost_count(&dims, rank).filter(|&k| k == 1),
+            _ if softmax => None,
+            _ => innermost_count(&dims, rank),
         };
-        if !over_last {
+        let Some(row_dims) = row_dims else {
             return Err(fail(
-                "only reductions over the last dimension are fused".into(),
+                "only reductions over the innermost dimensions are fused".into(),
             ));
-        }
+        };
+        self.fix_row_dims(row_dims, fail)?;
         // sum(self) keeps no dimension; softmax keeps them all.
         let keepdim = match keepdim_at {
             None => softmax,
@@ -1238,13 +1275,31 @@ impl Builder<'_> {
         let (rank, shape) = match (softmax, keepdim) {
             (true, _) => (rank, shape.clone()),
             (false, true) => (rank, shape.reduced(true)),
-            (false, false) => (rank - 1, shape.reduced(false)),
+            (false, false) => (rank - row_dims, shape.reduced(false)),
         };
         Ok(Some(Item::Value {
             val,
             rank: Some(rank),
             shape,
         }))
+    }
+
+    /// Makes the kernel's rows span `row_dims` innermost dimensions: the first reduction
+    /// decides, and every other must reduce as many.
+    fn fix_row_dims(
+        &mut self,
+        row_dims: usize,
+        fail: &dyn Fn(String) -> KernelError,
+    ) -> Result<(), KernelError> {
+        // Called before the reduction's own expressions exist: any there are an earlier one's.
+        if self.k.reduces() && self.k.row_dims != row_dims {
+            return Err(fail(format!(
+                "reductions over {} and over {row_dims} innermost dimensions in one kernel",
+                self.k.row_dims
+            )));
+        }
+        self.k.row_dims = row_dims;
+        Ok(())
     }
 
     fn check_spans_rows(
@@ -1261,7 +1316,8 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// `layer_norm(input, [N], weight, bias, eps, cudnn_enable)` over the last dimension:
+    /// `layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)` over the
+    /// innermost dimensions:
     /// the row's mean, then the mean of the squared deviations (two passes, in float32 for
     /// float16 and bfloat16), `(x - mean) / sqrt(var + eps) * weight + bias`.
     fn layer_norm(
@@ -1289,12 +1345,15 @@ impl Builder<'_> {
             return Err(fail(format!("layer_norm of a {xd:?} tensor is not fused")));
         }
         // The row's length is what the normalized shape says (checked when the kernel runs).
-        let [n] = self.int_list(normalized).unwrap_or_default()[..] else {
+        let sizes = self.int_list(normalized).unwrap_or_default();
+        if sizes.is_empty() || sizes.len() > rank {
             return Err(fail(
-                "only a normalized shape of one constant size is fused".into(),
+                "only a constant normalized shape of the innermost dimensions is fused".into(),
             ));
-        };
-        self.k.row_length = Some(n);
+        }
+        self.fix_row_dims(sizes.len(), fail)?;
+        let row_dims = sizes.len();
+        self.k.row_sizes = Some(sizes);
         self.k.reduced_rows.push(shape.from.clone());
         let acc = opmath(xd);
         let xa = self.cast(x, acc);
@@ -1317,16 +1376,18 @@ impl Builder<'_> {
                 Item::Const(ConstValue::None) => {}
                 Item::Value {
                     val,
-                    rank: Some(1),
+                    rank: Some(r),
                     shape: s,
-                } => {
-                    shape.join(Some(rank), s, Some(1)).map_err(fail)?;
+                } if *r == row_dims && !s.squeezed && s.reduced_from.is_empty() => {
+                    shape.join(Some(rank), s, Some(*r)).map_err(fail)?;
+                    self.k.row_shaped.extend(&s.from);
                     let v = self.cast(*val, acc);
                     y = self.bin(op, y, v);
                 }
                 _ => {
                     return Err(fail(
-                        "the weight and bias must be 1-d tensors or None".into(),
+                        "the weight and bias must be tensors of the normalized shape or None"
+                            .into(),
                     ))
                 }
             }

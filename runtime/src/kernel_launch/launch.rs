@@ -126,28 +126,43 @@ pub fn run(
     }
     let mut iter_shape = vec![1i64; rank - shape.len()];
     iter_shape.extend_from_slice(&shape);
-    // A row of the iteration space, as a reduction leaves it.
-    let row_shape: Vec<i64> = match shape.split_last() {
-        Some((_, outer)) => [outer, &[1]].concat(),
+    // The row: the innermost `row_dims` dimensions of the iteration space (all of them when a
+    // reduction covers every dimension); a reduction leaves them size 1.
+    let row_dims = k.row_dims.min(rank);
+    let (outer, row) = iter_shape.split_at(rank - row_dims);
+    let row_shape: Vec<i64> = match shape.len().checked_sub(row_dims) {
+        Some(n) => [&shape[..n], &vec![1; row_dims][..]].concat(),
         None => Vec::new(),
     };
-    let last = |p: usize| metas[position[p]].sizes.last().copied();
     // A reduction's input must span the row, not broadcast along it.
-    let columns = iter_shape[rank - 1];
+    let size_at = |p: usize, d: usize| {
+        let sizes = &metas[position[p]].sizes;
+        (sizes.len() + d).checked_sub(rank).map(|i| sizes[i])
+    };
     for from in &k.reduced_rows {
-        if columns != 1 && !from.iter().any(|&p| last(p) == Some(columns)) {
+        for (j, &n) in row.iter().enumerate() {
+            let d = rank - row_dims + j;
+            if n != 1 && !from.iter().any(|&p| size_at(p, d) == Some(n)) {
+                return Err(format!(
+                    "a reduced value is broadcast along a row dimension of size {n}"
+                ));
+            }
+        }
+    }
+    if let Some(want) = &k.row_sizes {
+        let wrong = k
+            .row_shaped
+            .iter()
+            .find(|&&p| &metas[position[p]].sizes[..] != want);
+        if row != &want[..] || wrong.is_some() {
             return Err(format!(
-                "a reduced value is broadcast along rows of {columns} columns"
+                "the normalized shape is {want:?}, but the rows are {row:?} and the weight or bias {:?}",
+                wrong.map(|&p| &metas[position[p]].sizes)
             ));
         }
     }
-    if k.row_length.is_some_and(|n| n != columns) {
-        return Err(format!(
-            "rows of {columns} columns, but the normalized shape is [{}]",
-            k.row_length.unwrap_or(0)
-        ));
-    }
-    let has_rows = iter_shape[..rank - 1].iter().all(|&s| s > 0);
+    let has_rows = outer.iter().all(|&s| s > 0);
+    let columns: i64 = row.iter().product();
     if columns == 0 && has_rows && k.needs_nonempty_rows() {
         return Err("the maximum or minimum of an empty row".into());
     }
@@ -158,8 +173,9 @@ pub fn run(
         let reduced = res.reduced_from.iter().map(|&p| (p, true));
         for (p, row) in res.shape_from.iter().map(|&p| (p, false)).chain(reduced) {
             let mut sizes = metas[position[p]].sizes.to_vec();
-            if let (true, Some(l)) = (row, sizes.last_mut()) {
-                *l = 1;
+            if row {
+                let n = sizes.len();
+                sizes[n.saturating_sub(row_dims)..].fill(1);
             }
             s = broadcast_shapes(&s, &sizes)
                 .map_err(|e| e.to_string())?
@@ -175,7 +191,7 @@ pub fn run(
             ));
         }
         if res.shape == (ResultShape::Row { keepdim: false }) {
-            s.pop();
+            s.truncate(s.len() - row_dims);
         }
         result_shapes.push(s);
     }
@@ -190,9 +206,11 @@ pub fn run(
                 let t = empty(&result_shapes[*r], k.results[*r].dtype)?;
                 let mut m = t.meta().clone();
                 if k.results[*r].shape == (ResultShape::Row { keepdim: false }) {
-                    // Written as the kernel sees it: with the row's size-1 dimension.
-                    m.sizes.push(1);
-                    m.strides.push(1);
+                    // Written as the kernel sees it: with the row's size-1 dimensions.
+                    for _ in 0..row_dims {
+                        m.sizes.push(1);
+                        m.strides.push(1);
+                    }
                 }
                 result_views[*r] = Some(m);
                 outputs.push(t);
@@ -226,7 +244,7 @@ pub fn run(
             &result_views,
             &iter_shape,
             &scalars,
-        );
+        )?;
     }
     Ok(outputs.into_iter().map(IValue::Tensor).collect())
 }
@@ -325,24 +343,44 @@ fn collapse(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
     padded
 }
 
-/// [`collapse`] for a kernel that reduces rows: the last dimension stays the row, whatever
-/// its size, and only the outer ones merge.
-fn collapse_rows(shape: &[i64], strides: &mut [Vec<i64>], rank: usize) -> Vec<i64> {
-    let Some((&columns, outer)) = shape.split_last() else {
-        return Vec::new();
-    };
-    if rank < 2 {
-        return shape.to_vec();
+/// [`collapse`] for a kernel that reduces rows of the innermost `row_dims` dimensions: they
+/// become the last dimension, whatever its size, and only the outer ones merge besides. Rows
+/// that no single stride walks for some operand (one broadcast along part of the row) are
+/// an error: the kernel reads a row with one stride per operand.
+fn collapse_rows(
+    shape: &[i64],
+    strides: &mut [Vec<i64>],
+    rank: usize,
+    row_dims: usize,
+) -> Result<Vec<i64>, String> {
+    if rank < 2 && row_dims <= 1 {
+        return Ok(shape.to_vec());
     }
-    let inner: Vec<i64> = strides.iter().map(|s| s[rank - 1]).collect();
-    let mut outer_strides: Vec<Vec<i64>> = strides.iter().map(|s| s[..rank - 1].to_vec()).collect();
-    let mut sizes = collapse(outer, &mut outer_strides, rank - 1);
-    sizes.push(columns);
-    for ((s, mut o), i) in strides.iter_mut().zip(outer_strides).zip(inner) {
-        o.push(i);
+    let split = rank - row_dims;
+    let mut row_strides: Vec<Vec<i64>> = strides.iter().map(|s| s[split..].to_vec()).collect();
+    let row = if row_dims == 1 {
+        shape[split..].to_vec()
+    } else if shape[split..].contains(&0) {
+        // An empty row: nothing is read, whatever the strides.
+        row_strides.iter_mut().for_each(|s| s.fill(0));
+        [vec![1; row_dims - 1], vec![0]].concat()
+    } else {
+        collapse(&shape[split..], &mut row_strides, row_dims)
+    };
+    if row[..row_dims - 1].iter().any(|&n| n != 1) {
+        return Err(format!(
+            "a row of sizes {:?} is not walked by one stride for every operand",
+            &shape[split..]
+        ));
+    }
+    let mut outer_strides: Vec<Vec<i64>> = strides.iter().map(|s| s[..split].to_vec()).collect();
+    let mut sizes = collapse(&shape[..split], &mut outer_strides, rank - 1);
+    sizes.push(row[row_dims - 1]);
+    for ((s, mut o), r) in strides.iter_mut().zip(outer_strides).zip(row_strides) {
+        o.push(r[row_dims - 1]);
         *s = o;
     }
-    sizes
+    Ok(sizes)
 }
 
 struct Call<'a> {
@@ -384,7 +422,7 @@ fn call(
     outputs: &[Meta],
     shape: &[i64],
     scalars: &[i64],
-) {
+) -> Result<(), String> {
     let rank = k.rank;
     // Operands the kernel does not read (only chunked) get zero strides.
     let mut strides: Vec<Vec<i64>> = inputs
@@ -404,7 +442,7 @@ fn call(
             .map(|m| broadcast_strides(&m.sizes, &m.strides, shape)),
     );
     let sizes = if k.reduces() {
-        collapse_rows(shape, &mut strides, rank)
+        collapse_rows(shape, &mut strides, rank, k.row_dims.min(rank))?
     } else {
         collapse(shape, &mut strides, rank)
     };
@@ -443,7 +481,7 @@ fn call(
     };
     if numel < threshold || threads < 2 || (k.reduces() && rows < 2) {
         c.rows((0, rows), (0, cols));
-        return;
+        return Ok(());
     }
     let mut tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
     if k.reduces() {
@@ -472,6 +510,7 @@ fn call(
             }
         });
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -503,8 +542,46 @@ mod tests {
         // [2, 3, 1] rows of one column stay rows; the outer dimensions merge.
         let shape = [2, 3, 1];
         let mut strides = vec![vec![3, 1, 1], vec![3, 1, 0]];
-        assert_eq!(collapse_rows(&shape, &mut strides, 3), vec![1, 6, 1]);
+        assert_eq!(collapse_rows(&shape, &mut strides, 3, 1), Ok(vec![1, 6, 1]));
         assert_eq!(strides, vec![vec![0, 1, 1], vec![0, 1, 0]]);
+    }
+
+    #[test]
+    fn rows_of_several_dimensions_merge_into_one() {
+        // [2, 3, 4, 5] reduced over its last two dimensions: rows of 20, the mean [2, 3, 1, 1]
+        // broadcast along them.
+        let shape = [2, 3, 4, 5];
+        let mut strides = vec![vec![60, 20, 5, 1], vec![3, 1, 0, 0]];
+        assert_eq!(
+            collapse_rows(&shape, &mut strides, 4, 2),
+            Ok(vec![1, 1, 6, 20])
+        );
+        assert_eq!(strides, vec![vec![0, 0, 20, 1], vec![0, 0, 1, 0]]);
+        // All four: one row.
+        let mut strides = vec![vec![60, 20, 5, 1]];
+        assert_eq!(
+            collapse_rows(&shape, &mut strides, 4, 4),
+            Ok(vec![1, 1, 1, 120])
+        );
+        assert_eq!(strides, vec![vec![0, 0, 0, 1]]);
+    }
+
+    #[test]
+    fn empty_rows_of_several_dimensions() {
+        let shape = [3, 0, 4];
+        let mut strides = vec![vec![4, 4, 1]];
+        assert_eq!(collapse_rows(&shape, &mut strides, 3, 2), Ok(vec![1, 3, 0]));
+        assert_eq!(strides, vec![vec![0, 4, 0]]);
+    }
+
+    #[test]
+    fn rows_one_stride_cannot_walk_are_refused() {
+        // A [4, 1] operand broadcast along part of a [4, 5] row, and a transposed one.
+        let shape = [3, 4, 5];
+        let mut strides = vec![vec![20, 5, 1], vec![0, 1, 0]];
+        assert!(collapse_rows(&shape, &mut strides, 3, 2).is_err());
+        let mut strides = vec![vec![20, 1, 4]];
+        assert!(collapse_rows(&shape, &mut strides, 3, 2).is_err());
     }
 
     #[test]

@@ -25,21 +25,29 @@ impl JitTarget {
 
     pub fn for_isa(isa: Isa) -> JitTarget {
         // The host CPU when it is the best level allowed, so LLVM tunes for it.
-        if isa == cpu::hardware() {
-            return JitTarget {
-                cpu: TargetMachine::get_host_cpu_name().to_string(),
-                features: TargetMachine::get_host_cpu_features().to_string(),
+        let (cpu, mut features) = if isa == cpu::hardware() {
+            (
+                TargetMachine::get_host_cpu_name().to_string(),
+                TargetMachine::get_host_cpu_features().to_string(),
+            )
+        } else {
+            let cpu = match isa {
+                Isa::Avx512 => "skylake-avx512",
+                Isa::Avx2 => "haswell",
+                Isa::Baseline => "x86-64",
             };
-        }
-        let (cpu, features) = match isa {
-            Isa::Avx512 => ("skylake-avx512", ""),
-            Isa::Avx2 => ("haswell", ""),
-            Isa::Baseline => ("x86-64", ""),
+            (cpu.to_string(), String::new())
         };
-        JitTarget {
-            cpu: cpu.into(),
-            features: features.into(),
+        // LLVM tunes Intel's AVX-512 server CPUs to prefer 256-bit vectors (for the clock
+        // slowdown of early ones); the AVX-512 form is Ember's 512-bit one, as the runtime's
+        // own kernels are.
+        if isa == Isa::Avx512 {
+            if !features.is_empty() {
+                features.push(',');
+            }
+            features.push_str("-prefer-256-bit");
         }
+        JitTarget { cpu, features }
     }
 
     /// A target machine for in-process code: PIC objects, `-O3` code generation.
