@@ -131,6 +131,37 @@ fn strided_and_broadcast_inputs() {
 }
 
 #[test]
+fn a_reduction_of_a_lower_rank_input() {
+    // x of [4, 8] reduced beside y of [3, 4, 8]: x's rows are the kernel's, broadcast along
+    // its first dimension.
+    let mut rng = Rng::new(53);
+    for body in [
+        "  %m = aten::mean(%x, %dims, %true, %none)\n  %r = aten::sub(%y, %m, %one)",
+        "  %p = aten::softmax(%x, %last, %none)\n  %r = aten::mul(%p, %y)",
+        "  %m = aten::amax(%x, %dims2, %true)\n  %d = aten::sub(%y, %m, %one)\n  %s = aten::sum(%d, %dims2, %true, %none)\n  %r = aten::div(%d, %s)",
+    ] {
+        for (xs, ys) in [(&[4i64, 8][..], &[3i64, 4, 8][..]), (&[8][..], &[2, 5, 8][..])] {
+            if body.contains("dims2") && xs.len() < 2 {
+                continue;
+            }
+            let src = graph_of(
+                &format!(
+                    "%x : {}, %y : {}",
+                    type_text(DType::F32, &known(xs)),
+                    type_text(DType::F32, &known(ys))
+                ),
+                body,
+                "%r",
+            );
+            check(
+                &src,
+                &[t(&mut rng, DType::F32, xs), t(&mut rng, DType::F32, ys)],
+            );
+        }
+    }
+}
+
+#[test]
 fn a_row_result_broadcast_with_a_column_of_its_rows() {
     // sum(x) + b with b of shape [N, 1]: the result is a row's, written once per row.
     let mut rng = Rng::new(44);

@@ -1302,13 +1302,16 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// A reduction reads a tensor value of the kernel's rows: of the iteration space's rank,
+    /// or lower (aligned at the right, so its rows are the kernel's, reduced again for each
+    /// outer position it is broadcast along), and not itself squeezed by a reduction.
     fn check_spans_rows(
         &self,
         rank: usize,
         shape: &Shape,
         fail: &dyn Fn(String) -> KernelError,
     ) -> Result<(), KernelError> {
-        if rank == 0 || rank != self.k.tensor_rank || shape.squeezed || shape.from.is_empty() {
+        if rank == 0 || shape.squeezed || shape.from.is_empty() {
             return Err(fail(
                 "only a reduction of a value that spans the kernel's rows is fused".into(),
             ));
