@@ -1,7 +1,7 @@
 //! `scaled_dot_product_attention`: `softmax(q @ k^T * scale + mask) @ v`, fused by blocks of
-//! queries in float32 where query, key and value share their batch shape (fused.rs), otherwise
-//! with the two products on the GEMM path (`matmul`, batch dims broadcast) and the softmax
-//! rows in f64. float16 and
+//! queries in float32 (fused.rs; query, key and value viewed with their common batch shape, a
+//! half-precision mask widened), otherwise with the two products on the GEMM path (`matmul`,
+//! batch dims broadcast) and the softmax rows in f64. float16 and
 //! bfloat16 compute in float32 and round once, as PyTorch's CPU kernel does. Dropout is random,
 //! so `dropout_p > 0` is refused rather than answered differently from PyTorch.
 
@@ -100,16 +100,11 @@ pub fn scaled_dot_product_attention(
         match o.attn_mask {
             None => Mask::None,
             Some(m) => {
-                // PyTorch's CPU kernel sees 4-d scores; its broadcast message counts dims so.
-                let mut padded = vec![1i64; 4usize.saturating_sub(shape.len())];
-                padded.extend_from_slice(&shape);
-                let full = broadcast_shapes(&padded, &m.sizes())?;
-                if full.as_slice() != padded.as_slice() {
-                    // The mask may not grow the scores (PyTorch adds it in place).
+                let (full, fits) = mask_broadcast(&shape, m)?;
+                if !fits {
                     return fail(format!(
-                        "output with shape {:?} doesn't match the broadcast shape {:?}",
-                        shape.as_slice(),
-                        full.as_slice()
+                        "output with shape {:?} doesn't match the broadcast shape {full:?}",
+                        shape.as_slice()
                     ));
                 }
                 let m = m.expand(&shape)?;
@@ -125,6 +120,17 @@ pub fn scaled_dot_product_attention(
     cast_to(matmul(&attn, &vw)?, dtype)
 }
 
+/// The shape `m` and the scores broadcast to, as PyTorch's CPU kernel sees them (4-d scores:
+/// its error message counts dims so), and whether that is the scores' own: the mask may not
+/// grow them (PyTorch adds it in place).
+fn mask_broadcast(scores: &[i64], m: &Tensor) -> TensorResult<(Vec<i64>, bool)> {
+    let mut padded = vec![1i64; 4usize.saturating_sub(scores.len())];
+    padded.extend_from_slice(scores);
+    let full = broadcast_shapes(&padded, &m.sizes())?.to_vec();
+    let fits = full == padded;
+    Ok((full, fits))
+}
+
 fn cast_to(out: Tensor, dtype: DType) -> TensorResult<Tensor> {
     if out.dtype() == dtype {
         return Ok(out);
@@ -134,35 +140,43 @@ fn cast_to(out: Tensor, dtype: DType) -> TensorResult<Tensor> {
     Ok(cast)
 }
 
-/// The float32 work of operands with one batch shape, by blocks of queries (fused.rs): None
-/// where it does not apply (broadcast batch dims, a float16 mask, mismatched shapes, whose
-/// errors the general path reports as PyTorch does).
-fn fused_f32(
+/// The float32 work by blocks of queries (fused.rs), on views of the operands expanded to
+/// their common batch shape: None where it does not apply (a float64 mask, mismatched shapes,
+/// whose errors the general path reports as PyTorch does).
+pub(super) fn fused_f32(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
     scale: f64,
     o: &Options,
 ) -> TensorResult<Option<Tensor>> {
+    let Some((q, k, v)) = common_batch(q, k, v) else {
+        return Ok(None);
+    };
+    let (q, k, v) = (&q, &k, &v);
     let d = q.dim();
     let scores_shape: Vec<i64> = q.sizes()[..d - 1]
         .iter()
         .copied()
         .chain([k.sizes()[k.dim() - 2]])
         .collect();
-    let expanded;
+    let (expanded, widened);
     let mask = match o.attn_mask {
         _ if o.is_causal => FusedMask::Causal,
         None => FusedMask::None,
         Some(m) if m.dim() > scores_shape.len() => return Ok(None),
         Some(m) => {
-            // As the general path: the mask may not grow the scores.
-            let mut padded = vec![1i64; 4usize.saturating_sub(scores_shape.len())];
-            padded.extend_from_slice(&scores_shape);
-            match broadcast_shapes(&padded, &m.sizes()) {
-                Ok(full) if full.as_slice() == padded.as_slice() => {}
-                _ => return Ok(None),
+            if !matches!(mask_broadcast(&scores_shape, m), Ok((_, true))) {
+                return Ok(None);
             }
+            // A half-precision mask holds float32 values exactly (the general path adds them
+            // as they are, too).
+            let m = if matches!(m.dtype(), DType::F16 | DType::BF16) {
+                widened = to_contiguous(m, DType::F32)?;
+                &widened
+            } else {
+                m
+            };
             expanded = m.expand(&scores_shape)?;
             if m.dtype() == DType::Bool {
                 FusedMask::Keep(&expanded)
@@ -175,6 +189,24 @@ fn fused_f32(
         return Ok(None);
     }
     fused::attention_f32(q, k, v, scale as f32, &mask).map(Some)
+}
+
+/// Views of `q`, `k` and `v` with their batch dimensions (all but the last two) expanded to
+/// the shape they broadcast to, as `matmul` broadcasts them; None if they do not.
+fn common_batch(q: &Tensor, k: &Tensor, v: &Tensor) -> Option<(Tensor, Tensor, Tensor)> {
+    let batch = |t: &Tensor| {
+        t.sizes()
+            .get(..t.dim().checked_sub(2)?)
+            .map(<[i64]>::to_vec)
+    };
+    let common = broadcast_shapes(&batch(q)?, &batch(k)?).ok()?;
+    let common = broadcast_shapes(&common, &batch(v)?).ok()?;
+    let grow = |t: &Tensor| {
+        let mut sizes = common.to_vec();
+        sizes.extend_from_slice(&t.sizes()[t.dim() - 2..]);
+        t.expand(&sizes).ok()
+    };
+    Some((grow(q)?, grow(k)?, grow(v)?))
 }
 
 /// `enable_gqa`: key/value heads (dim -3) repeated to the query's head count.

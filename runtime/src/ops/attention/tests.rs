@@ -208,3 +208,62 @@ fn fused_float32_attention_matches_the_definition() {
         }
     }
 }
+
+/// Key and value shared by every batch (batch dims broadcast, as `matmul` broadcasts them) and
+/// the float16 mask of float16 attention take the fused float32 path too, and match the
+/// definition.
+#[test]
+fn fused_attention_broadcasts_batches_and_widens_half_masks() {
+    use crate::tensor::DType;
+    let cast = |t: &Tensor, d: DType| {
+        let c = Tensor::zeros(&t.sizes(), d).unwrap();
+        c.copy_from(t).unwrap();
+        c
+    };
+    let (b, h, l, s, e) = (2usize, 3usize, 20usize, 70usize, 8usize);
+    let q = cast(
+        &seq(&[b as i64, h as i64, l as i64, e as i64], 1),
+        DType::F32,
+    );
+    // [h, S, E] and [1, h, S, E]: broadcast over the batch.
+    let k = cast(&seq(&[h as i64, s as i64, e as i64], 2), DType::F32);
+    let v = cast(&seq(&[1, h as i64, s as i64, e as i64], 3), DType::F32);
+    let mask = cast(&seq(&[l as i64, s as i64], 4), DType::F16);
+    let opts = options(Some(&mask), false);
+    // The float32 work the float16 call does.
+    let fused = super::sdpa::fused_f32(&q, &k, &v, 1.0 / (e as f64).sqrt(), &opts).unwrap();
+    assert!(fused.is_some(), "the fused path declined");
+    let half = |t: &Tensor| cast(t, DType::F16);
+    let out = scaled_dot_product_attention(&half(&q), &half(&k), &half(&v), &opts).unwrap();
+    assert_eq!(out.dtype(), DType::F16);
+    assert_eq!(
+        out.sizes().to_vec(),
+        vec![b as i64, h as i64, l as i64, e as i64]
+    );
+    let (q, k, v) = (half(&q), half(&k), half(&v));
+    let full = |t: &Tensor| {
+        t.expand(&[b as i64, h as i64, s as i64, e as i64])
+            .unwrap()
+            .to_vec::<f64>()
+    };
+    let (qs, ks, vs) = (q.to_vec::<f64>(), full(&k), full(&v));
+    let m = mask.to_vec::<f64>();
+    let want = attention_by_definition(&qs, &ks, &vs, (b * h, l, s, e, e), |_, i, j| {
+        Some(m[i * s + j])
+    });
+    for (x, (g, w)) in out.to_vec::<f64>().iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-3 + 2e-3 * w.abs(),
+            "element {x}: {g} vs {w}"
+        );
+    }
+    // Batch dims that do not broadcast are the general path's error, as in PyTorch.
+    let k3 = cast(&seq(&[4, h as i64, s as i64, e as i64], 2), DType::F16);
+    assert!(scaled_dot_product_attention(&q, &k3, &v, &opts).is_err());
+    let f32s = |t: &Tensor| cast(t, DType::F32);
+    assert!(
+        super::sdpa::fused_f32(&f32s(&q), &f32s(&k3), &f32s(&v), 1.0, &opts)
+            .unwrap()
+            .is_none()
+    );
+}
