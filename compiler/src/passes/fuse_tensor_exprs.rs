@@ -20,8 +20,9 @@
 //! Reductions over the innermost dimensions ([`is_fusible_reduction`]: sums, means, maxima,
 //! softmax, layer norm) join too, since Ember's kernels compute them row by row (a group's
 //! reductions all over as many dimensions: a kernel has one kind of row); PyTorch's fuser
-//! leaves them out by default, and [`FuseOptions::reductions`] turns them off. The pass only relies on those
-//! types inside groups, which `guard-tensor-exprs` then puts behind type checks.
+//! leaves them out by default, and [`FuseOptions::reductions`] turns them off. The pass only
+//! relies on those types inside groups, which `guard-tensor-exprs` then puts behind type
+//! checks.
 
 use hashbrown::HashMap;
 
