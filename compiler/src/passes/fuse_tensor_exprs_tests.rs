@@ -146,7 +146,7 @@ fn options_turn_off_chunk_and_cat_and_change_the_minimum_size() {
 }
 
 #[test]
-fn last_dimension_reductions_join_groups_unless_turned_off() {
+fn innermost_reductions_join_groups_unless_turned_off() {
     let text = "graph(%x : Float(2, 3, 4, strides=[12, 4, 1], requires_grad=0, device=cpu)):
   %m1 : int = prim::Constant[value=-1]()
   %m2 : int = prim::Constant[value=-2]()
@@ -172,23 +172,25 @@ fn last_dimension_reductions_join_groups_unless_turned_off() {
         };
         run_with(&mut g, &mut PassContext::unlimited("test"), &options).unwrap();
         ember_dialects::verify::verify(&g).unwrap();
-        let mut kinds = Vec::new();
+        let mut groups = Vec::new();
         for n in g.nodes() {
             if let Some(AttrValue::Graph(sub)) = g.attr(n, sym::attr_subgraph()) {
-                for m in sub.nodes() {
-                    let k = sub.kind(m);
-                    if k.is_aten() {
-                        kinds.push(k.unqualified().to_string());
-                    }
-                }
+                let kinds: Vec<String> = sub
+                    .nodes()
+                    .into_iter()
+                    .filter(|&m| sub.kind(m).is_aten())
+                    .map(|m| sub.kind(m).unqualified().to_string())
+                    .collect();
+                groups.push(kinds.join(" "));
             }
         }
-        kinds.join(" ")
+        groups.join(" | ")
     };
     assert_eq!(fused(false), "");
-    // The sum over two dimensions and amax over the outer one stay out (and the relu
+    // The sum over two dimensions and the softmax over the last one make two groups (a
+    // kernel's rows are of one kind); amax over the outer dimension stays out (and the relu
     // alone with it).
-    assert_eq!(fused(true), "div softmax");
+    assert_eq!(fused(true), "exp sum | div softmax");
 }
 
 #[test]
