@@ -420,16 +420,22 @@ fn row_loops_vectorize_their_reductions() {
     }
 }
 
-/// `layer_norm(x + x, [n], WEIGHT_AND_BIAS, 1e-5)` over `graph(PARAMS)`.
-fn layer_norm_src(params: &str, n: i64, weight_and_bias: &str) -> String {
+/// `layer_norm(x + x, NORMALIZED, WEIGHT_AND_BIAS, 1e-5)` over `graph(PARAMS)`.
+fn layer_norm_src(params: &str, normalized: &[i64], weight_and_bias: &str) -> String {
+    let sizes: String = normalized
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!("  %n{i} : int = prim::Constant[value={n}]()\n"))
+        .collect();
+    let names: Vec<String> = (0..normalized.len()).map(|i| format!("%n{i}")).collect();
     graph_of(
         params,
         &format!(
-            "  %n : int = prim::Constant[value={n}]()
-  %shape : int[] = prim::ListConstruct(%n)
+            "{sizes}  %shape : int[] = prim::ListConstruct({})
   %eps : float = prim::Constant[value=1.0000000000000001e-05]()
   %y = aten::add(%x, %x, %one)
-  %r = aten::layer_norm(%y, %shape, {weight_and_bias}, %eps, %true)"
+  %r = aten::layer_norm(%y, %shape, {weight_and_bias}, %eps, %true)",
+            names.join(", ")
         ),
         "%r",
     )
@@ -448,7 +454,7 @@ fn layer_norm_with_and_without_weights() {
                 ("", "%none, %none"),
             ] {
                 let params = format!("%x : {x}{}", params.replace("{w}", &w));
-                let src = layer_norm_src(&params, n, args);
+                let src = layer_norm_src(&params, &[n], args);
                 let mut inputs = vec![t(&mut rng, dtype, shape)];
                 for _ in 1..params.matches(':').count() {
                     inputs.push(t(&mut rng, dtype, &[n]));
@@ -465,16 +471,7 @@ fn layer_norm_over_two_dimensions() {
     for dtype in [DType::F32, DType::F16] {
         let x = type_text(dtype, &known(&[3, 6, 4]));
         let w = type_text(dtype, &known(&[6, 4]));
-        let src = graph_of(
-            &format!("%x : {x}, %w : {w}, %b : {w}"),
-            "  %six : int = prim::Constant[value=6]()
-  %four : int = prim::Constant[value=4]()
-  %shape : int[] = prim::ListConstruct(%six, %four)
-  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
-  %y = aten::add(%x, %x, %one)
-  %r = aten::layer_norm(%y, %shape, %w, %b, %eps, %true)",
-            "%r",
-        );
+        let src = layer_norm_src(&format!("%x : {x}, %w : {w}, %b : {w}"), &[6, 4], "%w, %b");
         let inputs = [
             t(&mut rng, dtype, &[3, 6, 4]),
             t(&mut rng, dtype, &[6, 4]),
@@ -486,15 +483,10 @@ fn layer_norm_over_two_dimensions() {
     // a weight of [1, 4] that would broadcast: so does the kernel.
     let any = type_text(DType::F32, &[None, None, None]);
     let any2 = type_text(DType::F32, &[None, None]);
-    let g = parse(&graph_of(
+    let g = parse(&layer_norm_src(
         &format!("%x : {any}, %w : {any2}"),
-        "  %six : int = prim::Constant[value=6]()
-  %four : int = prim::Constant[value=4]()
-  %shape : int[] = prim::ListConstruct(%six, %four)
-  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
-  %y = aten::add(%x, %x, %one)
-  %r = aten::layer_norm(%y, %shape, %w, %none, %eps, %true)",
-        "%r",
+        &[6, 4],
+        "%w, %none",
     ));
     let group = compile_group(&g).unwrap();
     for (x, w) in [([3, 4, 6], [6, 4]), ([3, 6, 4], [1, 4])] {
@@ -516,7 +508,7 @@ fn layer_norm_over_two_dimensions() {
 fn layer_norm_refuses_rows_of_another_length() {
     let mut rng = Rng::new(49);
     let x = type_text(DType::F32, &[None, None]);
-    let g = parse(&layer_norm_src(&format!("%x : {x}"), 5, "%none, %none"));
+    let g = parse(&layer_norm_src(&format!("%x : {x}"), &[5], "%none, %none"));
     let group = compile_group(&g).unwrap();
     assert!(group.run(&[t(&mut rng, DType::F32, &[3, 4])]).is_err());
     check_graph(&g, &[t(&mut rng, DType::F32, &[3, 5])], "rows of 5");

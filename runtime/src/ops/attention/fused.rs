@@ -5,7 +5,7 @@
 //! time, and a mask is read through its broadcast strides, never expanded into a copy.
 
 use super::softmax::{normalize_f32, EmptyRow};
-use crate::ops::linalg::gemm::gemm_serial_strided;
+use crate::ops::linalg::gemm::gemm_serial;
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// How scores are masked.
@@ -118,7 +118,7 @@ pub fn attention_f32(
                 let kb = (kp as *const f32).offset(offset(&kst, b));
                 // scores[m, S] = q[i0.., :] @ k^T: column j of k^T is row j of k.
                 let scores = scores.as_mut_ptr();
-                gemm_serial_strided(
+                gemm_serial(
                     m,
                     s,
                     e,
@@ -140,7 +140,7 @@ pub fn attention_f32(
             unsafe {
                 let vb = (vp as *const f32).offset(offset(&vst, b));
                 let ob = (op as *mut f32).add((b * l + i0) * ev);
-                gemm_serial_strided(
+                gemm_serial(
                     m,
                     ev,
                     s,

@@ -226,37 +226,17 @@ fn int_gemm<T: Element>(sh: Shape3, a: View, b: View, o: View, alpha: i64, beta:
     }
 }
 
-/// `dst (+)= a @ b` on the calling thread, for float32/float64 row-major blocks: `a` is
-/// `m x k` with row stride `lda`, `b` is `k x n` with row stride `ldb`, `dst` is `m x n` with
-/// row stride `ldd`; with `accumulate` the product is added to `dst`, otherwise it
-/// replaces it. For kernels that tile their own work across threads (convolution).
+/// `dst (+)= a @ b` on the calling thread, for float32/float64 blocks: `a` is `m x k` and `b`
+/// is `k x n`, each with element (r, c) at `r * s[0] + c * s[1]` for its strides `s` (a row
+/// stride and 1 for a row-major block; a transposed operand read in place), `dst` is `m x n`
+/// with row stride `ldd`; with `accumulate` the product is added to `dst`, otherwise it
+/// replaces it. For kernels that tile their own work across threads (convolution, attention).
 ///
 /// # Safety
 /// The three blocks must be valid for those shapes and strides, `dst` must not overlap the
 /// operands, and `T` must be `f32` or `f64`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn gemm_serial<T: Element>(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: *mut T,
-    ldd: usize,
-    accumulate: bool,
-    a: *const T,
-    lda: usize,
-    b: *const T,
-    ldb: usize,
-) {
-    gemm_serial_strided(m, n, k, dst, ldd, accumulate, a, [lda, 1], b, [ldb, 1])
-}
-
-/// [`gemm_serial`] with `a`'s and `b`'s element (r, c) at `r * s[0] + c * s[1]` (a transposed
-/// operand read in place).
-///
-/// # Safety
-/// As [`gemm_serial`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn gemm_serial_strided<T: Element>(
     m: usize,
     n: usize,
     k: usize,

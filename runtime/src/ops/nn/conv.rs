@@ -839,9 +839,9 @@ fn forward_tiled<T: Work>(
                 plane,
                 accumulate,
                 wv.as_ptr().add(grp * og * rows),
-                rows,
+                [rows, 1],
                 buf.as_ptr(),
-                width,
+                [width, 1],
             )
         };
     };
@@ -901,9 +901,9 @@ fn forward_small_plane<T: Work>(
                 plane,
                 accumulate,
                 wv.as_ptr().add(r0 * rows),
-                rows,
+                [rows, 1],
                 col.as_ptr(),
-                plane,
+                [plane, 1],
             )
         };
     });
