@@ -421,7 +421,7 @@ fn rows_func<'c>(
                 Identifier::new(ctx, "sym_visibility"),
                 StringAttribute::new(ctx, "private").into(),
             ),
-            // Internal, so that once inlined into the entry no second copy is compiled.
+            // Internal: the object exports only the entry point.
             (
                 Identifier::new(ctx, "llvm.linkage"),
                 Attribute::parse(ctx, "#llvm.linkage<internal>").expect("valid linkage"),

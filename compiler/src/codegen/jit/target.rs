@@ -52,6 +52,7 @@ impl JitTarget {
 
     /// A target machine for in-process code: PIC objects, `-O3` code generation.
     pub fn machine(&self) -> Result<TargetMachine, CodegenError> {
+        crate::codegen::llvm_to_target::set_llvm_options();
         Target::initialize_native(&InitializationConfig::default())
             .map_err(|e| CodegenError::general(format!("LLVM native target: {e}")))?;
         let triple = TargetMachine::get_default_triple();
