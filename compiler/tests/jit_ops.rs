@@ -690,6 +690,8 @@ fn each_cpu_form_vectorizes_at_its_width() {
             "{isa:?}: no {want} loads"
         );
         assert!(!ir.contains(wider), "{isa:?}: vectors wider than the form");
+        // `llvm_to_target::set_llvm_options`: remainders run as scalar code.
+        assert!(!ir.contains("vec.epilog"), "{isa:?}: an epilogue vector loop");
         // The entry and the rows function it calls (the JIT's pipeline does not inline).
         assert_eq!(
             ir.matches("define ").count(),
