@@ -4,8 +4,8 @@
 //!
 //! `group` turns the subgraph into typed elementwise expressions, `lower` builds MLIR for them
 //! (with `fast_math`, the runtime's own float32 exp/log/tanh/erf), the shared `mlir_to_llvm`
-//! pipeline runner and a short LLVM pipeline (`JIT_LLVM_PIPELINE`) make vectorized machine code for the host CPU
-//! (`target`), `orc` links the object into the process, and the runtime's
+//! pipeline runner and a short LLVM pipeline (`JIT_LLVM_PIPELINE`) make vectorized machine
+//! code for the host CPU (`target`), `orc` links the object into the process, and the runtime's
 //! `kernel_launch` checks the inputs, allocates the outputs and splits the call over the
 //! thread pool. The object bytes are what
 //! the kernel cache (`executor::kernel_cache`) keeps on disk; use the cache
