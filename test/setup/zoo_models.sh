@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the model zoo's large-tier archives (full-size torchvision, timm, transformers and
 # torchaudio-style models; too large to commit) into target/zoo with the torch venv, each
-# checked against the sha256 test/zoo/MANIFEST.json records, so the committed expected outputs
+# checked against the digest test/zoo/MANIFEST.json records, so the committed expected outputs
 # are the outputs of exactly these archives. Idempotent. Prints the output directory.
 #
 #   EMBER_TORCH_VENV  the venv with torch, torchvision, timm, transformers (default: ~/.cache/torch-venv)

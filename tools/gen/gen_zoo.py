@@ -13,9 +13,10 @@ It writes
   test/zoo/expected/NAME.MODE.npz  inputs (input_0, ...) and PyTorch's outputs (output_0, ...
                                    depth-first, dict values in order), committed
   test/zoo/MANIFEST.json           per model and mode: family, library, tier, the archive's
-                                   sha256 and size, how its arguments are built from the
-                                   inputs, the output's structure, and why PyTorch itself
-                                   could not script or trace it (those have no archive)
+                                   digest (archive_digest) and size, how its arguments
+                                   are built from the inputs, the output's structure, and
+                                   why PyTorch itself could not script or trace it (those
+                                   have no archive)
 
 Tiers: "ci" archives are committed and run by `cargo test` (compiler/tests/zoo.rs); "large"
 ones (full-size configs) live in DIR only, written by test/setup/zoo_models.sh, and run when
@@ -35,7 +36,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 # The archives' code lists a class's Final constants in the order of a Python set, which
 # follows the string hash seed: without a fixed seed no two runs write the same bytes, and
-# test/setup/zoo_models.sh could not check them against the manifest's sha256.
+# test/setup/zoo_models.sh could not check them against the manifest's digest.
 if os.environ.get("PYTHONHASHSEED") != "0":
     os.environ["PYTHONHASHSEED"] = "0"
     os.execv(sys.executable, [sys.executable] + sys.argv)
@@ -562,7 +563,7 @@ def main():
     ap.add_argument("--tier", default="", help="only this tier (ci or large)")
     ap.add_argument("--archives-only", action="store_true",
                     help="write only the archives into the cache, each checked against the "
-                         "sha256 of the committed manifest (test/setup/zoo_models.sh)")
+                         "digest of the committed manifest (test/setup/zoo_models.sh)")
     opts = ap.parse_args()
     register()
     os.makedirs(opts.cache, exist_ok=True)
@@ -585,10 +586,10 @@ def main():
                 if want is None:
                     continue
                 path = os.path.join(opts.cache, f"{key}.pt")
-                if os.path.exists(path) and sha256_of(path) == want:
+                if os.path.exists(path) and archive_digest(open(path, "rb").read()) == want:
                     continue
                 data, _, _ = fresh_archive(name, mode)
-                if hashlib.sha256(data).hexdigest() != want:
+                if archive_digest(data) != want:
                     # Keep going: one library's new release should not hide the rest.
                     stale.append(name)
                     print(f"{key}: these libraries write another archive than the one the "
@@ -622,7 +623,7 @@ def main():
             entry.update({
                 "archive": f"{key}.pt",
                 "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "sha256": archive_digest(data),
                 "args": spec,
                 "structure": structure(out),
                 "params": sum(p.numel() for p in builder_params(data)),
@@ -642,9 +643,21 @@ def main():
     print(f"CI tier archives: {ci / 1e6:.1f} MB")
 
 
-def sha256_of(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+def archive_digest(data: bytes) -> str:
+    """sha256 over the archive's records (name, then bytes, in the archive's order) except its
+    `.debug_pkl` ones: a traced module's debug records hold the Python stack it was traced
+    from, this script's line numbers and the venv's paths among it, so editing this script or
+    moving the venv would change the archive's bytes while its code, constants and outputs
+    stay the same."""
+    import zipfile
+    h = hashlib.sha256()
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for info in z.infolist():
+            if info.filename.endswith(".debug_pkl"):
+                continue
+            h.update(info.filename.encode() + b"\0")
+            h.update(z.read(info))
+    return h.hexdigest()
 
 
 def builder_params(data: bytes):
