@@ -927,26 +927,35 @@ fn cat_outputs() {
             check_graph(&g, &inputs, &format!("dim {dim}, {rows} rows"));
         }
     }
-    // Parts of different shapes do not share one iteration space: refused at run time.
+    // Parts whose sizes along the cat's dimension are open are computed one by one, so they
+    // may differ there; parts that differ elsewhere are refused at run time (the interpreter
+    // raises PyTorch's error).
     let src = format!(
         "graph(%a : {}, %b : {}):
   %two : int = prim::Constant[value=2]()
-  %x = aten::mul(%a, %two)
-  %y = aten::mul(%b, %two)
+  %x : {} = aten::mul(%a, %two)
+  %y : {} = aten::mul(%b, %two)
   %l : Tensor[] = prim::ListConstruct(%x, %y)
   %d : int = prim::Constant[value=1]()
   %c = aten::cat(%l, %d)
   return (%c)
 ",
-        type_text(DType::F32, &[Some(2), None]),
-        type_text(DType::F32, &[Some(2), None]),
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[None, None]),
+        type_text(DType::F32, &[None, None]),
     );
-    let group = compile_group(&parse(&src)).unwrap();
+    let g = parse(&src);
+    assert_eq!(compile_group(&g).unwrap().kernel().sweeps.len(), 2);
+    for (a, b) in [([2, 3], [2, 5]), ([3, 4], [3, 4]), ([2, 0], [2, 3])] {
+        let inputs = [t(&mut rng, DType::F32, &a), t(&mut rng, DType::F32, &b)];
+        check_graph(&g, &inputs, &format!("open sizes {a:?} and {b:?}"));
+    }
     let inputs = [
         t(&mut rng, DType::F32, &[2, 3]),
-        t(&mut rng, DType::F32, &[2, 5]),
+        t(&mut rng, DType::F32, &[3, 3]),
     ];
-    assert!(group.run(&inputs).is_err());
+    assert!(compile_group(&g).unwrap().run(&inputs).is_err());
     // A cat read by another op is not fused.
     let src = format!(
         "graph(%a : {}):
@@ -961,8 +970,107 @@ fn cat_outputs() {
     assert!(compile_group(&parse(&src)).is_err());
 }
 
+/// A cat of parts of different sizes along its dimension (PyTorch's fuser loads them
+/// conditionally; Ember's kernel computes each part over its own iteration space, a sweep,
+/// into its slice), beside another output of one part's shape, with broadcasts, strided
+/// inputs and a promotion of the parts' dtypes.
+#[test]
+fn cat_of_unequal_parts() {
+    let mut rng = Rng::new(23);
+    let ty = |d: DType, s: &[i64]| type_text(d, &known(s));
+    // Along the last dimension: a sigmoid of [4, 3] and a biased [4, 5] (and that part times
+    // two as an output of its own, which shares the part's sweep).
+    for dim in [1, -1] {
+        let src = format!(
+            "graph(%a : {}, %b : {}, %bias : {}):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %x : {} = aten::sigmoid(%a)
+  %y : {} = aten::add(%b, %bias, %one)
+  %l : Tensor[] = prim::ListConstruct(%x, %y)
+  %d : int = prim::Constant[value={dim}]()
+  %c = aten::cat(%l, %d)
+  %z : {} = aten::mul(%y, %two)
+  return (%c, %z)
+",
+            ty(DType::F32, &[4, 3]),
+            ty(DType::F32, &[4, 5]),
+            ty(DType::F32, &[5]),
+            ty(DType::F32, &[4, 3]),
+            ty(DType::F32, &[4, 5]),
+            ty(DType::F32, &[4, 5]),
+        );
+        let g = parse(&src);
+        let group = compile_group(&g).unwrap();
+        assert_eq!(
+            group.kernel().sweeps,
+            vec![vec![0], vec![1, 2]],
+            "dim {dim}"
+        );
+        let b_strided = t(&mut rng, DType::F32, &[5, 4])
+            .as_tensor()
+            .unwrap()
+            .t()
+            .unwrap();
+        for b in [t(&mut rng, DType::F32, &[4, 5]), IValue::Tensor(b_strided)] {
+            let inputs = [
+                t(&mut rng, DType::F32, &[4, 3]),
+                b,
+                t(&mut rng, DType::F32, &[5]),
+            ];
+            check_graph(&g, &inputs, &format!("dim {dim}"));
+        }
+    }
+    // Along the first dimension, three parts of 2, 1 and 3 rows; an int part promoted to
+    // the float parts' dtype; long rows, so the calls are split over threads.
+    let src = format!(
+        "graph(%a : {}, %b : {}, %c : {}):
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %x : {} = aten::mul(%a, %one)
+  %y : {} = aten::tanh(%b)
+  %z : {} = aten::neg(%c)
+  %l : Tensor[] = prim::ListConstruct(%x, %y, %z)
+  %r = aten::cat(%l, %zero)
+  return (%r)
+",
+        ty(DType::I32, &[2, 5000]),
+        ty(DType::F32, &[1, 5000]),
+        ty(DType::F32, &[3, 5000]),
+        ty(DType::I32, &[2, 5000]),
+        ty(DType::F32, &[1, 5000]),
+        ty(DType::F32, &[3, 5000]),
+    );
+    let g = parse(&src);
+    assert_eq!(compile_group(&g).unwrap().kernel().sweeps.len(), 3);
+    let inputs = [
+        t(&mut rng, DType::I32, &[2, 5000]),
+        t(&mut rng, DType::F32, &[1, 5000]),
+        t(&mut rng, DType::F32, &[3, 5000]),
+    ];
+    check_graph(&g, &inputs, "three parts along dim 0");
+    // Independent outputs of different shapes (a group the fuser makes of unrelated ops) are
+    // sweeps of their own too, rather than a kernel no input fits.
+    let src = format!(
+        "graph(%a : {}, %b : {}):
+  %x : {} = aten::relu(%a)
+  %y : {} = aten::exp(%b)
+  return (%x, %y)
+",
+        ty(DType::F32, &[4, 1]),
+        ty(DType::F32, &[4, 8]),
+        ty(DType::F32, &[4, 1]),
+        ty(DType::F32, &[4, 8]),
+    );
+    let inputs = [
+        t(&mut rng, DType::F32, &[4, 1]),
+        t(&mut rng, DType::F32, &[4, 8]),
+    ];
+    check_graph(&parse(&src), &inputs, "outputs of two shapes");
+}
+
 /// The executor's operation for a group: the kernel, and the interpreter for inputs the kernel
-/// does not cover (here a cat whose parts differ from the specialization's shapes).
+/// does not cover (here an input of another dtype than the specialization's).
 #[test]
 fn executor_operation_falls_back_to_the_interpreter() {
     let mut rng = Rng::new(20);
@@ -981,11 +1089,8 @@ fn executor_operation_falls_back_to_the_interpreter() {
     );
     let g = parse(&src);
     let op = ember_compiler::executor::jit::compile(&g).unwrap();
-    for (ra, rb) in [(4, 4), (2, 5)] {
-        let inputs = vec![
-            t(&mut rng, DType::F32, &[ra, 3]),
-            t(&mut rng, DType::F32, &[rb, 3]),
-        ];
+    for (ra, rb, db) in [(4, 4, DType::F32), (2, 5, DType::F64)] {
+        let inputs = vec![t(&mut rng, DType::F32, &[ra, 3]), t(&mut rng, db, &[rb, 3])];
         let want = interpret(&g, &inputs).unwrap();
         let mut stack = inputs.clone();
         op(&mut stack).unwrap();

@@ -438,6 +438,37 @@ pub fn random_case(rng: &mut Rng) -> (String, Vec<IValue>) {
     } else {
         last
     };
+    // Now and then the output is a cat of it and a part of another size along the cat's
+    // dimension, its size fixed by its type or open (each part then has a sweep of its own).
+    // Not after a reduction: a kernel that reduces computes one shape.
+    let out = if rank >= 1 && !g.reduced && rng.below(4) == 0 {
+        let d = rng.below(rank);
+        let mut part = full.clone();
+        part[d] = 1 + rng.below(5) as i64;
+        let sizes: Vec<Option<i64>> = part
+            .iter()
+            .map(|&s| (rng.below(2) == 0).then_some(s))
+            .collect();
+        params.push(format!("%xc : {}", type_text(DType::F32, &sizes)));
+        inputs.push(IValue::Tensor(tensor(rng, DType::F32, &part, -2.0, 2.0)));
+        let dim = if rng.below(2) == 0 {
+            d as i64
+        } else {
+            d as i64 - rank as i64
+        };
+        g.lines.extend([
+            format!(
+                "  %w : {} = aten::mul(%xc, %xc)",
+                type_text(DType::F32, &sizes)
+            ),
+            format!("  %parts : Tensor[] = prim::ListConstruct({out}, %w)"),
+            format!("  %dim : int = prim::Constant[value={dim}]()"),
+            "  %cat = aten::cat(%parts, %dim)".to_string(),
+        ]);
+        "%cat".to_string()
+    } else {
+        out
+    };
     let mut outs = vec![out];
     let extra: Vec<String> = g.values[n_inputs..]
         .iter()

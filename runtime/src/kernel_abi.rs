@@ -19,7 +19,9 @@
 ///
 /// The kernel is built for an iteration space of a fixed rank `R` (the group's largest input
 /// rank, at least 1). `sizes[0..R]` are its sizes; the last dimension is the row, the others
-/// are unravelled (last fastest) from the row index. `ptrs` holds element 0 of every tensor
+/// are unravelled (last fastest) from the row index. `sizes[R]` is the sweep to compute (the
+/// results of one shape; see `kernel_launch::PointwiseKernel::sweeps`), read only by kernels
+/// of several sweeps. `ptrs` holds element 0 of every tensor
 /// operand: the group's tensor inputs in order, then its outputs. `strides[t * R + d]` is the
 /// stride in elements of operand `t` in dimension `d` (0 where it broadcasts); inputs whose
 /// type fixes every size to 1 are read at element 0 and their strides are ignored. `scalars`

@@ -194,9 +194,9 @@ fn may_return_alias(g: &Graph, n: Node) -> bool {
 }
 
 /// `aten::cat(ListConstruct(tensors...), dim)` with a constant `dim`, the list read by it
-/// alone, and parts of one shape as far as their types tell: the kernel computes the parts
-/// over one iteration space and writes each into its slice of the result (so a cat is only
-/// ever a group's output, see `can_merge`).
+/// alone, and parts that agree outside `dim` as far as their types tell: the kernel computes
+/// each part (over its own iteration space where their sizes along `dim` differ) and writes it
+/// into its slice of the result (so a cat is only ever a group's output, see `can_merge`).
 fn is_fusible_cat(g: &Graph, n: Node) -> bool {
     if g.kind(n) != Symbol::aten("cat") || g.node_inputs(n).len() != 2 {
         return false;
@@ -208,21 +208,23 @@ fn is_fusible_cat(g: &Graph, n: Node) -> bool {
         Type::Tensor(t) => t.sizes.clone(),
         _ => None,
     };
-    // Parts whose known sizes differ somewhere (a cat of unequal parts) have no one
-    // iteration space.
-    let same_shape = parts.windows(2).all(|w| match (sizes(w[0]), sizes(w[1])) {
-        (Some(a), Some(b)) => {
-            a.len() == b.len()
-                && a.iter().zip(&b).all(|(x, y)| match (x, y) {
-                    (Dim::Known(x), Dim::Known(y)) => x == y,
-                    _ => true,
-                })
-        }
+    // Parts whose known sizes differ outside `dim` are PyTorch's error, which the
+    // interpreter raises.
+    let agree = |a: &[Dim], b: &[Dim]| {
+        let along = constant_int(g, dim).map(|d| if d < 0 { d + a.len() as i64 } else { d });
+        a.len() == b.len()
+            && a.iter().zip(b).enumerate().all(|(d, (x, y))| match (x, y) {
+                (Dim::Known(x), Dim::Known(y)) => x == y || along == Some(d as i64),
+                _ => true,
+            })
+    };
+    let agreeing = parts.windows(2).all(|w| match (sizes(w[0]), sizes(w[1])) {
+        (Some(a), Some(b)) => agree(&a, &b),
         _ => true,
     });
     g.kind(producer) == sym::list_construct()
         && !parts.is_empty()
-        && same_shape
+        && agreeing
         && g.uses(list).len() == 1
         && g.kind(g.producer(dim)) == sym::constant()
         && matches!(g.ty(dim), Type::Int)
@@ -422,6 +424,35 @@ fn has_cat(g: &Graph, n: Node) -> bool {
             .into_iter()
             .any(|m| body.kind(m) == Symbol::aten("cat")),
         _ => false,
+    }
+}
+
+/// Whether `n` (a cat, or a group holding one) is a cat whose parts' types do not fix one
+/// size along its dimension: a kernel computes such parts one by one, which a kernel that
+/// reduces rows does not, so such a group takes no reductions.
+fn holds_cat_of_unequal_parts(g: &Graph, n: Node) -> bool {
+    let unequal = |g: &Graph, cat: Node| {
+        let parts = g.node_inputs(g.producer(g.input(cat, 0)));
+        let along = constant_int(g, g.input(cat, 1));
+        let size = |v: Value| match (g.ty(v), along) {
+            (Type::Tensor(t), Some(d)) => t.sizes.as_ref().and_then(|s| {
+                let d = if d < 0 { d + s.len() as i64 } else { d };
+                match s.get(usize::try_from(d).ok()?) {
+                    Some(Dim::Known(n)) => Some(*n),
+                    _ => None,
+                }
+            }),
+            _ => None,
+        };
+        let first = parts.first().and_then(|&p| size(p));
+        first.is_none() || parts.iter().any(|&p| size(p) != first)
+    };
+    match g.attr(n, sym::attr_subgraph()) {
+        Some(AttrValue::Graph(body)) if is_group(g, n) => body
+            .nodes()
+            .into_iter()
+            .any(|m| body.kind(m) == Symbol::aten("cat") && unequal(body, m)),
+        _ => g.kind(n) == Symbol::aten("cat") && unequal(g, n),
     }
 }
 
@@ -630,6 +661,9 @@ impl Fuser {
             if a != b {
                 return false;
             }
+        }
+        if row_dims(g, producer).is_some() && holds_cat_of_unequal_parts(g, consumer) {
+            return false;
         }
         // A chunk's outputs are views: fuse it only into the group that reads them.
         if g.kind(producer) == Symbol::prim("ConstantChunk")

@@ -7,9 +7,12 @@
 //! composite activations on those dtypes run wholly in float32 and round once, as PyTorch's
 //! kernels do.
 //!
-//! `prim::ConstantChunk` pieces become views of tensor parameters ([`ChunkView`]), so a kernel
-//! has one iteration space; an `aten::cat` output of parts of that space is written part by
-//! part into its slices ([`OutputPlan::Cat`]).
+//! `prim::ConstantChunk` pieces become views of tensor parameters ([`ChunkView`]), so chunks
+//! share one iteration space; an `aten::cat` output is written part by part into its slices
+//! ([`OutputPlan::Cat`]). Results whose types give them different shapes (the parts of a cat
+//! of unequal sizes, independent outputs of different shapes) are computed in sweeps of their
+//! own ([`PointwiseKernel::sweeps`]): one loop nest per shape, each over the iteration space
+//! of what it reads, as PyTorch's fuser computes each part of a cat in its own range.
 //!
 //! Reductions over the innermost dimensions of the iteration space (`sum`, `mean`, `amax`,
 //! `amin` over one or several, `softmax`, `log_softmax` over the last, `layer_norm` over its
@@ -195,10 +198,6 @@ pub struct PointwiseKernel {
     /// The group's outputs, in order.
     pub outputs: Vec<OutputPlan>,
     pub views: Vec<ChunkView>,
-    /// Per parameter and then per view: whether the kernel reads its elements or a result
-    /// takes its shape from it (a parameter only chunked is neither, and its shape takes no
-    /// part in broadcasting).
-    pub streamed: Vec<bool>,
     pub exprs: Vec<TypedExpr>,
     pub results: Vec<KernelResult>,
     /// The largest rank of any tensor parameter: the rank of every result.
@@ -216,6 +215,10 @@ pub struct PointwiseKernel {
     /// How many innermost dimensions of the iteration space a row spans: what the kernel's
     /// reductions reduce (1 when it has none).
     pub row_dims: usize,
+    /// The results computed together over one iteration space, in the order they run: one
+    /// sweep per shape the results' types give them (results of a kernel that reduces share
+    /// one). The entry point computes the sweep whose index follows the sizes.
+    pub sweeps: Vec<Vec<usize>>,
 }
 
 impl PointwiseKernel {
@@ -378,7 +381,6 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
             params: Vec::new(),
             outputs: Vec::new(),
             views: Vec::new(),
-            streamed: Vec::new(),
             exprs: Vec::new(),
             results: Vec::new(),
             tensor_rank: 0,
@@ -387,6 +389,7 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
             row_sizes: None,
             row_shaped: Vec::new(),
             row_dims: 1,
+            sweeps: Vec::new(),
         },
         memo: HashMap::new(),
     };
@@ -476,9 +479,35 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
         items.insert(g.output(n, 0), item);
     }
     let ret = g.return_node(g.block());
+    // Per result, what decides its sweep: the shape its type gives it.
+    let mut shapes: Vec<SweepKey> = Vec::new();
     for (i, &v) in g.outputs().iter().enumerate() {
         let plan = match items.get(&v) {
             Some(Item::Cat(parts, dim)) => {
+                // The parts' values: the list construction the cat reads. A part whose size
+                // along the cat's dimension is open gets a sweep of its own: parts differ
+                // there as often as not.
+                let list = g.producer(g.input(g.producer(v), 0));
+                for &part in g.node_inputs(list) {
+                    let sizes = static_sizes(g, part);
+                    let d = if *dim < 0 {
+                        dim + b.k.tensor_rank as i64
+                    } else {
+                        *dim
+                    };
+                    let fixed = sizes
+                        .as_ref()
+                        .is_some_and(|s| s.get(d as usize).is_some_and(|n| n.is_some()));
+                    let own = (!fixed).then_some(shapes.len());
+                    shapes.push((sizes, own));
+                }
+                let keys = &shapes[shapes.len() - parts.len()..];
+                if b.k.reduces() && keys.iter().any(|k| k != &keys[0] || k.1.is_some()) {
+                    return Err(KernelError::at(
+                        ret,
+                        format!("output {i}: a cat of parts of different sizes in a kernel that reduces rows is not fused"),
+                    ));
+                }
                 let rank = b.k.tensor_rank as i64;
                 let d = if *dim < 0 { dim + rank } else { *dim };
                 if !(0..rank).contains(&d) {
@@ -522,7 +551,10 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
                     results,
                 }
             }
-            Some(item) => OutputPlan::Result(add_result(&mut b, item, ret, i)?),
+            Some(item) => {
+                shapes.push((static_sizes(g, v), None));
+                OutputPlan::Result(add_result(&mut b, item, ret, i)?)
+            }
             None => return Err(KernelError::at(ret, format!("output {i} is not a tensor"))),
         };
         b.k.outputs.push(plan);
@@ -530,8 +562,49 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
     if b.k.results.is_empty() {
         return Err(KernelError::at(ret, "the group has no outputs"));
     }
-    b.k.streamed = streamed_operands(&b.k);
+    b.k.sweeps = sweeps(&b.k, &shapes);
     Ok(b.k)
+}
+
+/// The sizes `v`'s type fixes (`None` where it leaves one open), or `None` for no sizes.
+fn static_sizes(g: &Graph, v: Value) -> Option<Vec<Option<i64>>> {
+    match g.ty(v) {
+        Type::Tensor(t) => t.sizes.as_ref().map(|sizes| {
+            sizes
+                .iter()
+                .map(|d| match d {
+                    Dim::Known(n) => Some(*n),
+                    _ => None,
+                })
+                .collect()
+        }),
+        _ => None,
+    }
+}
+
+/// What puts results in one sweep: the sizes their types fix, and for a part of a cat whose
+/// size along the cat's dimension is open, a number of its own.
+type SweepKey = (Option<Vec<Option<i64>>>, Option<usize>);
+
+/// Results grouped by [`SweepKey`], in order of their first result. A kernel that reduces
+/// keeps one sweep: its row results have their rows' shape, not the iteration space's, and
+/// are computed with it.
+fn sweeps(k: &PointwiseKernel, shapes: &[SweepKey]) -> Vec<Vec<usize>> {
+    if k.reduces() {
+        return vec![(0..k.results.len()).collect()];
+    }
+    let mut keys: Vec<&SweepKey> = Vec::new();
+    let mut sweeps: Vec<Vec<usize>> = Vec::new();
+    for (r, shape) in shapes.iter().enumerate() {
+        match keys.iter().position(|k| *k == shape) {
+            Some(s) => sweeps[s].push(r),
+            None => {
+                keys.push(shape);
+                sweeps.push(vec![r]);
+            }
+        }
+    }
+    sweeps
 }
 
 /// How many dimensions `dims` reduces when they are the innermost ones of a rank-`rank`
@@ -602,31 +675,37 @@ pub fn operand_sizes(k: &PointwiseKernel, operand: usize) -> &[Option<i64>] {
     }
 }
 
-/// Which parameters and views the results read or take their shape from.
-fn streamed_operands(k: &PointwiseKernel) -> Vec<bool> {
-    let mut needed = vec![false; k.exprs.len()];
-    for r in &k.results {
-        needed[r.value.0] = true;
+impl PointwiseKernel {
+    /// Per parameter and then per view: whether `results` read its elements or take their
+    /// shape from it (a parameter only chunked is neither, and its shape takes no part in
+    /// broadcasting).
+    pub fn reads(&self, results: &[usize]) -> Vec<bool> {
+        let k = self;
+        let mut needed = vec![false; k.exprs.len()];
+        for &r in results {
+            needed[k.results[r].value.0] = true;
+        }
+        let mut reads = vec![false; k.params.len() + k.views.len()];
+        // What gives a result its shape takes part too (`pow(x, 0)` reads nothing of `x`).
+        for &r in results {
+            let r = &k.results[r];
+            for &p in r.shape_from.iter().chain(&r.reduced_from) {
+                reads[p] = true;
+            }
+        }
+        for i in (0..k.exprs.len()).rev() {
+            if !needed[i] {
+                continue;
+            }
+            if let Expr::Param(p) = k.exprs[i].expr {
+                reads[p] = true;
+            }
+            for a in k.exprs[i].expr.operands() {
+                needed[a.0] = true;
+            }
+        }
+        reads
     }
-    let mut streamed = vec![false; k.params.len() + k.views.len()];
-    // What gives a result its shape takes part too (`pow(x, 0)` reads nothing of `x`).
-    for r in &k.results {
-        for &p in r.shape_from.iter().chain(&r.reduced_from) {
-            streamed[p] = true;
-        }
-    }
-    for i in (0..k.exprs.len()).rev() {
-        if !needed[i] {
-            continue;
-        }
-        if let Expr::Param(p) = k.exprs[i].expr {
-            streamed[p] = true;
-        }
-        for a in k.exprs[i].expr.operands() {
-            needed[a.0] = true;
-        }
-    }
-    streamed
 }
 
 /// The outputs of `prim::ConstantChunk[chunks, dim](input)`. Piece `k` of an elementwise value

@@ -35,22 +35,14 @@ pub fn run(
     // Metadata of every tensor operand in ABI order, parameters then chunk views (cloned: it
     // holds the storage alive for the call), and where each operand id's is.
     let mut metas: Vec<Meta> = Vec::new();
-    let mut streamed: Vec<bool> = Vec::new();
     let mut position: Vec<usize> = vec![usize::MAX; k.params.len() + k.views.len()];
     let mut scalars: Vec<i64> = Vec::new();
-    let mut shape: Vec<i64> = Vec::new();
     for (i, (p, v)) in k.params.iter().zip(inputs).enumerate() {
         match (p, v) {
             (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
                 let m = t.meta().clone();
                 check_tensor(&m, *dtype, sizes, &format!("input {i}"))?;
-                if k.streamed[i] {
-                    shape = broadcast_shapes(&shape, &m.sizes)
-                        .map_err(|e| format!("input {i}: {e}"))?
-                        .to_vec();
-                }
                 position[i] = metas.len();
-                streamed.push(k.streamed[i]);
                 metas.push(m);
             }
             (Param::Scalar(ScalarKind::Int), IValue::Int(x)) => scalars.push(*x),
@@ -112,14 +104,128 @@ pub fn run(
             )?;
             m
         };
-        if k.streamed[id] {
-            shape = broadcast_shapes(&shape, &m.sizes)
-                .map_err(|e| format!("chunk {} of input {}: {e}", view.index, view.input))?
-                .to_vec();
-        }
         position[id] = metas.len();
-        streamed.push(k.streamed[id]);
         metas.push(m);
+    }
+    // Each sweep's iteration space, and every result's shape.
+    let mut result_shapes: Vec<Vec<i64>> = vec![Vec::new(); k.results.len()];
+    let plans: Vec<SweepPlan> = k
+        .sweeps
+        .iter()
+        .map(|sweep| plan_sweep(k, sweep, &metas, &position, &mut result_shapes))
+        .collect::<Result<_, _>>()?;
+    let row_dims = k.row_dims.min(rank);
+    // One tensor per group output; each result writes into its output (a slice of it for a
+    // fused `cat`).
+    let mut outputs = Vec::with_capacity(k.outputs.len());
+    let mut result_views: Vec<Option<Meta>> = vec![None; k.results.len()];
+    for plan in &k.outputs {
+        match plan {
+            OutputPlan::Result(r) => {
+                let t = empty(&result_shapes[*r], k.results[*r].dtype)?;
+                let mut m = t.meta().clone();
+                if k.results[*r].shape == (ResultShape::Row { keepdim: false }) {
+                    // Written as the kernel sees it: with the row's size-1 dimensions.
+                    for _ in 0..row_dims {
+                        m.sizes.push(1);
+                        m.strides.push(1);
+                    }
+                }
+                result_views[*r] = Some(m);
+                outputs.push(t);
+            }
+            OutputPlan::Cat { dim, results } => {
+                // The parts must agree everywhere but along `dim` (the interpreter's `cat`
+                // says how they do not).
+                let first = &result_shapes[results[0]];
+                let mut cat_shape = first.clone();
+                let mut total = 0i64;
+                for &r in results {
+                    let part = &result_shapes[r];
+                    let agree = part.len() == first.len()
+                        && (0..part.len()).all(|d| d == *dim || part[d] == first[d]);
+                    if !agree {
+                        return Err(format!(
+                            "cat parts of shapes {first:?} and {part:?} differ outside dimension {dim}"
+                        ));
+                    }
+                    total = total
+                        .checked_add(part[*dim])
+                        .ok_or("output size overflows")?;
+                }
+                cat_shape[*dim] = total;
+                let t = empty(&cat_shape, k.results[results[0]].dtype)?;
+                let mut start = 0;
+                for &r in results {
+                    let length = result_shapes[r][*dim];
+                    let part = t
+                        .narrow(*dim as i64, start, length)
+                        .map_err(|e| e.to_string())?;
+                    result_views[r] = Some(part.meta().clone());
+                    start += length;
+                }
+                outputs.push(t);
+            }
+        }
+    }
+    let result_views: Vec<Meta> = result_views
+        .into_iter()
+        .map(|m| m.expect("every result has an output"))
+        .collect();
+    for (index, (sweep, plan)) in k.sweeps.iter().zip(&plans).enumerate() {
+        if plan.runs {
+            let sweep = Sweep {
+                index,
+                results: sweep,
+                reads: &plan.reads,
+            };
+            call(
+                k,
+                entry,
+                &sweep,
+                &metas,
+                &result_views,
+                &plan.iter_shape,
+                &scalars,
+            )?;
+        }
+    }
+    Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// A sweep's iteration space as this call's inputs give it.
+struct SweepPlan {
+    /// Its sizes, padded to the kernel's rank with leading 1s.
+    iter_shape: Vec<i64>,
+    /// Per tensor operand in ABI order (the `metas` of `run`): whether the sweep reads it.
+    reads: Vec<bool>,
+    /// Whether it has anything to compute (rows of no columns still have their sums (0) and
+    /// means (NaN) to write).
+    runs: bool,
+}
+
+/// Computes the iteration space of the sweep of `results` (the broadcast of what they read)
+/// and checks it against the kernel's rows; stores the shape of each of its results.
+fn plan_sweep(
+    k: &PointwiseKernel,
+    results: &[usize],
+    metas: &[Meta],
+    position: &[usize],
+    result_shapes: &mut [Vec<i64>],
+) -> Result<SweepPlan, String> {
+    let rank = k.rank;
+    let reads_operand = k.reads(results);
+    let mut reads = vec![false; metas.len()];
+    let mut shape: Vec<i64> = Vec::new();
+    for (id, &read) in reads_operand.iter().enumerate() {
+        // (Scalar parameters have no position: they are not tensor operands.)
+        if read && position[id] != usize::MAX {
+            let m = &metas[position[id]];
+            shape = broadcast_shapes(&shape, &m.sizes)
+                .map_err(|e| format!("{}: {e}", operand_name(k, id)))?
+                .to_vec();
+            reads[position[id]] = true;
+        }
     }
     if shape.len() > rank {
         return Err("inputs of a higher rank than the kernel's".into());
@@ -167,8 +273,8 @@ pub fn run(
         return Err("the maximum or minimum of an empty row".into());
     }
     // Every result must have the broadcast shape, or its rows' (its rank is the kernel's).
-    let mut result_shapes = Vec::with_capacity(k.results.len());
-    for (r, res) in k.results.iter().enumerate() {
+    for &r in results {
+        let res = &k.results[r];
         let mut s: Vec<i64> = Vec::new();
         let reduced = res.reduced_from.iter().map(|&p| (p, true));
         for (p, row) in res.shape_from.iter().map(|&p| (p, false)).chain(reduced) {
@@ -193,60 +299,24 @@ pub fn run(
         if res.shape == (ResultShape::Row { keepdim: false }) {
             s.truncate(s.len() - row_dims);
         }
-        result_shapes.push(s);
+        result_shapes[r] = s;
     }
     let numel = checked_numel(&iter_shape).map_err(|e| e.to_string())?;
-    // One tensor per group output; each result writes into its output (a slice of it for a
-    // fused `cat`).
-    let mut outputs = Vec::with_capacity(k.outputs.len());
-    let mut result_views: Vec<Option<Meta>> = vec![None; k.results.len()];
-    for plan in &k.outputs {
-        match plan {
-            OutputPlan::Result(r) => {
-                let t = empty(&result_shapes[*r], k.results[*r].dtype)?;
-                let mut m = t.meta().clone();
-                if k.results[*r].shape == (ResultShape::Row { keepdim: false }) {
-                    // Written as the kernel sees it: with the row's size-1 dimensions.
-                    for _ in 0..row_dims {
-                        m.sizes.push(1);
-                        m.strides.push(1);
-                    }
-                }
-                result_views[*r] = Some(m);
-                outputs.push(t);
-            }
-            OutputPlan::Cat { dim, results } => {
-                let mut cat_shape = shape.clone();
-                cat_shape[*dim] = shape[*dim]
-                    .checked_mul(results.len() as i64)
-                    .ok_or("output size overflows")?;
-                let t = empty(&cat_shape, k.results[results[0]].dtype)?;
-                for (j, &r) in results.iter().enumerate() {
-                    let part = t
-                        .narrow(*dim as i64, j as i64 * shape[*dim], shape[*dim])
-                        .map_err(|e| e.to_string())?;
-                    result_views[r] = Some(part.meta().clone());
-                }
-                outputs.push(t);
-            }
+    Ok(SweepPlan {
+        runs: numel > 0 || (k.reduces() && has_rows),
+        iter_shape,
+        reads,
+    })
+}
+
+/// How an error names tensor operand `id` (a parameter, or a chunk view after them).
+fn operand_name(k: &PointwiseKernel, id: usize) -> String {
+    match k.views.get(id.wrapping_sub(k.params.len())) {
+        Some(view) if id >= k.params.len() => {
+            format!("chunk {} of input {}", view.index, view.input)
         }
+        _ => format!("input {id}"),
     }
-    let result_views: Vec<Meta> = result_views
-        .into_iter()
-        .map(|m| m.expect("every result has an output"))
-        .collect();
-    // Rows of no columns still have their sums (0) and means (NaN) to write.
-    if numel > 0 || (k.reduces() && has_rows) {
-        call(
-            k,
-            entry,
-            (&metas, &streamed),
-            &result_views,
-            &iter_shape,
-            &scalars,
-        )?;
-    }
-    Ok(outputs.into_iter().map(IValue::Tensor).collect())
 }
 
 /// A contiguous tensor whose every element the kernel writes (no zeroing).
@@ -415,37 +485,53 @@ impl Call<'_> {
     }
 }
 
+/// The sweep a call computes.
+struct Sweep<'a> {
+    /// Its index, which the kernel's entry point reads after the sizes.
+    index: usize,
+    /// The results it writes.
+    results: &'a [usize],
+    /// Per tensor input in ABI order: whether it reads it.
+    reads: &'a [bool],
+}
+
 fn call(
     k: &PointwiseKernel,
     entry: JitKernelFn,
-    (inputs, streamed): (&[Meta], &[bool]),
+    sweep: &Sweep,
+    inputs: &[Meta],
     outputs: &[Meta],
     shape: &[i64],
     scalars: &[i64],
 ) -> Result<(), String> {
     let rank = k.rank;
-    // Operands the kernel does not read (only chunked) get zero strides.
+    // Operands the sweep does not read or write (only chunked, or other sweeps') get zero
+    // strides: they take no part in its shape.
+    let zero = || vec![0; shape.len()];
     let mut strides: Vec<Vec<i64>> = inputs
         .iter()
-        .zip(streamed)
-        .map(|(m, &s)| {
-            if s {
+        .zip(sweep.reads)
+        .map(|(m, &read)| {
+            if read {
                 broadcast_strides(&m.sizes, &m.strides, shape)
             } else {
-                vec![0; shape.len()]
+                zero()
             }
         })
         .collect();
-    strides.extend(
-        outputs
-            .iter()
-            .map(|m| broadcast_strides(&m.sizes, &m.strides, shape)),
-    );
-    let sizes = if k.reduces() {
+    strides.extend(outputs.iter().enumerate().map(|(r, m)| {
+        if sweep.results.contains(&r) {
+            broadcast_strides(&m.sizes, &m.strides, shape)
+        } else {
+            zero()
+        }
+    }));
+    let mut sizes = if k.reduces() {
         collapse_rows(shape, &mut strides, rank, k.row_dims.min(rank))?
     } else {
         collapse(shape, &mut strides, rank)
     };
+    sizes.push(sweep.index as i64);
     let ptrs: Vec<*mut u8> = inputs
         .iter()
         .chain(outputs)

@@ -14,6 +14,10 @@
 //! later; the reductions of one level share a loop, as accumulators it carries), then the
 //! loop that computes and stores the results of the full shape, then the results of the row's
 //! shape, stored once.
+//!
+//! A kernel of several sweeps ([`PointwiseKernel::sweeps`]: results of different shapes, such
+//! as the parts of a cat of unequal sizes) has one `NAME_rowsI` per sweep, each reading and
+//! writing only what its results need; the entry calls the one whose index follows the sizes.
 
 use melior::dialect::arith::{self, CmpfPredicate, CmpiPredicate};
 use melior::dialect::llvm::{self, LoadStoreOptions};
@@ -37,7 +41,11 @@ use crate::codegen::mlir_builder::Emit;
 pub fn kernel_to_mlir<'c>(ctx: &'c Context, k: &PointwiseKernel, name: &str) -> Module<'c> {
     let loc = Location::new(ctx, name, 0, 0);
     let module = Module::new(loc);
-    module.body().append_operation(rows_func(ctx, k, name, loc));
+    for sweep in 0..k.sweeps.len() {
+        module
+            .body()
+            .append_operation(rows_func(ctx, k, name, sweep, loc));
+    }
     module
         .body()
         .append_operation(entry_func(ctx, k, name, loc));
@@ -77,13 +85,23 @@ fn storage(ctx: &Context, d: DType) -> Type<'_> {
     }
 }
 
+/// The rows function of sweep `sweep` (`NAME_rows` when the kernel has one sweep).
+fn rows_name(k: &PointwiseKernel, name: &str, sweep: usize) -> String {
+    if k.sweeps.len() == 1 {
+        format!("{name}_rows")
+    } else {
+        format!("{name}_rows{sweep}")
+    }
+}
+
 /// A tensor operand of the kernel, in ABI order (parameters, then results).
 #[derive(Clone, Copy)]
 struct TensorOperand {
     /// The parameter it is (`None` for a result).
     param: Option<usize>,
     dtype: DType,
-    /// Read by the kernel (a parameter that is only chunked is not).
+    /// Read (or written) by the sweep (a parameter that is only chunked is not, nor what only
+    /// other sweeps read and write).
     streamed: bool,
     /// Every element is the same: read once per call ([`Param::is_single_element`]).
     single: bool,
@@ -94,7 +112,9 @@ struct TensorOperand {
     per_row: bool,
 }
 
-fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
+/// The tensor operands as the sweep of `results` sees them.
+fn tensor_operands(k: &PointwiseKernel, results: &[usize]) -> Vec<TensorOperand> {
+    let reads = k.reads(results);
     // Tensor parameters, then chunk views: (operand id, dtype, sizes).
     let mut inputs: Vec<(usize, DType, &[Option<i64>])> = k
         .params
@@ -114,9 +134,7 @@ fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
     );
     // Row broadcasting needs rows: some read input whose last dimension is not fixed to 1.
     let has_rows = inputs.iter().any(|(i, _, sizes)| {
-        k.streamed[*i]
-            && sizes.len() == k.tensor_rank
-            && sizes.last().is_some_and(|s| *s != Some(1))
+        reads[*i] && sizes.len() == k.tensor_rank && sizes.last().is_some_and(|s| *s != Some(1))
     });
     let mut v: Vec<TensorOperand> = inputs
         .iter()
@@ -125,22 +143,32 @@ fn tensor_operands(k: &PointwiseKernel) -> Vec<TensorOperand> {
             TensorOperand {
                 param: Some(i),
                 dtype,
-                streamed: k.streamed[i],
+                streamed: reads[i],
                 single,
                 row_broadcast: has_rows && !single && sizes.last() == Some(&Some(1)),
                 per_row: false,
             }
         })
         .collect();
-    v.extend(k.results.iter().map(|r| TensorOperand {
+    v.extend(k.results.iter().enumerate().map(|(i, r)| TensorOperand {
         param: None,
         dtype: r.dtype,
-        streamed: true,
+        streamed: results.contains(&i),
         single: false,
         row_broadcast: false,
         per_row: r.shape != ResultShape::Full,
     }));
     v
+}
+
+/// How many tensor operands the kernel's ABI passes (inputs, views, results).
+fn operand_count(k: &PointwiseKernel) -> usize {
+    let tensors = k
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::Tensor { .. }))
+        .count();
+    tensors + k.views.len() + k.results.len()
 }
 
 fn scalar_params(k: &PointwiseKernel) -> Vec<usize> {
@@ -151,7 +179,7 @@ fn scalar_params(k: &PointwiseKernel) -> Vec<usize> {
 
 /// `NAME_rows(ptrs..., scalars..., row_begin, row_end, col_begin, col_end, sizes, strides)`.
 fn rows_types<'c>(ctx: &'c Context, k: &PointwiseKernel) -> Vec<Type<'c>> {
-    let mut types: Vec<Type<'c>> = tensor_operands(k).iter().map(|_| ptr(ctx)).collect();
+    let mut types: Vec<Type<'c>> = (0..operand_count(k)).map(|_| ptr(ctx)).collect();
     types.extend(
         scalar_params(k)
             .iter()
@@ -236,7 +264,7 @@ fn entry_func<'c>(
         let e = Emit::new(ctx, &block, loc);
         let arg = |i: usize| -> Value<'c, '_> { block.argument(i).expect("argument").into() };
         let mut call_args: Vec<Value<'c, '_>> = Vec::new();
-        for t in 0..tensor_operands(k).len() {
+        for t in 0..operand_count(k) {
             let idx = i64_const(&e, t as i64);
             call_args.push(load_at(&e, arg(5), idx, ptr(ctx)));
         }
@@ -253,9 +281,26 @@ fn entry_func<'c>(
             });
         }
         call_args.extend([arg(0), arg(1), arg(2), arg(3), arg(4), arg(6)]);
-        let callee =
-            melior::ir::attribute::FlatSymbolRefAttribute::new(ctx, &format!("{name}_rows"));
-        block.append_operation(func::call(ctx, callee, &call_args, &[], loc));
+        let call = |sweep: usize| {
+            let callee =
+                melior::ir::attribute::FlatSymbolRefAttribute::new(ctx, &rows_name(k, name, sweep));
+            func::call(ctx, callee, &call_args, &[], loc)
+        };
+        if k.sweeps.len() == 1 {
+            block.append_operation(call(0));
+        } else {
+            // The sweep's index follows the sizes.
+            let index = load_at(&e, arg(4), i64_const(&e, k.rank as i64), i64t);
+            for sweep in 0..k.sweeps.len() {
+                let this = e.cmpi(CmpiPredicate::Eq, index, i64_const(&e, sweep as i64));
+                let then = Block::new(&[]);
+                then.append_operation(call(sweep));
+                then.append_operation(scf::r#yield(&[], loc));
+                let region = Region::new();
+                region.append_block(then);
+                block.append_operation(scf::r#if(this, &[], region, Region::new(), loc));
+            }
+        }
         block.append_operation(func::r#return(&[], loc));
     }
     let region = Region::new();
@@ -274,10 +319,12 @@ fn rows_func<'c>(
     ctx: &'c Context,
     k: &PointwiseKernel,
     name: &str,
+    sweep: usize,
     loc: Location<'c>,
 ) -> melior::ir::Operation<'c> {
     let types = rows_types(ctx, k);
-    let operands = tensor_operands(k);
+    let results = &k.sweeps[sweep];
+    let operands = tensor_operands(k, results);
     let scalars = scalar_params(k);
     let block = Block::new(&types.iter().map(|&t| (t, loc)).collect::<Vec<_>>());
     {
@@ -343,7 +390,8 @@ fn rows_func<'c>(
             ptrs: &(0..nt).map(arg).collect::<Vec<_>>(),
             fixed: &fixed,
             columns,
-            levels: reduction_levels(k),
+            levels: reduction_levels(k, results),
+            results,
         };
         let row_block = Block::new(&[(i64t, loc)]);
         {
@@ -409,7 +457,7 @@ fn rows_func<'c>(
         .collect();
     func::func(
         ctx,
-        StringAttribute::new(ctx, &format!("{name}_rows")),
+        StringAttribute::new(ctx, &rows_name(k, name, sweep)),
         TypeAttribute::new(FunctionType::new(ctx, &types, &[]).into()),
         region,
         &[
@@ -440,6 +488,8 @@ struct RowBody<'k, 'c, 'x> {
     columns: Value<'c, 'x>,
     /// The reductions the results need, by level: those of a level read only lower levels'.
     levels: Vec<Vec<Val>>,
+    /// The results of the sweep.
+    results: &'k [usize],
 }
 
 /// Vectors of the unit-stride loop interleaved per iteration on rows of [`LONG_ROW`] columns
@@ -478,7 +528,9 @@ fn row_region<'c>(
             }
         }
         let of_shape = |full: bool| -> Vec<usize> {
-            (0..k.results.len())
+            body.results
+                .iter()
+                .copied()
                 .filter(|&r| (k.results[r].shape == ResultShape::Full) == full)
                 .collect()
         };
@@ -533,7 +585,8 @@ fn stashed_inputs(body: &RowBody<'_, '_, '_>) -> Vec<(usize, Val)> {
         return Vec::new();
     };
     let mut stash = Vec::new();
-    for (r, res) in k.results.iter().enumerate() {
+    for &r in body.results {
+        let res = &k.results[r];
         if res.shape != ResultShape::Full || matches!(res.dtype, DType::F16 | DType::BF16) {
             continue;
         }
@@ -844,10 +897,10 @@ fn store_results<'c, 'a>(
 }
 
 /// The reductions the results need, by level (how many reductions deep their input is).
-fn reduction_levels(k: &PointwiseKernel) -> Vec<Vec<Val>> {
+fn reduction_levels(k: &PointwiseKernel, results: &[usize]) -> Vec<Vec<Val>> {
     let mut needed = vec![false; k.exprs.len()];
-    for r in &k.results {
-        needed[r.value.0] = true;
+    for &r in results {
+        needed[k.results[r].value.0] = true;
     }
     for i in (0..k.exprs.len()).rev() {
         if needed[i] {

@@ -114,6 +114,7 @@ pub(crate) fn exp_reduced(x: f32) -> (f32, i32) {
 /// to x^11 (relative error under 1e-7), where the first's absolute error would be a large
 /// relative one (2.5e-4 at 1e-3, which `1 / erf(x)` shows; PyTorch's erf is accurate there).
 #[inline(always)]
+#[allow(clippy::approx_constant)] // the series' x coefficient, 2/sqrt(pi), written as fast_math's
 pub(crate) fn erf(x: f32) -> f32 {
     let a = x.abs();
     let t = 1.0 / (1.0 + 0.327_591_1 * a);
