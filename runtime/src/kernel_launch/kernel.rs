@@ -484,17 +484,20 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
     for (i, &v) in g.outputs().iter().enumerate() {
         let plan = match items.get(&v) {
             Some(Item::Cat(parts, dim)) => {
+                let rank = b.k.tensor_rank as i64;
+                let d = if *dim < 0 { dim + rank } else { *dim };
+                if !(0..rank).contains(&d) {
+                    return Err(KernelError::at(
+                        ret,
+                        format!("output {i}: cat dimension {dim} is out of range"),
+                    ));
+                }
                 // The parts' values: the list construction the cat reads. A part whose size
                 // along the cat's dimension is open gets a sweep of its own: parts differ
                 // there as often as not.
                 let list = g.producer(g.input(g.producer(v), 0));
                 for &part in g.node_inputs(list) {
                     let sizes = static_sizes(g, part);
-                    let d = if *dim < 0 {
-                        dim + b.k.tensor_rank as i64
-                    } else {
-                        *dim
-                    };
                     let fixed = sizes
                         .as_ref()
                         .is_some_and(|s| s.get(d as usize).is_some_and(|n| n.is_some()));
@@ -506,14 +509,6 @@ pub fn build(g: &Graph) -> Result<PointwiseKernel, KernelError> {
                     return Err(KernelError::at(
                         ret,
                         format!("output {i}: a cat of parts of different sizes in a kernel that reduces rows is not fused"),
-                    ));
-                }
-                let rank = b.k.tensor_rank as i64;
-                let d = if *dim < 0 { dim + rank } else { *dim };
-                if !(0..rank).contains(&d) {
-                    return Err(KernelError::at(
-                        ret,
-                        format!("output {i}: cat dimension {dim} is out of range"),
                     ));
                 }
                 // The parts in their common dtype, as `cat` promotes them.
