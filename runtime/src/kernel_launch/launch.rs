@@ -311,11 +311,9 @@ fn plan_sweep(
 
 /// How an error names tensor operand `id` (a parameter, or a chunk view after them).
 fn operand_name(k: &PointwiseKernel, id: usize) -> String {
-    match k.views.get(id.wrapping_sub(k.params.len())) {
-        Some(view) if id >= k.params.len() => {
-            format!("chunk {} of input {}", view.index, view.input)
-        }
-        _ => format!("input {id}"),
+    match id.checked_sub(k.params.len()).map(|v| &k.views[v]) {
+        Some(view) => format!("chunk {} of input {}", view.index, view.input),
+        None => format!("input {id}"),
     }
 }
 
