@@ -23,15 +23,19 @@ EMBER_LOG=executor "$bin/ember-run" "$model" examples/mobilenet_x.npy --bench 3 
 grep -E "^(optimize|first calls|bench):|^\[executor\]" "$work/run.err"
 echo "the plan that ran: $(grep -c 'prim::TypeCheck' "$work/run.err" || true) guards, $(grep -c ' = prim::TensorExprGroup' "$work/run.err" || true) fusion groups (the rest is in the fused convolutions)"
 
-echo "== emberc: the whole model compiled to an x86-64 object, run from C through ember.h"
-"$bin/emberc" "$model" -o "$work/mobilenet.o" --header "$work/mobilenet.h" --name mobilenet
+echo "== emberc: the whole model compiled to an x86-64 object for the input's shape, run from C through ember.h"
+# --example profiles the model on the input: its pointwise chains become kernels, and the
+# object carries the memory plan of a call on that shape (the first call takes every
+# intermediate tensor from one block).
+"$bin/emberc" "$model" -o "$work/mobilenet.o" --header "$work/mobilenet.h" --name mobilenet \
+  --example examples/mobilenet_x.npy
 echo "$(wc -c <"$work/mobilenet.o") bytes of object (code, graph and weights); its header declares:"
 grep -E "^static inline|^extern const" "$work/mobilenet.h"
 cargo build -q -p ember-runtime --lib
 cc -O2 -DEMBER_MODEL=mobilenet -Iruntime/include -I"$work" examples/aot/run_model.c \
   "$work/mobilenet.o" "$bin/libember_runtime.a" -lpthread -ldl -lm -o "$work/run_mobilenet"
 # PyTorch's output for this input, recorded by the zoo's generator (test/zoo/expected).
-"$work/run_mobilenet" examples/mobilenet_x.npy --expect examples/mobilenet_expected.npy
+"$work/run_mobilenet" examples/mobilenet_x.npy --memory --expect examples/mobilenet_expected.npy
 
 echo "== ember-opt -o: the frozen model written as an archive torch.jit.load reads, run again"
 "$bin/ember-opt" "$model" --freeze -o "$work/frozen.pt"

@@ -532,6 +532,7 @@ fn whole_compiled_models_match_pytorch() {
         .map(|l| l.split('\t').next().unwrap_or_default().trim())
         .collect();
     let (mut compiled, mut fused, mut planned, mut problems) = (0, 0, 0, Vec::new());
+    let mut served_first = 0;
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) {
             continue;
@@ -584,6 +585,19 @@ fn whole_compiled_models_match_pytorch() {
                 .map_err(|e| format!("profiled: {e}"))?;
             compare_outputs(&[fused.run_interpreted(inputs.clone())?], &arrays)
                 .map_err(|e| format!("profiled, interpreted: {e}"))?;
+            // With the memory plan emberc embeds for these shapes, the first call takes every
+            // planned buffer from one block.
+            if let Ok(plan) = whole::record_memory_plan(&fused, &inputs) {
+                profiled.memory_plan = Some(plan);
+                let first = whole::compile_in_process(&profiled).map_err(|e| e.message)?;
+                compare_outputs(&[first.run(inputs.clone())?], &arrays)
+                    .map_err(|e| format!("with the recorded plan: {e}"))?;
+                let memory = first.memory_stats();
+                if memory.blocks != 1 || memory.served != memory.planned {
+                    return Err(format!("recorded plan: {memory:?} after the first call"));
+                }
+                served_first += 1;
+            }
             // Specialized for another shape of the first tensor input: the guard fails and
             // the interpreter runs the embedded graph.
             if let Some((i, t)) = inputs
@@ -628,11 +642,16 @@ fn whole_compiled_models_match_pytorch() {
     }
     eprintln!(
         "pt corpus: {compiled} archives compiled whole and run to PyTorch's outputs, \
-         {fused} with fusion groups when profiled, {planned} with planned memory"
+         {fused} with fusion groups when profiled, {planned} with planned memory \
+         ({served_first} served from the first call with the plan recorded for their shapes)"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(compiled >= 26, "only {compiled} archives compiled whole");
     assert!(planned >= 20, "only {planned} archives with planned memory");
+    assert!(
+        served_first >= 20,
+        "only {served_first} archives served from the first call"
+    );
     assert!(
         fused >= MIN_WHOLE_FUSED,
         "only {fused} archives compiled with groups"
@@ -769,6 +788,9 @@ int main(void) {{
   check({open});
   ember_value *out;
   check(ember_model_run(model, in, {n}, &out));
+  ember_memory_stats m;
+  check(ember_model_memory_stats(model, &m));
+  fprintf(stderr, "memory: %llu %llu\n", (unsigned long long)m.planned, (unsigned long long)m.served);
   dump(out);
   ember_value_free(out);
   for (int i = 0; i < {n}; i++) ember_value_free(in[i]);
@@ -864,6 +886,7 @@ fn whole_compiled_objects_run_from_c() {
     std::fs::create_dir_all(&dir).unwrap();
     let failing: Vec<String> = expected_failures().into_iter().map(|(n, _)| n).collect();
     let (mut ran, mut fused, mut problems) = (0, 0, Vec::new());
+    let mut served_first = 0;
     for (name, npz, pt) in corpus_cases() {
         if failing.contains(&name) {
             continue;
@@ -903,11 +926,14 @@ fn whole_compiled_objects_run_from_c() {
                     for d in defaults.iter().skip(sample.len()) {
                         sample.push(d.clone().ok_or("an input without a default")?);
                     }
-                    let groups =
-                        whole::fuse(&mut program, &[sample], &config).map_err(|e| e.message)?;
+                    let groups = whole::fuse(&mut program, &[sample.clone()], &config)
+                        .map_err(|e| e.message)?;
                     if groups == 0 {
                         return Ok(false);
                     }
+                    // As emberc given the sample: the object carries its memory plan (when
+                    // the method frees a buffer within a call).
+                    let _ = whole::plan_memory(&mut program, &sample);
                 }
                 let c_name = format!(
                     "m_{}",
@@ -983,6 +1009,21 @@ fn whole_compiled_objects_run_from_c() {
                     }
                     let out = parse_dump(&String::from_utf8_lossy(&run.stdout))?;
                     compare_outputs(&[out], &arrays).map_err(|e| format!("{level}: {e}"))?;
+                    // The first call took every planned buffer from the embedded plan, recorded
+                    // on this CPU (at the baseline level, a kernel form that runs ops one by
+                    // one allocates other buffers: the plan serves what fits).
+                    let memory = String::from_utf8_lossy(&run.stderr);
+                    let counts: Vec<&str> = memory
+                        .lines()
+                        .find_map(|l| l.strip_prefix("memory: "))
+                        .map(|l| l.split(' ').collect())
+                        .unwrap_or_default();
+                    let embedded = program.memory_plan.is_some() && *level != "baseline";
+                    if embedded && (counts.len() != 2 || counts[0] != counts[1] || counts[0] == "0")
+                    {
+                        return Err(format!("{level}: planned memory: {memory}"));
+                    }
+                    served_first += usize::from(embedded);
                 }
                 Ok(true)
             })();
@@ -998,10 +1039,15 @@ fn whole_compiled_objects_run_from_c() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
-        "{ran} C programs ran compiled corpus models to PyTorch's outputs, {fused} with groups"
+        "{ran} C programs ran compiled corpus models to PyTorch's outputs, {fused} with groups; \
+         {served_first} first calls served from the memory plan in the object"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(ran >= 28, "only {ran} C programs ran");
+    assert!(
+        served_first >= 6,
+        "only {served_first} first calls served from an embedded plan"
+    );
     assert!(
         fused >= MIN_WHOLE_FUSED,
         "only {fused} C programs ran fused models"

@@ -3,13 +3,15 @@
  *
  *   cc -DEMBER_MODEL=<C name> -I<ember include> -I<where emberc wrote NAME.h> run_model.c \
  *      NAME.o libember_runtime.a -lpthread -ldl -lm -o run_model
- *   run_model [--weights FILE] [--bench N] IN.npy ... [--expect OUT.npy ...]
+ *   run_model [--weights FILE] [--bench N] [--memory] IN.npy ... [--expect OUT.npy ...]
  *
  * Inputs are float32, float64, int32, int64 or bool arrays. The result's tensors (a tensor, or
  * the tensors of a tuple or list, depth first) are printed and, with --expect, compared with
  * the expected arrays in order: |got - want| <= 1e-4 * |want| + 1e-4 * max|want| (PyTorch's
  * whole-model tolerance). Exit status 0 when everything ran and matched. --bench N also times
- * N calls after 3 warm-up calls and prints the median and the fastest per call. */
+ * N calls after 3 warm-up calls and prints the median and the fastest per call. --memory prints
+ * how the first call took its intermediate tensors from planned memory (a model compiled for
+ * fixed shapes carries the plan; see ember_model_memory_stats). */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c11 */
 #include <math.h>
 #include <stdint.h>
@@ -185,12 +187,13 @@ static int check(const ember_value *v, array *expected, int n_expected, int *nex
 
 int main(int argc, char **argv) {
   const char *weights = NULL;
-  int bench_calls = 0;
+  int bench_calls = 0, memory = 0;
   array inputs[64], expected[64];
   int n_in = 0, n_expected = 0, expecting = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--weights") && i + 1 < argc) { weights = argv[++i]; continue; }
     if (!strcmp(argv[i], "--bench") && i + 1 < argc) { bench_calls = atoi(argv[++i]); continue; }
+    if (!strcmp(argv[i], "--memory")) { memory = 1; continue; }
     if (!strcmp(argv[i], "--expect")) { expecting = 1; continue; }
     array *a = expecting ? &expected[n_expected] : &inputs[n_in];
     if ((expecting ? n_expected : n_in) == 64) return fail("too many arrays", NULL);
@@ -213,6 +216,11 @@ int main(int argc, char **argv) {
   }
   ember_value *out;
   if (ember_model_run(model, values, (size_t)n_in, &out) != EMBER_OK) return fail("run", ember_last_error());
+  ember_memory_stats m;
+  if (memory && ember_model_memory_stats(model, &m) == EMBER_OK)
+    printf("first call: %llu of %llu planned intermediate tensors served from one block of %.1f KiB (%llu not)\n",
+           (unsigned long long)m.served, (unsigned long long)m.planned, m.block_bytes / 1024.0,
+           (unsigned long long)m.missed);
   int next = 0;
   int bad = check(out, expected, n_expected, &next);
   if (!bad && bench_calls > 0) bad = bench(model, values, (size_t)n_in, bench_calls);

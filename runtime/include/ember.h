@@ -186,6 +186,21 @@ size_t ember_model_num_inputs(const ember_model *model);
 /* The name of input `i` (NULL when out of range); valid as long as the model. */
 const char *ember_model_input_name(const ember_model *model, size_t i);
 
+/* How the compiled calls took their intermediate tensors from planned memory. A model compiled
+ * for fixed shapes (emberc --shape or --example) carries the plan of a call on those shapes:
+ * its first call allocates one block of `block_bytes` and serves every planned buffer from it
+ * (further blocks only for calls running at the same time). Without one, the second call is
+ * recorded and calls from the third on are served. A call whose sizes differ from the plan's
+ * allocates the buffers that do not fit as usual (`missed`). */
+typedef struct ember_memory_stats {
+  uint64_t blocks;      /* blocks allocated (one per call running at the same time) */
+  uint64_t block_bytes; /* the bytes of one block */
+  uint64_t planned;     /* buffers planned per call */
+  uint64_t served;      /* buffers served from a block, over all calls */
+  uint64_t missed;      /* planned buffers that could not be served, over all calls */
+} ember_memory_stats;
+ember_status ember_model_memory_stats(const ember_model *model, ember_memory_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -159,6 +159,12 @@ public:
         detail::check(ember_model_run(m_, raw.data(), raw.size(), &out));
         return Value(out);
     }
+    // How the compiled calls used their planned memory (ember_model_memory_stats).
+    ember_memory_stats memory_stats() const {
+        ember_memory_stats s;
+        detail::check(ember_model_memory_stats(m_, &s));
+        return s;
+    }
     ember_model *get() const noexcept { return m_; }
 
 private:

@@ -36,6 +36,7 @@ fn bundle() -> Bundle {
         ],
         defaults: String::new(),
         weights: vec![Tensor::from_vec(vec![0.5f32, 1.5, -2.25], &[3]).unwrap()],
+        memory_plan: None,
     }
 }
 

@@ -503,7 +503,6 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
     progress.phase("optimizing");
     let (graph, is_method) =
         whole::method_graph(&mut model, &name).map_err(|e| located(&args.model, &e))?;
-    progress.phase("lowering and LLVM code generation");
     let done = compile_whole(
         args,
         &graph,
@@ -511,6 +510,7 @@ pub fn compile_model(args: &Args, bytes: &[u8]) -> Result<(), String> {
         &name,
         &defaults,
         &graph.to_string(),
+        &mut progress,
     );
     progress.finish();
     done
@@ -525,7 +525,7 @@ struct Progress {
 }
 
 impl Progress {
-    const PHASES: u64 = 3;
+    const PHASES: u64 = 4;
 
     fn new() -> Progress {
         Progress {
@@ -563,13 +563,18 @@ impl Progress {
 /// Compiles `graph` (a method with `self` first when `is_method`, its inputs after `self`
 /// defaulting to `defaults`) whole, writing the output, the weights file and the header;
 /// errors are rendered against `text`.
-pub fn compile_whole(
+///
+/// When the inputs' shapes are given (`--shape`, `--example`), the object carries the memory
+/// plan of a call on inputs of those shapes (`whole::record_memory_plan`), so that its first
+/// call takes its intermediate buffers from one block.
+fn compile_whole(
     args: &Args,
     graph: &Graph,
     is_method: bool,
     method: &str,
     defaults: &[Option<ember_runtime::ivalue::IValue>],
     text: &str,
+    progress: &mut Progress,
 ) -> Result<(), String> {
     if args.target != TargetArch::X86_64 {
         return Err(format!(
@@ -586,16 +591,32 @@ pub fn compile_whole(
     guards.sort_by(|a, b| a.0.cmp(&b.0));
     let render = |e: CodegenError| render_error(&args.model, text, &e);
     let mut program = whole::prepare(graph, is_method, &guards, defaults).map_err(render)?;
-    if !args.examples.is_empty() {
-        let samples = args
-            .examples
-            .iter()
-            .map(|files| files.iter().map(|path| read_example(path)).collect())
-            .collect::<Result<Vec<Vec<_>>, String>>()?;
+    let samples = args
+        .examples
+        .iter()
+        .map(|files| files.iter().map(|path| read_example(path)).collect())
+        .collect::<Result<Vec<Vec<_>>, String>>()?;
+    if !samples.is_empty() {
         let config =
             crate::passes::PassConfig::from_env().map_err(|e| format!("emberc: error: {e}"))?;
         whole::fuse(&mut program, &samples, &config).map_err(render)?;
     }
+    // MLIR is the lowering alone: no bundle to carry a plan.
+    if args.emit != EmitKind::Mlir {
+        let planning = samples
+            .into_iter()
+            .next()
+            .or_else(|| whole::inputs_for_guards(&program));
+        if let Some(inputs) = planning {
+            progress.phase("planning memory");
+            if let Err(why) = whole::plan_memory(&mut program, &inputs) {
+                eprintln!(
+                    "emberc: warning: no memory plan in the object ({why}): its calls plan their memory from the second on"
+                );
+            }
+        }
+    }
+    progress.phase("lowering and LLVM code generation");
     let name = symbol_prefix(args);
     let opts = whole::WholeOptions {
         name: name.clone(),
@@ -688,7 +709,10 @@ pub fn compile_text(
         }
     };
     if whole {
-        return compile_whole(args, &graph, false, "forward", &[], text);
+        let mut progress = Progress::new();
+        let done = compile_whole(args, &graph, false, "forward", &[], text, &mut progress);
+        progress.finish();
+        return done;
     }
     run_on_graph(args, &graph, text)
 }

@@ -9,7 +9,9 @@
 //!             per string u64 length + UTF-8), the defaults' graph text, weights (u64 count, then per weight: dtype u8
 //!             (PyTorch's ScalarType number), requires_grad u8, 2 zero bytes, ndim u32, sizes
 //!             i64 x ndim, strides i64 x ndim, storage offset i64 (elements), data offset u64
-//!             (from the data start, 64-aligned), data length u64)
+//!             (from the data start, 64-aligned), data length u64), the memory plan (u64
+//!             count of buffers, 0 for none, then per buffer: bytes u64 (u64::MAX: not
+//!             planned) and offset u64; then the block's bytes u64)
 //!          zeros up to the data offset, then the weights' bytes (embedded weights only)
 //! weights: 0  magic "EMBERWTS"  8 version u32  12 zero u32  16 fingerprint u64 (the bundle's)
 //!          24 data length u64   zeros up to 64, then the weights' bytes
@@ -23,12 +25,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::tensor::arena::MemoryPlan;
 use crate::tensor::{checked_numel, DType, Device, Meta, Storage, Tensor};
 
 const BUNDLE_MAGIC: &[u8; 8] = b"EMBERAOT";
 const WEIGHTS_MAGIC: &[u8; 8] = b"EMBERWTS";
 /// The format version this runtime writes and reads.
-pub const BUNDLE_VERSION: u32 = 2;
+pub const BUNDLE_VERSION: u32 = 3;
 /// Flag bit: the weights' bytes are in a separate file.
 pub const FLAG_WEIGHTS_EXTERNAL: u32 = 1;
 const HEADER_LEN: usize = 48;
@@ -54,6 +57,9 @@ pub struct Bundle {
     /// inputs out.
     pub defaults: String,
     pub weights: Vec<Tensor>,
+    /// Where the intermediate buffers of a compiled call go, recorded by `emberc` for the
+    /// shapes it was given (the first call is served from it); `None` when it had none.
+    pub memory_plan: Option<MemoryPlan>,
 }
 
 impl std::fmt::Debug for Bundle {
@@ -115,6 +121,18 @@ impl Bundle {
             put_u64(&mut desc, bytes.len() as u64);
             data.extend_from_slice(bytes);
         }
+        let no_plan = MemoryPlan {
+            slots: Vec::new(),
+            total: 0,
+        };
+        let plan = self.memory_plan.as_ref().unwrap_or(&no_plan);
+        put_u64(&mut desc, plan.slots.len() as u64);
+        for slot in &plan.slots {
+            let (bytes, offset) = slot.unwrap_or((usize::MAX, 0));
+            put_u64(&mut desc, bytes as u64);
+            put_u64(&mut desc, offset as u64);
+        }
+        put_u64(&mut desc, plan.total as u64);
         let data_offset = (HEADER_LEN + desc.len()).next_multiple_of(ALIGN);
         let total = if external_weights {
             data_offset
@@ -337,6 +355,7 @@ impl Header {
             let w = read_weight(&mut c, data, &backing).map_err(|e| format!("weight {i}: {e}"))?;
             weights.push(w);
         }
+        let memory_plan = read_memory_plan(&mut c)?;
         if desc[c.pos..].iter().any(|&b| b != 0) {
             return Err("bundle has unexpected bytes after its descriptors".into());
         }
@@ -354,8 +373,33 @@ impl Header {
             guard_types,
             defaults,
             weights,
+            memory_plan,
         })
     }
+}
+
+/// The memory plan's descriptor, checked ([`MemoryPlan::check`]); `None` when it has no buffers.
+fn read_memory_plan(c: &mut Reader) -> Result<Option<MemoryPlan>, String> {
+    let count = c.count(16)?;
+    let mut slots = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (bytes, offset) = (c.u64()?, c.u64()?);
+        slots.push(if bytes == u64::MAX {
+            None
+        } else {
+            Some((
+                usize::try_from(bytes).unwrap_or(usize::MAX),
+                usize::try_from(offset).unwrap_or(usize::MAX),
+            ))
+        });
+    }
+    let total = c.len()?;
+    if count == 0 {
+        return Ok(None);
+    }
+    let plan = MemoryPlan { slots, total };
+    plan.check().map_err(|e| format!("bundle: {e}"))?;
+    Ok(Some(plan))
 }
 
 fn read_weight(c: &mut Reader, data: &[u8], backing: &Backing) -> Result<Tensor, String> {

@@ -20,6 +20,10 @@ fn sample() -> Bundle {
         ],
         defaults: "graph():\n  %0 : int = prim::Constant[value=3]()\n  return (%0)\n".into(),
         weights: vec![w0, transposed, ints, empty, bools],
+        memory_plan: Some(MemoryPlan {
+            slots: vec![Some((100, 0)), None, Some((64, 128))],
+            total: 192,
+        }),
     }
 }
 
@@ -72,6 +76,13 @@ fn round_trips_embedded_and_external() {
     assert_eq!(back.guard_types, b.guard_types);
     assert_eq!(back.defaults, b.defaults);
     same_weights(&back.weights, &b.weights);
+    assert_eq!(back.memory_plan, b.memory_plan);
+    let no_plan = Bundle {
+        memory_plan: None,
+        ..sample()
+    };
+    let back = Bundle::parse_copied(&no_plan.to_bytes(false).0, None).unwrap();
+    assert_eq!(back.memory_plan, None);
 
     let (small, file) = b.to_bytes(true);
     let file = file.unwrap();
@@ -202,7 +213,7 @@ fn damaged(edit: impl Fn(&mut Vec<u8>)) -> String {
 #[test]
 fn malformed_fields_have_clear_errors() {
     assert!(damaged(|b| b[0] = b'X').contains("wrong magic"));
-    assert!(damaged(|b| b[8] = 3).contains("version 3"));
+    assert!(damaged(|b| b[8] = 4).contains("version 4"));
     assert!(damaged(|b| b[12] = 4).contains("unknown bundle flags"));
     assert!(damaged(|b| b.push(0)).contains("truncated or padded"));
     // A huge count of input names.
@@ -233,4 +244,10 @@ fn malformed_fields_have_clear_errors() {
     // A data length that overflows with the offset.
     let err = damaged(|b| b[off + 8..off + 16].copy_from_slice(&(isize::MAX as u64).to_le_bytes()));
     assert!(err.contains("outside"), "{err}");
+    // The memory plan (after the last weight): a huge count, a buffer outside its block.
+    let plan = descriptor_field(&sample().to_bytes(false).0, 5);
+    let err = damaged(|b| b[plan..plan + 8].copy_from_slice(&(1u64 << 40).to_le_bytes()));
+    assert!(err.contains("exceeds the bytes left"), "{err}");
+    let err = damaged(|b| b[plan + 16..plan + 24].copy_from_slice(&4096u64.to_le_bytes()));
+    assert!(err.contains("memory plan buffer 0"), "{err}");
 }

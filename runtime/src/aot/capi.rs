@@ -573,6 +573,40 @@ pub unsafe extern "C" fn ember_model_input_name(
         .map_or(std::ptr::null(), |n| n.as_ptr())
 }
 
+/// `ember_memory_stats` of ember.h: how a model's compiled calls used their planned memory.
+#[repr(C)]
+#[allow(non_camel_case_types)]
+pub struct ember_memory_stats {
+    pub blocks: u64,
+    pub block_bytes: u64,
+    pub planned: u64,
+    pub served: u64,
+    pub missed: u64,
+}
+
+/// # Safety
+/// `model` is null or a live model; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ember_model_memory_stats(
+    model: *const ember_model,
+    out: *mut ember_memory_stats,
+) -> Status {
+    status("ember_model_memory_stats", || {
+        let m = model.as_ref().ok_or_else(|| invalid("the model is NULL"))?;
+        let s = m.model.memory_stats();
+        put(
+            out,
+            ember_memory_stats {
+                blocks: s.blocks as u64,
+                block_bytes: s.block_bytes as u64,
+                planned: s.planned as u64,
+                served: s.served as u64,
+                missed: s.missed as u64,
+            },
+        )
+    })
+}
+
 #[cfg(test)]
 #[path = "capi_tests.rs"]
 mod tests;

@@ -192,7 +192,13 @@ fn models_refuse_bad_arguments() {
             ember_model_run(null_mut(), null(), 0, &mut v),
             EMBER_INVALID_ARGUMENT
         );
+        assert!(last_error().starts_with("ember_model_run: the model is NULL"));
+        let mut stats = std::mem::zeroed::<ember_memory_stats>();
+        assert_eq!(
+            ember_model_memory_stats(null(), &mut stats),
+            EMBER_INVALID_ARGUMENT
+        );
+        assert!(last_error().starts_with("ember_model_memory_stats: the model is NULL"));
         ember_model_free(null_mut());
     }
-    assert!(last_error().starts_with("ember_model_run: the model is NULL"));
 }

@@ -13,7 +13,7 @@ use super::context::{Context, Program};
 use crate::guard::value_matches;
 use crate::interpreter::run as interpret;
 use crate::ivalue::IValue;
-use crate::tensor::arena::{CallMemory, CallMemoryStats};
+use crate::tensor::arena::{CallMemory, CallMemoryStats, MemoryPlan};
 use crate::unit::Function;
 
 /// A compiled method: `ctx` is a [`Context`]; 0 on success, 1 when a call failed.
@@ -209,6 +209,9 @@ impl CompiledModel {
         let interpret_only = interpret_only_from(std::env::var("EMBER_AOT").ok().as_deref())?;
         // The interpreter runs the graph with the weights as constants too.
         let program = Program::with_weights(graph, bundle.n_user_inputs, &weight_tensors);
+        let memory = bundle
+            .memory_plan
+            .map_or_else(CallMemory::new, CallMemory::with_plan);
         Ok(CompiledModel {
             function: Function::new(name.clone(), program.graph().clone()),
             name,
@@ -221,7 +224,7 @@ impl CompiledModel {
             num_registers,
             n_outputs,
             interpret_only,
-            memory: CallMemory::new(),
+            memory,
         })
     }
 
@@ -323,8 +326,14 @@ impl CompiledModel {
         self.memory.stats()
     }
 
-    /// Runs the compiled code with its intermediate buffers in planned memory (from the third
-    /// call on: the second records what it allocates).
+    /// The plan the compiled calls' intermediate buffers are served from: the bundle's, or the
+    /// one recorded on the second call (what `emberc` embeds).
+    pub fn memory_plan(&self) -> Option<MemoryPlan> {
+        self.memory.plan()
+    }
+
+    /// Runs the compiled code with its intermediate buffers in planned memory (from the
+    /// bundle's plan, or from the third call on: the second records what it allocates).
     fn run_compiled(&self, entry: EntryFn, inputs: Vec<IValue>) -> Result<IValue, String> {
         self.memory.scope(|| self.call_entry(entry, inputs))
     }

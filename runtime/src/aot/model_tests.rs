@@ -23,6 +23,7 @@ fn bundle() -> Bundle {
         guard_types: vec![GUARD.into()],
         defaults: String::new(),
         weights: vec![Tensor::from_vec(vec![0.5f32, 1.5, 2.5], &[3]).unwrap()],
+        memory_plan: None,
     }
 }
 

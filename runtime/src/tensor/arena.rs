@@ -8,12 +8,22 @@
 //! was allocated and freed, counted in allocation and free events. Buffers still alive when
 //! the call ends (its outputs, and what they view) are not planned. The others get offsets in
 //! one block, packed greedily (largest first, at the lowest offset that overlaps no buffer
-//! alive at the same time). Later calls serve allocation number `i` from its slot when the
-//! size is the one recorded and no live buffer uses any of its bytes: a call whose control
-//! flow or shapes differ simply allocates the rest as usual, so the plan is never trusted
-//! blindly; a call that misses more than a quarter of its slots has the next one recorded
-//! afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call
+//! alive at the same time). Later calls serve their allocations from the slots in order, each
+//! when the size is the one recorded and no live buffer uses any of its bytes; an allocation
+//! of another size than the next slot's takes the next slot of its size a few further on (the
+//! call skipped some), or none (an allocation the plan does not know, such as the first
+//! call's preparation of weights), so one allocation more or less does not put the rest out
+//! of step. A call whose control flow or shapes differ simply allocates the rest as usual, so
+//! the plan is never trusted blindly; a call that misses more than a quarter of its slots has
+//! the next one recorded afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call
 //! keep its memory.
+//!
+//! A plan also travels: `emberc` given the input shapes (`--shape`, `--example`) runs the
+//! compiled method twice on inputs of those shapes, takes the plan of the second call
+//! ([`CallMemory::plan`]) into the object's bundle, and the loaded model starts from it
+//! ([`CallMemory::with_plan`]), so that its first call is already served. The plan is checked
+//! the same way there: a call that does not fit it allocates as usual and, missing too much,
+//! has the next call recorded.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::cell::RefCell;
@@ -26,6 +36,10 @@ const ALIGN: usize = 64;
 
 /// How many times the plan is recorded again after calls stopped fitting it.
 const MAX_REPLANS: usize = 2;
+
+/// Slots looked through for one of an allocation's size when the next planned slot is of
+/// another: a call that allocates a few buffers fewer stays in step with the plan.
+const LOOK_AHEAD: usize = 8;
 
 /// Allocations of a call that are recorded and planned (later ones are made as usual): packing
 /// them takes time growing with the square of their number.
@@ -44,16 +58,55 @@ pub(super) struct Recording {
     clock: AtomicUsize,
 }
 
-struct Plan {
+/// Where each buffer of a call goes in one block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryPlan {
     /// Per allocation number: its bytes and offset, or None for one not planned.
-    slots: Vec<Option<(usize, usize)>>,
-    total: usize,
+    pub slots: Vec<Option<(usize, usize)>>,
+    /// The block's bytes.
+    pub total: usize,
+}
+
+impl MemoryPlan {
+    /// Checks a plan that came from elsewhere (a bundle): at most [`MAX_SLOTS`] slots, each
+    /// inside the block, and a block no larger than its slots side by side.
+    pub fn check(&self) -> Result<(), String> {
+        if self.slots.len() > MAX_SLOTS {
+            return Err(format!(
+                "a memory plan of {} buffers (at most {MAX_SLOTS})",
+                self.slots.len()
+            ));
+        }
+        let mut side_by_side = 0usize;
+        for (i, slot) in self.slots.iter().enumerate() {
+            let Some((bytes, offset)) = *slot else {
+                continue;
+            };
+            let end = bytes.checked_next_multiple_of(ALIGN).and_then(|b| {
+                side_by_side = side_by_side.checked_add(b)?;
+                offset.checked_add(b)
+            });
+            if offset % ALIGN != 0 || end.is_none_or(|end| end > self.total) {
+                return Err(format!(
+                    "memory plan buffer {i} ({bytes} bytes at offset {offset}) is not inside its block of {} bytes",
+                    self.total
+                ));
+            }
+        }
+        if self.total > side_by_side || self.total > isize::MAX as usize / 2 {
+            return Err(format!(
+                "a memory plan block of {} bytes for buffers of {side_by_side} bytes side by side",
+                self.total
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// One laid-out block of memory, used by one call at a time.
 pub(super) struct Block {
     ptr: NonNull<u8>,
-    plan: Arc<Plan>,
+    plan: Arc<MemoryPlan>,
     /// The byte ranges live buffers use, `[start, end)` (a few at a time: what a call holds
     /// at once).
     live: Mutex<Vec<(usize, usize)>>,
@@ -75,7 +128,7 @@ fn block_layout(total: usize) -> Layout {
 }
 
 impl Block {
-    fn new(plan: Arc<Plan>) -> Option<Block> {
+    fn new(plan: Arc<MemoryPlan>) -> Option<Block> {
         // SAFETY: a non-zero size.
         let ptr = NonNull::new(unsafe { alloc(block_layout(plan.total)) })?;
         Some(Block {
@@ -143,8 +196,8 @@ pub struct CallMemoryStats {
     pub planned: usize,
     /// Buffers served from a block.
     pub served: usize,
-    /// Allocations with a planned slot that could not take it (another size, or bytes still
-    /// in use): allocated as usual.
+    /// Planned slots a call could not use (bytes still in use, or skipped by a call that
+    /// allocated fewer buffers) and allocations the plan does not know: allocated as usual.
     pub missed: usize,
 }
 
@@ -154,7 +207,7 @@ struct State {
     calls: usize,
     /// Plans dropped because a call missed more than a quarter of its slots.
     replans: usize,
-    plan: Option<Arc<Plan>>,
+    plan: Option<Arc<MemoryPlan>>,
     /// Blocks no call is using.
     idle: Vec<Arc<Block>>,
     stats: CallMemoryStats,
@@ -169,6 +222,27 @@ pub struct CallMemory {
 impl CallMemory {
     pub fn new() -> CallMemory {
         CallMemory::default()
+    }
+
+    /// Memory whose first call is served from `plan` (one recorded before, in another
+    /// process: checked with [`MemoryPlan::check`]).
+    pub fn with_plan(plan: MemoryPlan) -> CallMemory {
+        let memory = CallMemory::default();
+        {
+            let mut st = memory.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.stats.planned = plan.slots.iter().flatten().count();
+            st.stats.block_bytes = plan.total;
+            st.plan = Some(Arc::new(plan));
+            // Were the plan dropped, the next call would be recorded.
+            st.calls = 1;
+        }
+        memory
+    }
+
+    /// The plan the calls are served from, once one was recorded (or given).
+    pub fn plan(&self) -> Option<MemoryPlan> {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.plan.as_deref().cloned()
     }
 
     /// Runs `call` on this thread: the first as usual, the second with its allocations
@@ -297,10 +371,19 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
                 served,
                 missed,
             }) => {
-                let i = *next;
-                *next += 1;
-                let Some(&Some(slot)) = block.plan.slots.get(i) else {
-                    // Beyond the plan, or a buffer that outlived the recorded call.
+                let Some(j) = in_step(&block.plan.slots, *next, bytes) else {
+                    // An allocation the plan does not know (the first call prepares weights
+                    // once): made as usual, the plan's place kept.
+                    if *next < block.plan.slots.len() {
+                        *missed += 1;
+                    }
+                    return Allocation::Usual;
+                };
+                // Planned buffers this call skipped.
+                *missed += block.plan.slots[*next..j].iter().flatten().count();
+                *next = j + 1;
+                let Some(slot) = block.plan.slots[j] else {
+                    // A buffer that outlived the recorded call.
                     return Allocation::Usual;
                 };
                 match take_slot(block, slot, bytes) {
@@ -316,6 +399,18 @@ pub(super) fn allocation(bytes: usize) -> Allocation {
             }
         }
     })
+}
+
+/// The slot an allocation of `bytes` takes when `next` is the plan's next: `next` itself when
+/// it is unplanned or of that size, else the first planned slot of that size among the next
+/// [`LOOK_AHEAD`] (the call skipped some), else none (a buffer the plan does not know).
+fn in_step(slots: &[Option<(usize, usize)>], next: usize, bytes: usize) -> Option<usize> {
+    match *slots.get(next)? {
+        None => Some(next),
+        Some((size, _)) if size == bytes => Some(next),
+        Some(_) => (next + 1..slots.len().min(next + 1 + LOOK_AHEAD))
+            .find(|&j| slots[j].is_some_and(|(size, _)| size == bytes)),
+    }
 }
 
 /// The memory of a planned slot of `block` (its size and offset) for `bytes`, and its byte
@@ -340,7 +435,7 @@ fn take_slot(
 
 /// Offsets for the buffers freed within the call: largest first, each at the lowest offset
 /// where it overlaps no placed buffer whose life overlaps its own.
-fn plan(lives: &[Life]) -> Plan {
+fn plan(lives: &[Life]) -> MemoryPlan {
     let mut order: Vec<usize> = (0..lives.len())
         .filter(|&i| lives[i].end.is_some())
         .collect();
@@ -373,7 +468,7 @@ fn plan(lives: &[Life]) -> Plan {
         total = total.max(offset + bytes);
         placed.push(i);
     }
-    Plan { slots, total }
+    MemoryPlan { slots, total }
 }
 
 #[cfg(test)]

@@ -20,6 +20,8 @@ use super::mlir_to_llvm;
 use super::{CodegenError, EmitKind};
 use ember_dialects::Graph;
 use ember_runtime::aot::bundle::Bundle;
+use ember_runtime::ivalue::IValue;
+use ember_runtime::tensor::arena::MemoryPlan;
 pub use fuse::fuse;
 pub use prepare::{prepare, Program};
 
@@ -72,6 +74,7 @@ pub fn to_bundle(program: &Program) -> Bundle {
         guard_types: program.guard_types.iter().map(|t| t.to_string()).collect(),
         defaults: program.defaults.clone(),
         weights: program.weights.clone(),
+        memory_plan: program.memory_plan.clone(),
     }
 }
 
@@ -317,6 +320,83 @@ pub fn compile_in_process(
         CompiledModel::from_parts(to_bundle(program), Some(entry), registers)
     }
     .map_err(CodegenError::general)
+}
+
+/// The memory plan of `model`'s compiled calls on `inputs` ([`compile_in_process`]'s model of
+/// a program): the method called twice (a fresh model's first call does what is done once,
+/// such as packing weights; the second is recorded, as a loaded model records its second
+/// call). The error says why there is no plan (the guards refuse `inputs`, the method fails
+/// on them, it frees no buffer within a call).
+pub fn record_memory_plan(
+    model: &ember_runtime::aot::CompiledModel,
+    inputs: &[IValue],
+) -> Result<MemoryPlan, String> {
+    if !model.guards_hold(inputs) {
+        return Err("the inputs do not have the types the method is specialized for".into());
+    }
+    for _ in 0..2 {
+        model.run(inputs.to_vec())?;
+    }
+    model
+        .memory_plan()
+        .filter(|p| p.slots.iter().any(Option::is_some))
+        .ok_or_else(|| "the method frees no intermediate buffer within a call".into())
+}
+
+/// Gives `program` the memory plan of its compiled calls on `inputs` (compiled in process and
+/// recorded by [`record_memory_plan`]), so that the object's first call is served from it.
+pub fn plan_memory(program: &mut Program, inputs: &[IValue]) -> Result<(), String> {
+    let model = compile_in_process(program).map_err(|e| e.message)?;
+    program.memory_plan = Some(record_memory_plan(&model, inputs)?);
+    Ok(())
+}
+
+/// Inputs of the types `program`'s guards specialize its user inputs to, to record a memory
+/// plan on: floating-point tensors from a fixed-seed sequence in [-1, 1), the others zeros.
+/// `None` when an input is not a tensor whose type gives every size (its value cannot be
+/// made up), unless it and the inputs after it have defaults (left out).
+pub fn inputs_for_guards(program: &Program) -> Option<Vec<IValue>> {
+    use ember_dialects::types::Dim;
+    use ember_runtime::tensor::{DType, Tensor};
+    let optional_from = program.n_user_inputs - program.default_values.len();
+    let mut inputs = Vec::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for (i, ty) in program.guard_types.iter().enumerate() {
+        let ember_dialects::Type::Tensor(t) = ty else {
+            return (i >= optional_from).then_some(inputs);
+        };
+        let dtype = t.dtype.and_then(DType::from_scalar_type)?;
+        let sizes = t
+            .sizes
+            .as_ref()?
+            .iter()
+            .map(|d| match d {
+                Dim::Known(n) => Some(*n),
+                _ => None,
+            })
+            .collect::<Option<Vec<i64>>>()?;
+        let tensor = if dtype.is_floating() {
+            let n = usize::try_from(sizes.iter().product::<i64>()).ok()?;
+            let values = (0..n)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+                })
+                .collect();
+            let floats = Tensor::from_vec::<f32>(values, &sizes).ok()?;
+            ember_runtime::ops::shape::elements::cast(&floats, dtype).ok()?
+        } else {
+            Tensor::zeros(&sizes, dtype).ok()?
+        };
+        let value = IValue::Tensor(tensor);
+        if !ember_runtime::guard::value_matches(ty, &value) {
+            return None;
+        }
+        inputs.push(value);
+    }
+    Some(inputs)
 }
 
 /// Gives each form of each group kernel its CPU level (`target-cpu`), so that LLVM vectorizes

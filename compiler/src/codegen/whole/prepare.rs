@@ -28,6 +28,9 @@ pub struct Program {
     /// The same defaults as values (a profiling sample that leaves them out gets them).
     pub default_values: Vec<IValue>,
     pub weights: Vec<Tensor>,
+    /// The compiled calls' memory plan for the specialized shapes ([`super::record_memory_plan`]),
+    /// embedded in the object so its first call is served; `None` until recorded.
+    pub memory_plan: Option<ember_runtime::tensor::arena::MemoryPlan>,
 }
 
 /// Prepares `graph` (a method with `self` first when `is_method`). `guards` gives, by user
@@ -147,6 +150,7 @@ pub fn prepare(
         defaults,
         default_values,
         weights,
+        memory_plan: None,
     })
 }
 
