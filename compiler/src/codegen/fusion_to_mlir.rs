@@ -46,6 +46,9 @@ pub fn new_context() -> Context {
     let registry = melior::dialect::DialectRegistry::new();
     melior::utility::register_all_dialects(&registry);
     let ctx = Context::new();
+    // Modules of a few functions gain nothing from MLIR's thread pool, and each context
+    // (the JIT keeps one per thread) would start its own.
+    ctx.enable_multi_threading(false);
     ctx.append_dialect_registry(&registry);
     ctx.load_all_available_dialects();
     melior::utility::register_all_llvm_translations(&ctx);
