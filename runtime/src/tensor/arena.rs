@@ -15,8 +15,8 @@
 //! call's preparation of weights), so one allocation more or less does not put the rest out
 //! of step. A call whose control flow or shapes differ simply allocates the rest as usual, so
 //! the plan is never trusted blindly; a call that misses more than a quarter of its slots has
-//! the next one recorded afresh (twice at most). A slot's buffer holds the block, so tensors that outlive the call
-//! keep its memory.
+//! the next one recorded afresh (twice at most). A slot's buffer holds the block, so tensors
+//! that outlive the call keep its memory.
 //!
 //! A plan also travels: `emberc` given the input shapes (`--shape`, `--example`) runs the
 //! compiled method twice on inputs of those shapes, takes the plan of the second call
