@@ -118,15 +118,7 @@ fn hook(fail: bool, group_runs: Arc<AtomicUsize>) -> Box<OperationHook> {
 
 /// A deterministic random tensor of type `ty` (complete sizes, a dtype the test knows).
 fn random_tensor(ty: &TensorType, seed: &mut u64) -> Option<Tensor> {
-    let sizes: Vec<i64> = ty
-        .sizes
-        .as_ref()?
-        .iter()
-        .map(|d| match d {
-            Dim::Known(k) => Some(*k),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
+    let sizes = ty.known_sizes()?;
     let n: i64 = sizes.iter().product();
     let mut next = || {
         *seed = seed

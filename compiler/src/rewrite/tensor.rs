@@ -14,7 +14,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use egg::{define_language, Analysis, CostFunction, DidMerge, EGraph, Id, Language, Subst, Var};
-use ember_dialects::types::{Dim, ScalarType, TensorType};
+use ember_dialects::types::{ScalarType, TensorType};
 use ember_dialects::Type;
 
 /// A leaf: value number `index` of the block being rewritten.
@@ -137,25 +137,14 @@ impl TensorFacts {
         Some(TensorFacts {
             rank: tt.sizes.as_ref().map(Vec::len),
             dtype: tt.dtype,
-            sizes: known_sizes(tt),
+            sizes: tt.known_sizes(),
             contiguous: is_contiguous(tt),
         })
     }
 }
 
-fn known_sizes(t: &TensorType) -> Option<Vec<i64>> {
-    t.sizes
-        .as_ref()?
-        .iter()
-        .map(|d| match d {
-            Dim::Known(n) => Some(*n),
-            _ => None,
-        })
-        .collect()
-}
-
 fn is_contiguous(t: &TensorType) -> bool {
-    let (Some(sizes), Some(strides)) = (known_sizes(t), &t.strides) else {
+    let (Some(sizes), Some(strides)) = (t.known_sizes(), &t.strides) else {
         return false;
     };
     if strides.len() != sizes.len() {

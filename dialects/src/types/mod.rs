@@ -202,6 +202,20 @@ pub struct TensorType {
     pub undefined: Option<bool>,
 }
 
+impl TensorType {
+    /// Every size, when the rank and each dimension's size are known.
+    pub fn known_sizes(&self) -> Option<Vec<i64>> {
+        self.sizes
+            .as_ref()?
+            .iter()
+            .map(|d| match d {
+                Dim::Known(n) => Some(*n),
+                Dim::Unknown | Dim::Symbolic(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// One dimension of a tensor type's sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dim {

@@ -121,18 +121,17 @@ impl Bundle {
             put_u64(&mut desc, bytes.len() as u64);
             data.extend_from_slice(bytes);
         }
-        let no_plan = MemoryPlan {
-            slots: Vec::new(),
-            total: 0,
-        };
-        let plan = self.memory_plan.as_ref().unwrap_or(&no_plan);
-        put_u64(&mut desc, plan.slots.len() as u64);
-        for slot in &plan.slots {
+        let (slots, total) = self
+            .memory_plan
+            .as_ref()
+            .map_or((&[][..], 0), |p| (&p.slots[..], p.total));
+        put_u64(&mut desc, slots.len() as u64);
+        for slot in slots {
             let (bytes, offset) = slot.unwrap_or((usize::MAX, 0));
             put_u64(&mut desc, bytes as u64);
             put_u64(&mut desc, offset as u64);
         }
-        put_u64(&mut desc, plan.total as u64);
+        put_u64(&mut desc, total as u64);
         let data_offset = (HEADER_LEN + desc.len()).next_multiple_of(ALIGN);
         let total = if external_weights {
             data_offset

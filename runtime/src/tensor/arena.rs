@@ -213,6 +213,15 @@ struct State {
     stats: CallMemoryStats,
 }
 
+impl State {
+    /// Serves the next calls from `plan`.
+    fn adopt(&mut self, plan: MemoryPlan) {
+        self.stats.planned = plan.slots.iter().flatten().count();
+        self.stats.block_bytes = plan.total;
+        self.plan = Some(Arc::new(plan));
+    }
+}
+
 /// The planned memory of one compiled model's calls (any number of threads at once).
 #[derive(Default)]
 pub struct CallMemory {
@@ -230,9 +239,7 @@ impl CallMemory {
         let memory = CallMemory::default();
         {
             let mut st = memory.state.lock().unwrap_or_else(|e| e.into_inner());
-            st.stats.planned = plan.slots.iter().flatten().count();
-            st.stats.block_bytes = plan.total;
-            st.plan = Some(Arc::new(plan));
+            st.adopt(plan);
             // Were the plan dropped, the next call would be recorded.
             st.calls = 1;
         }
@@ -297,10 +304,7 @@ impl CallMemory {
                 if st.plan.is_none() {
                     let lives =
                         std::mem::take(&mut *rec.lives.lock().unwrap_or_else(|e| e.into_inner()));
-                    let plan = plan(&lives);
-                    st.stats.planned = plan.slots.iter().flatten().count();
-                    st.stats.block_bytes = plan.total;
-                    st.plan = Some(Arc::new(plan));
+                    st.adopt(plan(&lives));
                 }
             }
             Scope::Serve {

@@ -356,7 +356,6 @@ pub fn plan_memory(program: &mut Program, inputs: &[IValue]) -> Result<(), Strin
 /// `None` when an input is not a tensor whose type gives every size (its value cannot be
 /// made up), unless it and the inputs after it have defaults (left out).
 pub fn inputs_for_guards(program: &Program) -> Option<Vec<IValue>> {
-    use ember_dialects::types::Dim;
     use ember_runtime::tensor::{DType, Tensor};
     let optional_from = program.n_user_inputs - program.default_values.len();
     let mut inputs = Vec::new();
@@ -366,15 +365,7 @@ pub fn inputs_for_guards(program: &Program) -> Option<Vec<IValue>> {
             return (i >= optional_from).then_some(inputs);
         };
         let dtype = t.dtype.and_then(DType::from_scalar_type)?;
-        let sizes = t
-            .sizes
-            .as_ref()?
-            .iter()
-            .map(|d| match d {
-                Dim::Known(n) => Some(*n),
-                _ => None,
-            })
-            .collect::<Option<Vec<i64>>>()?;
+        let sizes = t.known_sizes()?;
         let tensor = if dtype.is_floating() {
             let n = usize::try_from(sizes.iter().product::<i64>()).ok()?;
             let values = (0..n)
