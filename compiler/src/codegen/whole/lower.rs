@@ -678,6 +678,18 @@ impl Emitter<'_> {
                     .int_division(n, op != "floordiv", &args[0], &args[1])
                     .map(Some);
             }
+            ("__derive_index", [Repr::I64, Repr::I64, Repr::I64], Repr::I64) => {
+                // start + index * step, wrapping as the interpreter's ints do.
+                let offset = self.fresh();
+                self.line(&format!(
+                    "{offset} = arith.muli {}, {} : i64",
+                    args[0], args[2]
+                ));
+                format!("{s} = arith.addi {}, {offset} : i64", args[1])
+            }
+            ("__range_length", [Repr::I64, Repr::I64, Repr::I64], Repr::I64) => {
+                return self.range_length(n, &args).map(Some);
+            }
             ("neg", [Repr::I64], Repr::I64) => {
                 let zero = self.const_i64(0);
                 format!("{s} = arith.subi {zero}, {} : i64", args[0])
@@ -721,6 +733,64 @@ impl Emitter<'_> {
         Ok(Some(s))
     }
 
+    /// The trip count of `range(lo, hi, step)` as the interpreter computes it:
+    /// `1 + (hi - 1 - lo) / step` when the range is not empty, else 0. A step of 0 runs the node in the runtime
+    /// instead, which raises the interpreter's error.
+    fn range_length(&mut self, n: Node, args: &[String]) -> Result<String, CodegenError> {
+        let (lo, hi, step) = (&args[0], &args[1], &args[2]);
+        let zero = self.const_i64(0);
+        if !self.is_nonzero_constant(self.g.input(n, 2)) {
+            let is_zero = self.fresh();
+            self.line(&format!("{is_zero} = arith.cmpi eq, {step}, {zero} : i64"));
+            self.line(&format!("scf.if {is_zero} {{"));
+            self.indent += 1;
+            self.emit_op_call(n, &BlockPlan::default())?;
+            self.line("scf.yield");
+            self.indent -= 1;
+            self.line("}");
+        }
+        let up = self.fresh();
+        self.line(&format!("{up} = arith.cmpi sgt, {step}, {zero} : i64"));
+        // Counting up: the span is hi - lo over step; counting down, lo - hi over -step.
+        let (from, to, stride) = (self.fresh(), self.fresh(), self.fresh());
+        self.line(&format!("{from} = arith.select {up}, {lo}, {hi} : i64"));
+        self.line(&format!("{to} = arith.select {up}, {hi}, {lo} : i64"));
+        let negated = self.fresh();
+        self.line(&format!("{negated} = arith.subi {zero}, {step} : i64"));
+        self.line(&format!(
+            "{stride} = arith.select {up}, {step}, {negated} : i64"
+        ));
+        let nonempty = self.fresh();
+        self.line(&format!("{nonempty} = arith.cmpi slt, {from}, {to} : i64"));
+        // Unsigned: a nonempty span (to > from) and the stride's magnitude fit in 64 bits
+        // even where their signed forms overflow. A zero step (the runtime raised) divides by 1.
+        let one = self.const_i64(1);
+        let (span, last, stride_zero, divisor) =
+            (self.fresh(), self.fresh(), self.fresh(), self.fresh());
+        self.line(&format!("{span} = arith.subi {to}, {from} : i64"));
+        self.line(&format!("{last} = arith.subi {span}, {one} : i64"));
+        self.line(&format!(
+            "{stride_zero} = arith.cmpi eq, {stride}, {zero} : i64"
+        ));
+        self.line(&format!(
+            "{divisor} = arith.select {stride_zero}, {one}, {stride} : i64"
+        ));
+        let (count, plus_one, result) = (self.fresh(), self.fresh(), self.fresh());
+        self.line(&format!("{count} = arith.divui {last}, {divisor} : i64"));
+        self.line(&format!("{plus_one} = arith.addi {count}, {one} : i64"));
+        self.line(&format!(
+            "{result} = arith.select {nonempty}, {plus_one}, {zero} : i64"
+        ));
+        Ok(result)
+    }
+
+    /// Whether `v` is a `prim::Constant` int other than 0.
+    fn is_nonzero_constant(&self, v: Value) -> bool {
+        let p = self.g.producer(v);
+        self.g.kind(p) == sym::constant()
+            && matches!(self.g.attr(p, sym::attr_value()), Some(AttrValue::Int(k)) if *k != 0)
+    }
+
     /// Python's `x % y` (`remainder`) or `x // y` on ints, as the interpreter computes them
     /// (wrapping at `i64::MIN // -1`). A zero divisor runs the node in the runtime instead,
     /// which raises the interpreter's error.
@@ -738,13 +808,7 @@ impl Emitter<'_> {
         self.line(&format!("{is_zero} = arith.cmpi eq, {y}, {zero} : i64"));
         // A constant divisor that is not 0 needs no runtime call (nor the loop around it a
         // check for failures).
-        let divisor = self.g.input(n, 1);
-        let known_nonzero = self.g.kind(self.g.producer(divisor)) == sym::constant()
-            && matches!(
-                self.g.attr(self.g.producer(divisor), sym::attr_value()),
-                Some(AttrValue::Int(k)) if *k != 0
-            );
-        if !known_nonzero {
+        if !self.is_nonzero_constant(self.g.input(n, 1)) {
             self.line(&format!("scf.if {is_zero} {{"));
             self.indent += 1;
             self.emit_op_call(n, &BlockPlan::default())?;
