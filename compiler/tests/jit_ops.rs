@@ -439,7 +439,7 @@ fn unknown_sizes_serve_many_shapes_from_one_kernel() {
     );
     let g = parse(&src);
     let group = compile_group(&g).unwrap();
-    for (sx, sy) in [
+    let shapes = [
         (vec![4i64, 7], vec![7i64]),
         (vec![4, 7], vec![1]),
         (vec![1, 9], vec![9]),
@@ -447,8 +447,11 @@ fn unknown_sizes_serve_many_shapes_from_one_kernel() {
         (vec![2, 1], vec![5]),
         (vec![0, 3], vec![3]),
         (vec![3, 1 << 17], vec![1]),
-    ] {
-        let inputs = [t(&mut rng, DType::F32, &sx), t(&mut rng, DType::F32, &sy)];
+    ];
+    // Each shape twice in a row (the second call takes the first's geometry from the launch
+    // cache), then all of them again, so that every cached geometry is replaced by another.
+    for (sx, sy) in shapes.iter().chain(&shapes).flat_map(|s| [s, s]) {
+        let inputs = [t(&mut rng, DType::F32, sx), t(&mut rng, DType::F32, sy)];
         let want = interpret(&g, &inputs).unwrap();
         let got = group.run(&inputs).unwrap();
         assert_tensors_close(
@@ -457,6 +460,12 @@ fn unknown_sizes_serve_many_shapes_from_one_kernel() {
             &format!("{sx:?} + {sy:?}"),
         );
     }
+    // Sizes that do not broadcast are refused after a call of the same rank was cached.
+    let bad = [
+        t(&mut rng, DType::F32, &[4, 7]),
+        t(&mut rng, DType::F32, &[5]),
+    ];
+    assert!(group.run(&bad).is_err());
 }
 
 #[test]
@@ -488,9 +497,24 @@ fn strided_inputs_transposed_sliced_and_expanded() {
             other.transpose(0, 1).unwrap(),
         ),
     ];
-    for (i, (a, b)) in views.into_iter().enumerate() {
-        let inputs = [IValue::Tensor(a), IValue::Tensor(b)];
+    for (i, (a, b)) in views.iter().enumerate() {
+        let inputs = [IValue::Tensor(a.clone()), IValue::Tensor(b.clone())];
         check_graph(&g, &inputs, &format!("view pair {i}"));
+    }
+    // One kernel over pairs of the same sizes and other strides, alternately: the launch
+    // cache keys on strides as well as sizes.
+    let group = compile_group(&g).unwrap();
+    for i in [0, 5, 0, 0, 5, 5, 0] {
+        let (a, b) = &views[i];
+        let inputs = [IValue::Tensor(a.clone()), IValue::Tensor(b.clone())];
+        let want = interpret(&g, &inputs).unwrap();
+        let got = group.run(&inputs).unwrap();
+        let what = format!("view pair {i} again");
+        assert_tensors_close(
+            got[0].as_tensor().unwrap(),
+            want[0].as_tensor().unwrap(),
+            &what,
+        );
     }
 }
 

@@ -14,7 +14,7 @@ use crate::guard::value_matches;
 use crate::interpreter::{panic_message, RuntimeError};
 use crate::ivalue::IValue;
 use crate::kernel_abi::JitKernelFn;
-use crate::kernel_launch::{self, PointwiseKernel};
+use crate::kernel_launch::{self, LaunchCache, PointwiseKernel};
 use crate::ops::registry::registry;
 use crate::ops::Operation;
 
@@ -51,6 +51,7 @@ enum NodeOp {
 /// which runs the group when the guard fails, when there is no kernel, or for `ember_rt_op`.
 struct GroupOp {
     kernel: Option<PointwiseKernel>,
+    launches: LaunchCache,
     guard: Vec<Type>,
     interpreted: Operation,
 }
@@ -63,6 +64,7 @@ impl GroupOp {
         };
         GroupOp {
             kernel: body.and_then(|b| kernel_launch::build(b).ok()),
+            launches: LaunchCache::default(),
             guard: body
                 .map(|b| b.inputs().iter().map(|&v| b.ty(v).clone()).collect())
                 .unwrap_or_default(),
@@ -85,7 +87,7 @@ impl GroupOp {
                     .zip(&stack)
                     .all(|(ty, v)| value_matches(ty, v));
             if guard_holds {
-                if let Ok(outputs) = kernel_launch::run(kernel, entry, &stack) {
+                if let Ok(outputs) = kernel_launch::run(kernel, entry, &stack, &self.launches) {
                     return Ok(outputs);
                 }
             }

@@ -3,6 +3,10 @@
 //! (dimensions that are contiguous for every operand merged, so the common case is one long
 //! row), the outputs are allocated, and large calls are split over the runtime's thread pool.
 
+use std::sync::{Arc, Mutex};
+
+use smallvec::SmallVec;
+
 use crate::ivalue::IValue;
 use crate::kernel_abi::JitKernelFn;
 use crate::ops::pointwise::{HEAVY_PARALLEL_THRESHOLD, PARALLEL_THRESHOLD};
@@ -23,6 +27,7 @@ pub fn run(
     k: &PointwiseKernel,
     entry: JitKernelFn,
     inputs: &[IValue],
+    cache: &LaunchCache,
 ) -> Result<Vec<IValue>, String> {
     if inputs.len() != k.params.len() {
         return Err(format!(
@@ -107,13 +112,24 @@ pub fn run(
         position[id] = metas.len();
         metas.push(m);
     }
-    // Each sweep's iteration space, and every result's shape.
-    let mut result_shapes: Vec<Vec<i64>> = vec![Vec::new(); k.results.len()];
-    let plans: Vec<SweepPlan> = k
-        .sweeps
-        .iter()
-        .map(|sweep| plan_sweep(k, sweep, &metas, &position, &mut result_shapes))
-        .collect::<Result<_, _>>()?;
+    // Each sweep's iteration space, and every result's shape: the last call's when the
+    // operands have its sizes and strides.
+    let key = geometry_key(&metas);
+    let known = cache.lookup(&key);
+    let mut plans: Vec<SweepPlan> = Vec::new();
+    let mut planned_shapes: Vec<Vec<i64>> = Vec::new();
+    let result_shapes = match &known {
+        Some(g) => &g.result_shapes,
+        None => {
+            planned_shapes = vec![Vec::new(); k.results.len()];
+            plans = k
+                .sweeps
+                .iter()
+                .map(|sweep| plan_sweep(k, sweep, &metas, &position, &mut planned_shapes))
+                .collect::<Result<_, _>>()?;
+            &planned_shapes
+        }
+    };
     let row_dims = k.row_dims.min(rank);
     // One tensor per group output; each result writes into its output (a slice of it for a
     // fused `cat`).
@@ -172,25 +188,100 @@ pub fn run(
         .into_iter()
         .map(|m| m.expect("every result has an output"))
         .collect();
-    for (index, (sweep, plan)) in k.sweeps.iter().zip(&plans).enumerate() {
-        if plan.runs {
-            let sweep = Sweep {
-                index,
-                results: sweep,
-                reads: &plan.reads,
-            };
-            call(
-                k,
-                entry,
-                &sweep,
-                &metas,
-                &result_views,
-                &plan.iter_shape,
-                &scalars,
-            )?;
+    let geometry = match known {
+        Some(g) => g,
+        None => {
+            let sweeps = k
+                .sweeps
+                .iter()
+                .zip(&plans)
+                .enumerate()
+                .map(|(index, (results, plan))| {
+                    let sweep = Sweep {
+                        index,
+                        results,
+                        reads: &plan.reads,
+                    };
+                    plan.runs
+                        .then(|| sweep_geometry(k, &sweep, &metas, &result_views, &plan.iter_shape))
+                        .transpose()
+                })
+                .collect::<Result<_, _>>()?;
+            cache.keep(Geometry {
+                key,
+                result_shapes: planned_shapes,
+                sweeps,
+            })
         }
+    };
+    let ptrs: Vec<*mut u8> = metas
+        .iter()
+        .chain(&result_views)
+        .map(|m| {
+            m.storage
+                .as_ptr()
+                .wrapping_add(m.offset as usize * m.dtype.size())
+        })
+        .collect();
+    // The kernel reads one 64-bit slot per scalar; keep the array non-empty.
+    let scalars = if scalars.is_empty() {
+        &[0][..]
+    } else {
+        &scalars[..]
+    };
+    for (sizes, strides) in geometry.sweeps.iter().flatten() {
+        let c = Call {
+            entry,
+            sizes,
+            ptrs: &ptrs,
+            strides,
+            scalars,
+        };
+        launch(k, &c);
     }
     Ok(outputs.into_iter().map(IValue::Tensor).collect())
+}
+
+/// What a call derives from its operands' sizes and strides alone: every result's shape, and
+/// per sweep (`None` where it has nothing to compute) its collapsed sizes, the sweep's index
+/// after them, and every operand's strides, flat.
+struct Geometry {
+    /// Per tensor operand: its rank, sizes and strides.
+    key: SmallVec<[i64; 32]>,
+    result_shapes: Vec<Vec<i64>>,
+    sweeps: Vec<Option<(Vec<i64>, Vec<i64>)>>,
+}
+
+/// The geometry of a kernel's last call: a group in a loop runs on the same shapes call after
+/// call, and one with the operands' sizes and strides of the last call skips planning (its
+/// checks passed for them then).
+#[derive(Default)]
+pub struct LaunchCache(Mutex<Option<Arc<Geometry>>>);
+
+impl LaunchCache {
+    fn lookup(&self, key: &[i64]) -> Option<Arc<Geometry>> {
+        // A call that finds another thread in the cache plans on its own.
+        let kept = self.0.try_lock().ok()?;
+        kept.as_ref().filter(|g| &g.key[..] == key).cloned()
+    }
+
+    fn keep(&self, g: Geometry) -> Arc<Geometry> {
+        let g = Arc::new(g);
+        if let Ok(mut kept) = self.0.try_lock() {
+            *kept = Some(g.clone());
+        }
+        g
+    }
+}
+
+fn geometry_key(metas: &[Meta]) -> SmallVec<[i64; 32]> {
+    let mut key = SmallVec::new();
+    for m in metas {
+        key.push(m.sizes.len() as i64);
+        key.extend_from_slice(&m.sizes);
+        key.extend_from_slice(&m.strides);
+    }
+    key
 }
 
 /// A sweep's iteration space as this call's inputs give it.
@@ -493,15 +584,14 @@ struct Sweep<'a> {
     reads: &'a [bool],
 }
 
-fn call(
+/// The sweep's collapsed sizes (its index after them) and every operand's strides, flat.
+fn sweep_geometry(
     k: &PointwiseKernel,
-    entry: JitKernelFn,
     sweep: &Sweep,
     inputs: &[Meta],
     outputs: &[Meta],
     shape: &[i64],
-    scalars: &[i64],
-) -> Result<(), String> {
+) -> Result<(Vec<i64>, Vec<i64>), String> {
     let rank = k.rank;
     // Operands the sweep does not read or write (only chunked, or other sweeps') get zero
     // strides: they take no part in its shape.
@@ -530,29 +620,12 @@ fn call(
         collapse(shape, &mut strides, rank)
     };
     sizes.push(sweep.index as i64);
-    let ptrs: Vec<*mut u8> = inputs
-        .iter()
-        .chain(outputs)
-        .map(|m| {
-            m.storage
-                .as_ptr()
-                .wrapping_add(m.offset as usize * m.dtype.size())
-        })
-        .collect();
-    let flat: Vec<i64> = strides.concat();
-    // The kernel reads one 64-bit slot per scalar; keep the array non-empty.
-    let scalars = if scalars.is_empty() {
-        &[0][..]
-    } else {
-        scalars
-    };
-    let c = Call {
-        entry,
-        sizes: &sizes,
-        ptrs: &ptrs,
-        strides: &flat,
-        scalars,
-    };
+    Ok((sizes, strides.concat()))
+}
+
+/// Runs one sweep, split over the thread pool when it is large.
+fn launch(k: &PointwiseKernel, c: &Call) {
+    let (rank, sizes) = (k.rank, c.sizes);
     let cols = sizes[rank - 1];
     let rows: i64 = sizes[..rank - 1].iter().product();
     let numel = (rows * cols) as usize;
@@ -565,7 +638,7 @@ fn call(
     };
     if numel < threshold || threads < 2 || (k.reduces() && rows < 2) {
         c.rows((0, rows), (0, cols));
-        return Ok(());
+        return;
     }
     let mut tasks = numel.div_ceil(TASK_ELEMENTS).clamp(2, threads * 4) as i64;
     if k.reduces() {
@@ -594,7 +667,6 @@ fn call(
             }
         });
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -8,4 +8,4 @@ pub mod kernel;
 pub mod launch;
 
 pub use kernel::{build, KernelError, PointwiseKernel};
-pub use launch::run;
+pub use launch::{run, LaunchCache};

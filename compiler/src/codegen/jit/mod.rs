@@ -22,6 +22,7 @@ use std::sync::Arc;
 use ember_dialects::Graph;
 use ember_runtime::ivalue::IValue;
 use ember_runtime::kernel_abi::JitKernelFn;
+use ember_runtime::kernel_launch::LaunchCache;
 use inkwell::targets::FileType;
 
 use super::fusion_to_mlir::new_context;
@@ -38,6 +39,7 @@ pub struct CompiledGroup {
     kernel: PointwiseKernel,
     entry: JitKernelFn,
     symbol: String,
+    launches: LaunchCache,
 }
 
 impl std::fmt::Debug for CompiledGroup {
@@ -53,7 +55,7 @@ impl CompiledGroup {
     /// sizes, broadcasting), allocates the outputs and computes them. Any mismatch is an
     /// `Err`, never undefined behaviour.
     pub fn run(&self, inputs: &[IValue]) -> Result<Vec<IValue>, String> {
-        ember_runtime::kernel_launch::run(&self.kernel, self.entry, inputs)
+        ember_runtime::kernel_launch::run(&self.kernel, self.entry, inputs, &self.launches)
     }
 
     pub fn symbol(&self) -> &str {
@@ -79,6 +81,7 @@ impl CompiledGroup {
             kernel,
             entry,
             symbol: symbol.to_string(),
+            launches: LaunchCache::default(),
         })
     }
 }
