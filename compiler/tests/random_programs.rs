@@ -133,7 +133,12 @@ impl Gen {
                 self.line(&format!("for {i} in range({n}):"));
                 self.depth += 1;
                 let v = self.rng.pick(&INTS).to_string();
-                self.line(&format!("{v} = ({v} + {i}) % 1000"));
+                // The second form keeps the sum below 2000: the compiled code reduces it with
+                // a compare and a subtraction (its range is known), not a division.
+                match self.rng.below(2) {
+                    0 => self.line(&format!("{v} = ({v} + {i}) % 1000")),
+                    _ => self.line(&format!("{v} = ({v} % 1000 + {i} // 2) % 1000")),
+                }
                 self.depth -= 1;
                 self.block();
             }

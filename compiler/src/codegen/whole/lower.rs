@@ -15,6 +15,7 @@ use ember_dialects::types::Type;
 use ember_dialects::{Block, Graph, Node, Value};
 use hashbrown::{HashMap, HashSet};
 
+use super::int_ranges::{self, Range};
 use crate::codegen::CodegenError;
 
 /// How compiled code holds a value.
@@ -114,6 +115,7 @@ pub fn lower_graph(g: &Graph, symbol: &str) -> Result<Lowered, CodegenError> {
         aliases: String::new(),
         kernel_count: 0,
         interpreted_groups: 0,
+        ranges: int_ranges::analyze(g),
     };
     let top = g.block();
     // Registers [0, n_in) are the inputs, [n_in, n_in + n_out) the outputs.
@@ -227,6 +229,9 @@ struct Emitter<'g> {
     aliases: String,
     kernel_count: usize,
     interpreted_groups: usize,
+    /// What each int value can hold (`int_ranges`): where it is known, `%` and `//` by a
+    /// positive constant need no sign fix-up.
+    ranges: HashMap<Value, Range>,
 }
 
 /// Every value read inside the blocks of `n`, at any depth.
@@ -784,6 +789,32 @@ impl Emitter<'_> {
         Ok(result)
     }
 
+    /// `x % c` or `x // c` for a constant `c > 0` and an `x` never negative: C's unsigned
+    /// division is Python's then; an `x` below `2c` needs no division for `%` (one compare and
+    /// subtraction), and one below `c` is its own remainder. `None` where ranges do not say.
+    fn nonnegative_division(&mut self, n: Node, remainder: bool, x: &str) -> Option<String> {
+        let range = |v| self.ranges.get(&v).copied().unwrap_or(Range::FULL);
+        let c = range(self.g.input(n, 1)).constant().filter(|&c| c > 0)?;
+        let r = range(self.g.input(n, 0));
+        if r.lo < 0 {
+            return None;
+        }
+        let k = self.const_i64(c);
+        let s = self.fresh();
+        match remainder {
+            true if r.hi < c => return Some(x.to_string()),
+            true if r.hi / 2 < c => {
+                let (less, minus) = (self.fresh(), self.fresh());
+                self.line(&format!("{less} = arith.cmpi ult, {x}, {k} : i64"));
+                self.line(&format!("{minus} = arith.subi {x}, {k} : i64"));
+                self.line(&format!("{s} = arith.select {less}, {x}, {minus} : i64"));
+            }
+            true => self.line(&format!("{s} = arith.remui {x}, {k} : i64")),
+            false => self.line(&format!("{s} = arith.divui {x}, {k} : i64")),
+        }
+        Some(s)
+    }
+
     /// Whether `v` is a `prim::Constant` int other than 0.
     fn is_nonzero_constant(&self, v: Value) -> bool {
         let p = self.g.producer(v);
@@ -801,6 +832,9 @@ impl Emitter<'_> {
         x: &str,
         y: &str,
     ) -> Result<String, CodegenError> {
+        if let Some(s) = self.nonnegative_division(n, remainder, x) {
+            return Ok(s);
+        }
         let zero = self.const_i64(0);
         let one = self.const_i64(1);
         let minus_one = self.const_i64(-1);

@@ -5,6 +5,7 @@
 //! contract with the runtime is `ember_runtime::aot`.
 
 pub mod fuse;
+pub mod int_ranges;
 pub mod lower;
 pub mod prepare;
 
