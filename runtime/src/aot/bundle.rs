@@ -30,8 +30,9 @@ use crate::tensor::{checked_numel, DType, Device, Meta, Storage, Tensor};
 
 const BUNDLE_MAGIC: &[u8; 8] = b"EMBERAOT";
 const WEIGHTS_MAGIC: &[u8; 8] = b"EMBERWTS";
-/// The format version this runtime writes and reads.
-pub const BUNDLE_VERSION: u32 = 3;
+/// The format version this runtime writes and reads. 4: compiled code reads the failure flag
+/// at offset 0 of the context (a runtime of version 3 would not keep it there).
+pub const BUNDLE_VERSION: u32 = 4;
 /// Flag bit: the weights' bytes are in a separate file.
 pub const FLAG_WEIGHTS_EXTERNAL: u32 = 1;
 const HEADER_LEN: usize = 48;

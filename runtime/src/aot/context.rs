@@ -234,7 +234,12 @@ impl Program {
 }
 
 /// One call's state: its registers and the first error.
+#[repr(C)]
 pub struct Context<'p> {
+    /// 1 once the call has failed: the `int32_t` at offset 0 that compiled code loads in its
+    /// loop conditions (a load, where a call of `ember_rt_failed` would make it save its
+    /// registers every iteration).
+    failed: i32,
     program: &'p Program,
     regs: Vec<Option<IValue>>,
     error: Option<RuntimeError>,
@@ -243,6 +248,7 @@ pub struct Context<'p> {
 impl<'p> Context<'p> {
     pub fn new(program: &'p Program, num_registers: usize) -> Context<'p> {
         Context {
+            failed: 0,
             program,
             regs: vec![None; num_registers],
             error: None,
@@ -280,12 +286,13 @@ impl<'p> Context<'p> {
     }
 
     pub fn failed(&self) -> bool {
-        self.error.is_some()
+        self.failed != 0
     }
 
     fn fail(&mut self, e: RuntimeError) {
         if self.error.is_none() {
             self.error = Some(e);
+            self.failed = 1;
         }
     }
 

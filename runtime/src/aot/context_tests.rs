@@ -280,3 +280,19 @@ fn the_symbols_a_jit_binds() {
     let op = symbols.iter().find(|s| s.0 == "ember_rt_op").unwrap().1;
     assert_eq!(op, ember_rt_op as *const () as usize);
 }
+
+/// Compiled loops read the failure flag as the `int32_t` at offset 0 of the context, with
+/// `ember_rt_failed` answering the same.
+#[test]
+fn the_failure_flag_is_the_contexts_first_int() {
+    let p = program();
+    let mut cx = Context::new(&p, 2);
+    let flag = |cx: &mut Context| {
+        let ptr = cx.as_ptr();
+        // SAFETY: a live context; `Context` is `repr(C)` with the flag first.
+        unsafe { (*(ptr as *const i32), ember_rt_failed(ptr)) }
+    };
+    assert_eq!(flag(&mut cx), (0, 0));
+    assert_eq!(op(&mut cx, 99, &[], &mut []), 1);
+    assert_eq!(flag(&mut cx), (1, 1));
+}

@@ -81,7 +81,9 @@
 //! - `void ember_rt_copy(void *ctx, int64_t dst, int64_t src)`,
 //!   `void ember_rt_move(void *ctx, int64_t dst, int64_t src)` (empties `src`; a no-op when
 //!   `dst == src`), `void ember_rt_drop(void *ctx, int64_t reg)`.
-//! - `int32_t ember_rt_failed(void *ctx)`: 1 once a call of this context has failed.
+//! - `int32_t ember_rt_failed(void *ctx)`: 1 once a call of this context has failed. The
+//!   same flag is the `int32_t` at offset 0 of the context, which compiled code loads in its
+//!   loop conditions instead of calling (since bundle format version 4).
 //!
 //! `entry` returns 0, or 1 when a call failed (the context has the error).
 //!

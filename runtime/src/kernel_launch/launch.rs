@@ -2,6 +2,8 @@
 //! built for, the broadcast iteration space and every operand's strides are computed here
 //! (dimensions that are contiguous for every operand merged, so the common case is one long
 //! row), the outputs are allocated, and large calls are split over the runtime's thread pool.
+//! What depends only on the operands' sizes and strides is kept for the next call
+//! ([`LaunchCache`]).
 
 use std::sync::{Arc, Mutex};
 

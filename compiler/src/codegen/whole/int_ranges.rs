@@ -173,10 +173,6 @@ impl Analysis<'_> {
                 lo: a.lo.max(b.lo),
                 hi: a.hi.max(b.hi),
             },
-            ("__range_length" | "len", _) => Range {
-                lo: 0,
-                hi: i64::MAX,
-            },
             _ => Range::FULL,
         }
     }

@@ -739,21 +739,12 @@ impl Emitter<'_> {
     }
 
     /// The trip count of `range(lo, hi, step)` as the interpreter computes it:
-    /// `1 + (hi - 1 - lo) / step` when the range is not empty, else 0. A step of 0 runs the node in the runtime
-    /// instead, which raises the interpreter's error.
+    /// `1 + (hi - 1 - lo) / step` when the range is not empty, else 0. A step of 0 runs the
+    /// node in the runtime instead, which raises the interpreter's error.
     fn range_length(&mut self, n: Node, args: &[String]) -> Result<String, CodegenError> {
         let (lo, hi, step) = (&args[0], &args[1], &args[2]);
         let zero = self.const_i64(0);
-        if !self.is_nonzero_constant(self.g.input(n, 2)) {
-            let is_zero = self.fresh();
-            self.line(&format!("{is_zero} = arith.cmpi eq, {step}, {zero} : i64"));
-            self.line(&format!("scf.if {is_zero} {{"));
-            self.indent += 1;
-            self.emit_op_call(n, &BlockPlan::default())?;
-            self.line("scf.yield");
-            self.indent -= 1;
-            self.line("}");
-        }
+        self.runtime_if_zero(n, 2, step)?;
         let up = self.fresh();
         self.line(&format!("{up} = arith.cmpi sgt, {step}, {zero} : i64"));
         // Counting up: the span is hi - lo over step; counting down, lo - hi over -step.
@@ -815,6 +806,24 @@ impl Emitter<'_> {
         Some(s)
     }
 
+    /// Runs `n` in the runtime (which raises the interpreter's error) when its input `at`,
+    /// `v` here, is 0; gives whether it is. A constant other than 0 needs no runtime call (nor
+    /// the loop around it a check for failures).
+    fn runtime_if_zero(&mut self, n: Node, at: usize, v: &str) -> Result<String, CodegenError> {
+        let zero = self.const_i64(0);
+        let is_zero = self.fresh();
+        self.line(&format!("{is_zero} = arith.cmpi eq, {v}, {zero} : i64"));
+        if !self.is_nonzero_constant(self.g.input(n, at)) {
+            self.line(&format!("scf.if {is_zero} {{"));
+            self.indent += 1;
+            self.emit_op_call(n, &BlockPlan::default())?;
+            self.line("scf.yield");
+            self.indent -= 1;
+            self.line("}");
+        }
+        Ok(is_zero)
+    }
+
     /// Whether `v` is a `prim::Constant` int other than 0.
     fn is_nonzero_constant(&self, v: Value) -> bool {
         let p = self.g.producer(v);
@@ -838,18 +847,7 @@ impl Emitter<'_> {
         let zero = self.const_i64(0);
         let one = self.const_i64(1);
         let minus_one = self.const_i64(-1);
-        let is_zero = self.fresh();
-        self.line(&format!("{is_zero} = arith.cmpi eq, {y}, {zero} : i64"));
-        // A constant divisor that is not 0 needs no runtime call (nor the loop around it a
-        // check for failures).
-        if !self.is_nonzero_constant(self.g.input(n, 1)) {
-            self.line(&format!("scf.if {is_zero} {{"));
-            self.indent += 1;
-            self.emit_op_call(n, &BlockPlan::default())?;
-            self.line("scf.yield");
-            self.indent -= 1;
-            self.line("}");
-        }
+        let is_zero = self.runtime_if_zero(n, 1, y)?;
         // A divisor of 0 or -1 never reaches the division (-1 would overflow at i64::MIN).
         let is_minus_one = self.fresh();
         self.line(&format!(
@@ -1087,11 +1085,11 @@ impl Emitter<'_> {
         let mut go = self.fresh();
         self.line(&format!("{go} = arith.andi {in_range}, {} : i1", before[1]));
         if calls_runtime {
-            // A failed op ends the loop (its condition may be garbage afterwards).
+            // A failed op ends the loop (its condition may be garbage afterwards). The flag
+            // is the context's first field (aot/mod.rs): a load keeps the loop's floats in
+            // registers, where a call would save them around it every iteration.
             let failed = self.fresh();
-            self.line(&format!(
-                "{failed} = llvm.call @ember_rt_failed(%ctx) : (!llvm.ptr) -> i32"
-            ));
+            self.line(&format!("{failed} = llvm.load %ctx : !llvm.ptr -> i32"));
             let zero32 = self.fresh();
             self.line(&format!("{zero32} = arith.constant 0 : i32"));
             let ok = self.fresh();
