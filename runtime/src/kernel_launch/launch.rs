@@ -48,7 +48,7 @@ pub fn run(
         match (p, v) {
             (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
                 let m = t.meta().clone();
-                check_tensor(&m, *dtype, sizes, &format!("input {i}"))?;
+                check_tensor(&m, *dtype, sizes, || operand_name(k, i))?;
                 position[i] = metas.len();
                 metas.push(m);
             }
@@ -103,12 +103,7 @@ pub fn run(
                 ));
             }
             let m = pieces[view.index].meta().clone();
-            check_tensor(
-                &m,
-                view.dtype,
-                &view.sizes,
-                &format!("chunk {} of input {}", view.index, view.input),
-            )?;
+            check_tensor(&m, view.dtype, &view.sizes, || operand_name(k, id))?;
             m
         };
         position[id] = metas.len();
@@ -429,11 +424,18 @@ fn empty(shape: &[i64], dtype: DType) -> Result<Tensor, String> {
     .map_err(|e| e.to_string())
 }
 
-/// Checks a tensor operand against the dtype, rank and fixed sizes the kernel was built for.
-fn check_tensor(m: &Meta, dtype: DType, sizes: &[Option<i64>], what: &str) -> Result<(), String> {
+/// Checks a tensor operand against the dtype, rank and fixed sizes the kernel was built for
+/// (`what` names it in an error: named only then, as calls in a loop pass).
+fn check_tensor(
+    m: &Meta,
+    dtype: DType,
+    sizes: &[Option<i64>],
+    what: impl Fn() -> String,
+) -> Result<(), String> {
     if m.dtype != dtype || m.device != Device::Cpu || m.sizes.len() != sizes.len() {
         return Err(format!(
-            "{what}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
+            "{}: expected a CPU {dtype:?} tensor of rank {}, got {} {:?} of rank {}",
+            what(),
             sizes.len(),
             m.device,
             m.dtype,
@@ -443,7 +445,8 @@ fn check_tensor(m: &Meta, dtype: DType, sizes: &[Option<i64>], what: &str) -> Re
     for (d, (want, got)) in sizes.iter().zip(m.sizes.iter()).enumerate() {
         if want.is_some_and(|w| w != *got) {
             return Err(format!(
-                "{what}: size {got} in dimension {d}, the kernel was built for {}",
+                "{}: size {got} in dimension {d}, the kernel was built for {}",
+                what(),
                 want.unwrap_or(0)
             ));
         }
