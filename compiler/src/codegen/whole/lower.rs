@@ -790,10 +790,12 @@ impl Emitter<'_> {
         if r.lo < 0 {
             return None;
         }
+        if remainder && r.hi < c {
+            return Some(x.to_string());
+        }
         let k = self.const_i64(c);
         let s = self.fresh();
         match remainder {
-            true if r.hi < c => return Some(x.to_string()),
             true if r.hi / 2 < c => {
                 let (less, minus) = (self.fresh(), self.fresh());
                 self.line(&format!("{less} = arith.cmpi ult, {x}, {k} : i64"));
