@@ -51,7 +51,11 @@ impl TargetArch {
 /// slower (BENCHMARKS.md, the JIT's compile time): a vectorized loop's remainder runs as scalar
 /// code (an epilogue vector loop adds a third of the code for a remainder of under one vector
 /// step), and loop strength reduction is skipped (a quarter of code generation; x86 addressing
-/// modes index for free). LLVM exits the process on an option it does not know, so these are
+/// modes index for free). The SLP vectorizer is off: tensor loops are vectorized by the loop
+/// vectorizer, and what SLP finds in compiled code is a program's loop-carried scalars, whose
+/// packing into one vector puts a shuffle and a blend on each iteration's critical path
+/// (fib_sum's loop 2.1 ns an iteration against 1.1 ns; `PassBuilderOptions`' SLP switch does
+/// not reach `default<O2>`). LLVM exits the process on an option it does not know, so these are
 /// options of the LLVM that Ember is built with (22), checked by the JIT's tests.
 pub fn set_llvm_options() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -60,6 +64,7 @@ pub fn set_llvm_options() {
             c"ember".as_ptr(),
             c"-enable-epilogue-vectorization=false".as_ptr(),
             c"-disable-lsr".as_ptr(),
+            c"-vectorize-slp=false".as_ptr(),
         ];
         // SAFETY: the arguments are NUL-terminated strings that outlive the call; LLVM parses
         // them into its option registry and keeps no pointer to them.
