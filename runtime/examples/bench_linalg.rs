@@ -19,11 +19,17 @@ fn filled(sizes: &[i64]) -> Tensor {
     Tensor::from_vec(data, sizes).unwrap()
 }
 
-/// Best time of `reps` runs after a warm-up, in seconds.
+/// Best time of `reps` runs after a warm-up, in seconds. `BENCH_COLD=MIB` writes that many
+/// MiB before each run, so the operands come from memory as a model's weights do (a model's
+/// weights outgrow the caches; a kernel run again and again keeps its own in them).
 fn best(reps: usize, mut f: impl FnMut()) -> f64 {
+    let cold_mib: usize = std::env::var("BENCH_COLD").map_or(0, |v| v.parse().unwrap_or(0));
+    let mut sweep = vec![0u8; cold_mib << 20];
     f();
     (0..reps)
-        .map(|_| {
+        .map(|r| {
+            sweep.fill(r as u8);
+            std::hint::black_box(&sweep);
             let t = Instant::now();
             f();
             t.elapsed().as_secs_f64()
@@ -83,11 +89,21 @@ fn benchmarks() {
     }
     // ResNet-18's convolutions: (in channels, spatial size, out channels, kernel, stride,
     // padding); the first four are BENCHMARKS.md's original rows.
+    // BENCH_SHAPE=CxHWxOxKxSTRIDE (convolutions) or CxHW (depthwise): that shape only;
+    // BENCH_REPS=N runs of each (for perf record).
+    let only = std::env::var("BENCH_SHAPE").ok();
+    let reps = std::env::var("BENCH_REPS").map_or(20, |v| v.parse().unwrap_or(20));
     for (c, hw, oc, k, stride, pad) in CONVS.into_iter().filter(|_| !depthwise_only) {
+        if only
+            .as_ref()
+            .is_some_and(|o| *o != format!("{c}x{hw}x{oc}x{k}x{stride}"))
+        {
+            continue;
+        }
         let x = filled(&[1, c, hw, hw]);
         let w = filled(&[oc, c, k, k]);
         let p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
-        let t = best(20, || {
+        let t = best(reps, || {
             convolution(&x, &w, None, &p).unwrap();
         });
         let out = (hw + 2 * pad - k) / stride + 1;
@@ -98,10 +114,7 @@ fn benchmarks() {
             flops / t / 1e9
         );
     }
-    // BENCH_REPS=N times more runs (for perf record).
     let depthwise_reps = std::env::var("BENCH_REPS").map_or(50, |v| v.parse().unwrap_or(50));
-    // BENCH_SHAPE=CxHW: that shape only.
-    let only = std::env::var("BENCH_SHAPE").ok();
     for (c, hw, k, stride) in DWCONVS {
         if only.as_ref().is_some_and(|o| *o != format!("{c}x{hw}")) {
             continue;
