@@ -34,6 +34,11 @@ const MAX_PANEL: usize = MAX_NZ * 16;
 const GROUP_ELEMS: usize = 1 << 16;
 /// Multiply-adds below which the convolution stays on the calling thread.
 const PARALLEL_FMAS: usize = 1 << 18;
+/// Tasks per thread, taken as threads free up: a thread the system holds up no longer keeps
+/// the other waiting for its fixed half. On a busy 2-core VM, resnet18's median call was 7%
+/// faster with 4 tasks per thread than with 1 (means of 10 medians of 40 calls, alternated),
+/// though on a quiet machine one static share per thread is a few percent faster.
+const TASKS_PER_THREAD: usize = 4;
 
 /// The sizes of one 2-d convolution (one group's channels: `c` in, `o` out).
 #[derive(Copy, Clone, Debug)]
@@ -324,11 +329,21 @@ pub unsafe fn forward(
     } else {
         1
     };
+    // Blocks of output channels first, then ranges of panels, until there are
+    // TASKS_PER_THREAD tasks per thread (or as many as there are blocks and panels).
     let oblocks = s.o.div_ceil(mr);
-    let ochunks = threads.min(oblocks).max(1);
-    let pchunks = (threads / ochunks).clamp(1, panels.len());
-    let per_o = oblocks.div_ceil(ochunks) * mr;
-    let per_p = panels.len().div_ceil(pchunks);
+    let target = if threads > 1 {
+        threads * TASKS_PER_THREAD
+    } else {
+        1
+    };
+    let blocks_per_task = oblocks.div_ceil(target.min(oblocks));
+    let ochunks = oblocks.div_ceil(blocks_per_task);
+    let per_o = blocks_per_task * mr;
+    let per_p = panels
+        .len()
+        .div_ceil(target.div_ceil(ochunks).min(panels.len()));
+    let pchunks = panels.len().div_ceil(per_p);
     let tasks = s.n * s.groups * ochunks * pchunks;
     let (lay_addr, out_addr) = (layout.as_ptr() as usize, out.as_mut_ptr() as usize);
     let run = |t: usize| {
