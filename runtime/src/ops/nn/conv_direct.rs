@@ -35,9 +35,10 @@ const GROUP_ELEMS: usize = 1 << 16;
 /// Multiply-adds below which the convolution stays on the calling thread.
 const PARALLEL_FMAS: usize = 1 << 18;
 /// Tasks per thread, taken as threads free up: a thread the system holds up no longer keeps
-/// the other waiting for its fixed half. On a busy 2-core VM, resnet18's median call was 7%
-/// faster with 4 tasks per thread than with 1 (means of 10 medians of 40 calls, alternated),
-/// though on a quiet machine one static share per thread is a few percent faster.
+/// the other waiting for its fixed half. On a busy 2-core VM, resnet18's median call was
+/// 7-16% faster with 4 tasks per thread than with 1 in three of four alternated runs (means of
+/// 8-10 medians of 40 calls) and level in the fourth; on a quiet machine one static share per
+/// thread is a few percent faster (BENCHMARKS.md, 2026-11-29).
 const TASKS_PER_THREAD: usize = 4;
 
 /// The sizes of one 2-d convolution (one group's channels: `c` in, `o` out).
