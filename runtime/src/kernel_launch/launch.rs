@@ -41,9 +41,12 @@ pub fn run(
     let rank = k.rank;
     // Metadata of every tensor operand in ABI order, parameters then chunk views (cloned: it
     // holds the storage alive for the call), and where each operand id's is.
-    let mut metas: Vec<Meta> = Vec::new();
-    let mut position: Vec<usize> = vec![usize::MAX; k.params.len() + k.views.len()];
-    let mut scalars: Vec<i64> = Vec::new();
+    // Inline vectors: a small group's launch is dominated by its bookkeeping, and each of
+    // these was an allocation per call.
+    let mut metas: SmallVec<[Meta; 4]> = SmallVec::new();
+    let mut position: SmallVec<[usize; 8]> =
+        smallvec::smallvec![usize::MAX; k.params.len() + k.views.len()];
+    let mut scalars: SmallVec<[i64; 4]> = SmallVec::new();
     for (i, (p, v)) in k.params.iter().zip(inputs).enumerate() {
         match (p, v) {
             (Param::Tensor { dtype, sizes }, IValue::Tensor(t)) => {
@@ -131,7 +134,7 @@ pub fn run(
     // One tensor per group output; each result writes into its output (a slice of it for a
     // fused `cat`).
     let mut outputs = Vec::with_capacity(k.outputs.len());
-    let mut result_views: Vec<Option<Meta>> = vec![None; k.results.len()];
+    let mut result_views: SmallVec<[Option<Meta>; 2]> = smallvec::smallvec![None; k.results.len()];
     for plan in &k.outputs {
         match plan {
             OutputPlan::Result(r) => {
@@ -181,7 +184,7 @@ pub fn run(
             }
         }
     }
-    let result_views: Vec<Meta> = result_views
+    let result_views: SmallVec<[Meta; 2]> = result_views
         .into_iter()
         .map(|m| m.expect("every result has an output"))
         .collect();
@@ -211,7 +214,7 @@ pub fn run(
             })
         }
     };
-    let ptrs: Vec<*mut u8> = metas
+    let ptrs: SmallVec<[*mut u8; 8]> = metas
         .iter()
         .chain(&result_views)
         .map(|m| {
