@@ -92,7 +92,10 @@ fn benchmarks() {
     // BENCH_SHAPE=CxHWxOxKxSTRIDE (convolutions) or CxHW (depthwise): that shape only;
     // BENCH_REPS=N runs of each (for perf record).
     let only = std::env::var("BENCH_SHAPE").ok();
-    let reps = std::env::var("BENCH_REPS").map_or(20, |v| v.parse().unwrap_or(20));
+    let reps_set: Option<usize> = std::env::var("BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let reps = reps_set.unwrap_or(20);
     for (c, hw, oc, k, stride, pad) in CONVS.into_iter().filter(|_| !depthwise_only) {
         if only
             .as_ref()
@@ -114,7 +117,7 @@ fn benchmarks() {
             flops / t / 1e9
         );
     }
-    let depthwise_reps = std::env::var("BENCH_REPS").map_or(50, |v| v.parse().unwrap_or(50));
+    let depthwise_reps = reps_set.unwrap_or(50);
     for (c, hw, k, stride) in DWCONVS {
         if only.as_ref().is_some_and(|o| *o != format!("{c}x{hw}")) {
             continue;

@@ -40,9 +40,8 @@ pub fn run(
     }
     let rank = k.rank;
     // Metadata of every tensor operand in ABI order, parameters then chunk views (cloned: it
-    // holds the storage alive for the call), and where each operand id's is.
-    // Inline vectors: a small group's launch is dominated by its bookkeeping, and each of
-    // these was an allocation per call.
+    // holds the storage alive for the call), and where each operand id's is. Inline vectors
+    // here and below: a small group's launch is mostly this bookkeeping.
     let mut metas: SmallVec<[Meta; 4]> = SmallVec::new();
     let mut position: SmallVec<[usize; 8]> =
         smallvec::smallvec![usize::MAX; k.params.len() + k.views.len()];

@@ -324,17 +324,12 @@ pub unsafe fn forward(
     // Panels per cache group: the share of the layout one group reads stays near GROUP_ELEMS.
     let per_panel = (s.c * lay.chan * nz * lanes) / (s.ho * lay.wq).max(1);
     let group = (GROUP_ELEMS / per_panel.max(1)).clamp(1, panels.len());
-    // Tasks: (sample, group of channels, block of output channels, range of panels).
-    let threads = if parallel {
-        crate::parallel::threads()
-    } else {
-        1
-    };
-    // Blocks of output channels first, then ranges of panels, until there are
-    // TASKS_PER_THREAD tasks per thread (or as many as there are blocks and panels).
+    // Tasks: (sample, group of channels, block of output channels, range of panels); per
+    // sample and group, blocks of output channels first, then ranges of panels, until there
+    // are TASKS_PER_THREAD per thread (or as many as there are blocks and panels).
     let oblocks = s.o.div_ceil(mr);
-    let target = if threads > 1 {
-        threads * TASKS_PER_THREAD
+    let target = if parallel {
+        crate::parallel::threads() * TASKS_PER_THREAD
     } else {
         1
     };
