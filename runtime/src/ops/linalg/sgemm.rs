@@ -271,7 +271,13 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usi
         }
         BSource::Rows { ptr, ld } => micro::<S, MR, V, true>(p.k, &a, ptr.add(j0), ld, cols),
     };
-    for (r, row) in acc.iter().enumerate().take(rows) {
+    // Every row stored before the epilogue runs over them: with no call or loop of the
+    // epilogue's between the stores, the accumulators stay in registers (a loop over rows that
+    // also ran the epilogue kept them in a stack array, zeroed by a memset call per tile).
+    for (r, row) in acc.iter().enumerate() {
+        if r >= rows {
+            break;
+        }
         let i = i0 + r;
         let dst = p.c.add(i * p.ldc + j0);
         for (v, &sum) in row.iter().enumerate() {
@@ -292,8 +298,11 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usi
                 S::store_mask(dst.add(lo), out, (1u32 << cnt) - 1);
             }
         }
-        if !p.epi.is_identity() {
-            p.epi.apply(dst, p.at + i * p.ldc + j0, cols);
+    }
+    if !p.epi.is_identity() {
+        for i in i0..i0 + rows {
+            p.epi
+                .apply(p.c.add(i * p.ldc + j0), p.at + i * p.ldc + j0, cols);
         }
     }
 }
@@ -308,9 +317,8 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     ldb: usize,
     cols: usize,
 ) -> [[S::V; V]; MR] {
-    let mut acc = [[S::zero(); V]; MR];
     let count = |v: usize| cols.saturating_sub(v * S::LANES).min(S::LANES);
-    for t in 0..k {
+    let row_of_b = |t: usize| {
         let bp = b.add(t * ldb);
         let mut vb = [S::zero(); V];
         for (v, x) in vb.iter_mut().enumerate() {
@@ -320,6 +328,21 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
                 *x = S::load_first(bp.add(v * S::LANES), count(v));
             }
         }
+        vb
+    };
+    if k == 0 {
+        return [[S::zero(); V]; MR];
+    }
+    // The accumulators start as the first step's products (each an FMA onto zero, as every
+    // later step is one onto the sum): starting from a zeroed array instead had LLVM keep
+    // that array on the stack and clear it with a memset call per tile on AVX-512.
+    let vb = row_of_b(0);
+    let mut acc: [[S::V; V]; MR] = std::array::from_fn(|r| {
+        let w = S::splat(*a[r]);
+        std::array::from_fn(|v| S::fma(w, vb[v], S::zero()))
+    });
+    for t in 1..k {
+        let vb = row_of_b(t);
         for r in 0..MR {
             let w = S::splat(*a[r].add(t));
             for v in 0..V {
