@@ -8,6 +8,45 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
+/// The `V` vectors from `p` on.
+///
+/// # Safety
+/// As [`F32x::load`], for `V * S::LANES` floats.
+#[inline(always)]
+pub(crate) unsafe fn load_vectors<S: F32x, const V: usize>(p: *const f32) -> [S::V; V] {
+    let mut out = std::mem::MaybeUninit::<[S::V; V]>::uninit();
+    let slots = out.as_mut_ptr() as *mut S::V;
+    for v in 0..V {
+        slots.add(v).write(S::load(p.add(v * S::LANES)));
+    }
+    out.assume_init()
+}
+
+/// A micro-kernel's accumulators after its first step: `w[r] * b[v]`, each an FMA onto zero
+/// as every later step is one onto the sum. Built in place rather than from a zeroed array
+/// (which LLVM kept on the stack, cleared by a memset call per AVX-512 tile) or with
+/// `array::from_fn` (whose closures do not take the kernel's target features, so the
+/// intrinsics in them were called out of line).
+///
+/// # Safety
+/// As [`F32x::fma`].
+#[inline(always)]
+pub(crate) unsafe fn first_products<S: F32x, const R: usize, const V: usize>(
+    w: [f32; R],
+    b: [S::V; V],
+) -> [[S::V; V]; R] {
+    let mut acc = std::mem::MaybeUninit::<[[S::V; V]; R]>::uninit();
+    let slots = acc.as_mut_ptr() as *mut S::V;
+    for (r, &x) in w.iter().enumerate() {
+        let wr = S::splat(x);
+        for (v, &bv) in b.iter().enumerate() {
+            slots.add(r * V + v).write(S::fma(wr, bv, S::zero()));
+        }
+    }
+    // SAFETY: every one of the R * V vectors was written above.
+    acc.assume_init()
+}
+
 /// A float32 vector type and its operations.
 ///
 /// # Safety

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::ops::cpu::{self, Isa, TileForm};
 use crate::ops::nn::epilogue::Epilogue;
-use crate::ops::simd::{Avx2, Avx512, F32x};
+use crate::ops::simd::{first_products, load_vectors, Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Multiply-adds below which a product stays on the calling thread.
@@ -122,6 +122,8 @@ pub(crate) enum BSource<'a> {
         ld: usize,
     },
     Packed(&'a PackedB),
+    /// One chunk of one panel, `[k1 - k0, nr]`, packed by `run`.
+    Chunk(*const f32),
 }
 
 /// A bias added to every row (one value per column) or to every column (one per row).
@@ -154,7 +156,8 @@ pub(crate) struct Product<'a> {
 unsafe impl Send for Product<'_> {}
 unsafe impl Sync for Product<'_> {}
 
-type TileFn = unsafe fn(&Product, usize, usize);
+/// A tile over steps `k0..k1` of k: `(product, panel, row block, k0, k1)`.
+type TileFn = unsafe fn(&Product, usize, usize, usize, usize);
 
 /// A micro-kernel form: `rows` rows of A by `width` vectors of B.
 type Form = TileForm<TileFn>;
@@ -201,13 +204,25 @@ pub(crate) fn check_forms(level: Isa) {
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-unsafe fn tile_avx512<const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
-    tile::<Avx512, MR, V>(p, panel, mb)
+unsafe fn tile_avx512<const MR: usize, const V: usize>(
+    p: &Product,
+    panel: usize,
+    mb: usize,
+    k0: usize,
+    k1: usize,
+) {
+    tile::<Avx512, MR, V>(p, panel, mb, k0, k1)
 }
 
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2<const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
-    tile::<Avx2, MR, V>(p, panel, mb)
+unsafe fn tile_avx2<const MR: usize, const V: usize>(
+    p: &Product,
+    panel: usize,
+    mb: usize,
+    k0: usize,
+    k1: usize,
+) {
+    tile::<Avx2, MR, V>(p, panel, mb, k0, k1)
 }
 
 /// Runs `p` on `level` (at least AVX2), spread over the cores when large.
@@ -237,11 +252,42 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
         (1, 1)
     };
     let (per_p, per_m) = (panels.div_ceil(pchunks), mblocks.div_ceil(mchunks));
+    let kc = k_chunk(p, nr);
     let task = |t: usize| {
         let (pc, mc) = (t / mchunks, t % mchunks);
         for panel in pc * per_p..((pc + 1) * per_p).min(panels) {
-            for mb in mc * per_m..((mc + 1) * per_m).min(mblocks) {
-                tile_fn(p, panel, mb);
+            let mut k0 = 0;
+            loop {
+                let k1 = (k0 + kc).min(p.k);
+                let row_blocks = |q: &Product| {
+                    for mb in mc * per_m..((mc + 1) * per_m).min(mblocks) {
+                        tile_fn(q, panel, mb, k0, k1);
+                    }
+                };
+                match p.b {
+                    BSource::Rows { ptr, ld } if kc < p.k => CHUNK.with(|buf| {
+                        let mut buf = buf.borrow_mut();
+                        let j0 = panel * nr;
+                        pack_chunk(
+                            &mut buf,
+                            ptr.add(k0 * ld + j0),
+                            ld,
+                            k1 - k0,
+                            nr.min(p.n - j0),
+                            nr,
+                        );
+                        let q = Product {
+                            b: BSource::Chunk(buf.as_ptr()),
+                            ..*p
+                        };
+                        row_blocks(&q)
+                    }),
+                    _ => row_blocks(p),
+                }
+                if k1 >= p.k {
+                    break;
+                }
+                k0 = k1;
             }
         }
     };
@@ -253,24 +299,98 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     }
 }
 
-/// One `MR x NR` tile: row block `mb`, column panel `panel`.
+/// Bytes of B's panel one chunk of k may span: B read in place, one cache line a row or less
+/// (AVX2's panels), is split into chunks of k that stay in L1 while every row block of A runs
+/// over them. Wider panels are not split: AVX-512's 3-line rows stream well from L2, and the
+/// short runs of A's rows that chunks read made its large-k products slower.
+const B_CHUNK_BYTES: usize = 16 << 10;
+
+/// The steps of k per chunk for `p` at panel width `nr` (all of k where it is not split); the
+/// chunks of one product are equal.
+fn k_chunk(p: &Product, nr: usize) -> usize {
+    let row_bytes = nr * 4;
+    if !matches!(p.b, BSource::Rows { .. }) || row_bytes > 64 || p.k * row_bytes <= B_CHUNK_BYTES {
+        return p.k.max(1);
+    }
+    let most = B_CHUNK_BYTES / row_bytes;
+    p.k.div_ceil(p.k.div_ceil(most))
+}
+
+thread_local! {
+    /// Each thread's packed chunk of B.
+    static CHUNK: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Copies `k` rows of `cols` floats, `ld` apart from `src` on, into `buf` as rows of `nr`
+/// (zeros past `cols`).
+///
+/// # Safety
+/// Those elements are readable.
+unsafe fn pack_chunk(
+    buf: &mut Vec<f32>,
+    src: *const f32,
+    ld: usize,
+    k: usize,
+    cols: usize,
+    nr: usize,
+) {
+    buf.clear();
+    buf.resize(k * nr, 0.0);
+    for (r, row) in buf.chunks_exact_mut(nr).enumerate() {
+        row[..cols].copy_from_slice(std::slice::from_raw_parts(src.add(r * ld), cols));
+    }
+}
+
+/// One `MR x NR` tile over steps `k0..k1` of k: row block `mb`, column panel `panel`. A chunk
+/// after the first continues from the sums the one before stored in C, and only the last adds
+/// the bias and runs the epilogue: each element is one sum over k in order however k is split.
 #[inline(always)]
-unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usize, mb: usize) {
+unsafe fn tile<S: F32x, const MR: usize, const V: usize>(
+    p: &Product,
+    panel: usize,
+    mb: usize,
+    k0: usize,
+    k1: usize,
+) {
     let nr = V * S::LANES;
     let (i0, j0) = (mb * MR, panel * nr);
     let (rows, cols) = ((p.m - i0).min(MR), (p.n - j0).min(nr));
     // A block with fewer rows repeats its last row (its results are not stored).
     let mut a = [p.a; MR];
     for (r, row) in a.iter_mut().enumerate() {
-        *row = p.a.add((i0 + r.min(rows - 1)) * p.lda);
+        *row = p.a.add((i0 + r.min(rows - 1)) * p.lda + k0);
     }
-    let acc = match p.b {
-        BSource::Packed(pk) => micro::<S, MR, V, false>(p.k, &a, pk.panel(panel), nr, nr),
-        BSource::Rows { ptr, ld } if cols == nr => {
-            micro::<S, MR, V, false>(p.k, &a, ptr.add(j0), ld, nr)
+    // Not a closure: one would not take the kernel's target features, and its masked loads
+    // would call their intrinsics out of line.
+    let onto = if k0 > 0 {
+        let mut acc = [[S::zero(); V]; MR];
+        for (r, row) in acc.iter_mut().enumerate().take(rows) {
+            let src = p.c.add((i0 + r) * p.ldc + j0);
+            for (v, x) in row.iter_mut().enumerate() {
+                let lo = v * S::LANES;
+                if lo < cols {
+                    *x = S::load_first(src.add(lo), (cols - lo).min(S::LANES));
+                }
+            }
         }
-        BSource::Rows { ptr, ld } => micro::<S, MR, V, true>(p.k, &a, ptr.add(j0), ld, cols),
+        Some(acc)
+    } else {
+        None
     };
+    let kn = k1 - k0;
+    let acc = match p.b {
+        BSource::Packed(pk) => {
+            micro::<S, MR, V, false>(kn, &a, pk.panel(panel).add(k0 * nr), nr, nr, onto)
+        }
+        BSource::Chunk(ptr) => micro::<S, MR, V, false>(kn, &a, ptr, nr, nr, onto),
+        BSource::Rows { ptr, ld } if cols == nr => {
+            micro::<S, MR, V, false>(kn, &a, ptr.add(k0 * ld + j0), ld, nr, onto)
+        }
+        BSource::Rows { ptr, ld } => {
+            micro::<S, MR, V, true>(kn, &a, ptr.add(k0 * ld + j0), ld, cols, onto)
+        }
+    };
+    let last = k1 == p.k;
     // Every row stored before the epilogue runs over them: with no call or loop of the
     // epilogue's between the stores, the accumulators stay in registers (a loop over rows that
     // also ran the epilogue kept them in a stack array, zeroed by a memset call per tile).
@@ -287,6 +407,7 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usi
             }
             let cnt = (cols - lo).min(S::LANES);
             let add = match p.bias {
+                _ if !last => S::zero(),
                 Bias::None => S::zero(),
                 Bias::PerRow(b) => S::splat(*b.add(i)),
                 Bias::PerColumn(b) => S::load_first(b.add(j0 + lo), cnt),
@@ -299,7 +420,7 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usi
             }
         }
     }
-    if !p.epi.is_identity() {
+    if last && !p.epi.is_identity() {
         for i in i0..i0 + rows {
             p.epi
                 .apply(p.c.add(i * p.ldc + j0), p.at + i * p.ldc + j0, cols);
@@ -307,8 +428,9 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(p: &Product, panel: usi
     }
 }
 
-/// `sum_t a_r[t] * B[t, 0..NR]` for the `MR` rows `a`, B's rows `ldb` apart; `MASKED` reads
-/// only the first `cols` columns (the last panel of B read in place).
+/// `onto + sum_t a_r[t] * B[t, 0..NR]` for the `MR` rows `a` (no `onto`: from zero), B's
+/// rows `ldb` apart; `MASKED` reads only the first `cols` columns (the last panel of B read in
+/// place).
 #[inline(always)]
 unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     k: usize,
@@ -316,33 +438,21 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     b: *const f32,
     ldb: usize,
     cols: usize,
+    onto: Option<[[S::V; V]; MR]>,
 ) -> [[S::V; V]; MR] {
-    let count = |v: usize| cols.saturating_sub(v * S::LANES).min(S::LANES);
-    let row_of_b = |t: usize| {
-        let bp = b.add(t * ldb);
-        let mut vb = [S::zero(); V];
-        for (v, x) in vb.iter_mut().enumerate() {
-            if !MASKED {
-                *x = S::load(bp.add(v * S::LANES));
-            } else if count(v) > 0 {
-                *x = S::load_first(bp.add(v * S::LANES), count(v));
-            }
+    let (mut acc, start) = match onto {
+        Some(acc) => (acc, 0),
+        None if k == 0 => return [[S::zero(); V]; MR],
+        None => {
+            let w = a.map(|row| *row);
+            (
+                first_products::<S, MR, V>(w, b_row::<S, V, MASKED>(b, cols)),
+                1,
+            )
         }
-        vb
     };
-    if k == 0 {
-        return [[S::zero(); V]; MR];
-    }
-    // The accumulators start as the first step's products (each an FMA onto zero, as every
-    // later step is one onto the sum): starting from a zeroed array instead had LLVM keep
-    // that array on the stack and clear it with a memset call per tile on AVX-512.
-    let vb = row_of_b(0);
-    let mut acc: [[S::V; V]; MR] = std::array::from_fn(|r| {
-        let w = S::splat(*a[r]);
-        std::array::from_fn(|v| S::fma(w, vb[v], S::zero()))
-    });
-    for t in 1..k {
-        let vb = row_of_b(t);
+    for t in start..k {
+        let vb = b_row::<S, V, MASKED>(b.add(t * ldb), cols);
         for r in 0..MR {
             let w = S::splat(*a[r].add(t));
             for v in 0..V {
@@ -351,6 +461,25 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
         }
     }
     acc
+}
+
+/// The `V` vectors of B's row at `bp` (`MASKED`: its first `cols` columns, zeros after).
+#[inline(always)]
+unsafe fn b_row<S: F32x, const V: usize, const MASKED: bool>(
+    bp: *const f32,
+    cols: usize,
+) -> [S::V; V] {
+    if !MASKED {
+        return load_vectors::<S, V>(bp);
+    }
+    let mut vb = [S::zero(); V];
+    for (v, x) in vb.iter_mut().enumerate() {
+        let count = cols.saturating_sub(v * S::LANES).min(S::LANES);
+        if count > 0 {
+            *x = S::load_first(bp.add(v * S::LANES), count);
+        }
+    }
+    vb
 }
 
 /// Weight rows per dot-product block.

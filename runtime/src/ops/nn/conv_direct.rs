@@ -494,29 +494,15 @@ unsafe fn micro<S: F32x, const MR: usize, const NZ: usize>(
     b: *const f32,
     w: &[*const f32; MR],
 ) -> [[S::V; NZ]; MR] {
-    let taps = &offs[..k.min(offs.len())];
-    let vectors_at = |off: u32| {
+    let mut a = [[S::zero(); NZ]; MR];
+    for (t, &off) in offs.iter().enumerate().take(k) {
         let src = b.add(off as usize);
         let mut vec = [S::zero(); NZ];
         for (v, x) in vec.iter_mut().enumerate() {
             *x = S::load(src.add(v * S::LANES));
         }
-        vec
-    };
-    let Some((&first, rest)) = taps.split_first() else {
-        return [[S::zero(); NZ]; MR];
-    };
-    // Started from the first tap's products, not a zeroed array (as in `sgemm::micro`): that
-    // kept the accumulators in a stack array cleared by a memset call per tile.
-    let vec = vectors_at(first);
-    let mut a: [[S::V; NZ]; MR] = std::array::from_fn(|r| {
-        let wr = S::splat(*w[r]);
-        std::array::from_fn(|v| S::fma(wr, vec[v], S::zero()))
-    });
-    for (t, &off) in rest.iter().enumerate() {
-        let vec = vectors_at(off);
         for r in 0..MR {
-            let wr = S::splat(*w[r].add(t + 1));
+            let wr = S::splat(*w[r].add(t));
             for v in 0..NZ {
                 a[r][v] = S::fma(wr, vec[v], a[r][v]);
             }

@@ -198,6 +198,13 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
             [30, 12, 1, 1],
             geo([1, 1], [0, 0], [1, 1], 2),
         ),
+        // Enough input channels that AVX2's GEMM packs B in chunks of k (the sums carried
+        // in the output between chunks), a plane that ends in a partial panel.
+        (
+            [1, 600, 9, 11],
+            [13, 600, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
         // 1x1 planes (squeeze-and-excitation): dot products, samples in rows of four.
         (
             [3, 40, 1, 1],
@@ -383,6 +390,8 @@ fn fused_epilogues_match_the_composition() {
         ([5, 16, 1, 1], [8, 16, 1, 1], [1, 1], [0, 0], 1),
         ([1, 8, 9, 9], [10, 8, 1, 1], [1, 1], [0, 0], 1),
         ([1, 8, 9, 9], [10, 4, 1, 1], [1, 1], [0, 0], 2),
+        // B in chunks of k on AVX2: bias, residual and activation after the last chunk only.
+        ([1, 600, 5, 7], [10, 600, 1, 1], [1, 1], [0, 0], 1),
     ];
     for (xs, ws, stride, pad, groups) in cases {
         let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
