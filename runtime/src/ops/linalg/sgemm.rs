@@ -391,13 +391,7 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(
         }
     };
     let last = k1 == p.k;
-    // Every row stored before the epilogue runs over them: with no call or loop of the
-    // epilogue's between the stores, the accumulators stay in registers (a loop over rows that
-    // also ran the epilogue kept them in a stack array, zeroed by a memset call per tile).
-    for (r, row) in acc.iter().enumerate() {
-        if r >= rows {
-            break;
-        }
+    for (r, row) in acc.iter().enumerate().take(rows) {
         let i = i0 + r;
         let dst = p.c.add(i * p.ldc + j0);
         for (v, &sum) in row.iter().enumerate() {
@@ -419,11 +413,8 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(
                 S::store_mask(dst.add(lo), out, (1u32 << cnt) - 1);
             }
         }
-    }
-    if last && !p.epi.is_identity() {
-        for i in i0..i0 + rows {
-            p.epi
-                .apply(p.c.add(i * p.ldc + j0), p.at + i * p.ldc + j0, cols);
+        if last && !p.epi.is_identity() {
+            p.epi.apply(dst, p.at + i * p.ldc + j0, cols);
         }
     }
 }
