@@ -256,8 +256,7 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
     let task = |t: usize| {
         let (pc, mc) = (t / mchunks, t % mchunks);
         for panel in pc * per_p..((pc + 1) * per_p).min(panels) {
-            let mut k0 = 0;
-            loop {
+            for k0 in (0..p.k.max(1)).step_by(kc) {
                 let k1 = (k0 + kc).min(p.k);
                 let row_blocks = |q: &Product| {
                     for mb in mc * per_m..((mc + 1) * per_m).min(mblocks) {
@@ -284,10 +283,6 @@ pub(crate) unsafe fn run(level: Isa, p: &Product) {
                     }),
                     _ => row_blocks(p),
                 }
-                if k1 >= p.k {
-                    break;
-                }
-                k0 = k1;
             }
         }
     };
@@ -365,13 +360,7 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(
     let onto = if k0 > 0 {
         let mut acc = [[S::zero(); V]; MR];
         for (r, row) in acc.iter_mut().enumerate().take(rows) {
-            let src = p.c.add((i0 + r) * p.ldc + j0);
-            for (v, x) in row.iter_mut().enumerate() {
-                let lo = v * S::LANES;
-                if lo < cols {
-                    *x = S::load_first(src.add(lo), (cols - lo).min(S::LANES));
-                }
-            }
+            *row = load_row::<S, V, true>(p.c.add((i0 + r) * p.ldc + j0), cols);
         }
         Some(acc)
     } else {
@@ -437,13 +426,13 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
         None => {
             let w = a.map(|row| *row);
             (
-                first_products::<S, MR, V>(w, b_row::<S, V, MASKED>(b, cols)),
+                first_products::<S, MR, V>(w, load_row::<S, V, MASKED>(b, cols)),
                 1,
             )
         }
     };
     for t in start..k {
-        let vb = b_row::<S, V, MASKED>(b.add(t * ldb), cols);
+        let vb = load_row::<S, V, MASKED>(b.add(t * ldb), cols);
         for r in 0..MR {
             let w = S::splat(*a[r].add(t));
             for v in 0..V {
@@ -454,9 +443,9 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     acc
 }
 
-/// The `V` vectors of B's row at `bp` (`MASKED`: its first `cols` columns, zeros after).
+/// The `V` vectors of a row at `bp` (`MASKED`: its first `cols` columns, zeros after).
 #[inline(always)]
-unsafe fn b_row<S: F32x, const V: usize, const MASKED: bool>(
+unsafe fn load_row<S: F32x, const V: usize, const MASKED: bool>(
     bp: *const f32,
     cols: usize,
 ) -> [S::V; V] {
