@@ -4,6 +4,7 @@
 //! spread planes over the cores.
 
 use super::work::{slice, slice_mut, sum_f64_of};
+use crate::ops::reduce::lane_sum;
 use crate::bail;
 use crate::ops::args::sizes_str;
 use crate::tensor::{wrap_dim, DType, Element, Tensor, TensorResult};
@@ -414,11 +415,17 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
                     let (hs, he) = adaptive_window(i, oh, h);
                     for j in 0..ow {
                         let (ws, we) = adaptive_window(j, ow, w);
-                        let mut sum = 0.0f64;
-                        for ih in hs..he {
-                            let run = &src[(ih * w + ws) as usize..(ih * w + we) as usize];
-                            sum += sum_f64_of(run, |x| x);
-                        }
+                        let sum = if we - ws == w {
+                            // Whole rows (global pooling): one contiguous run.
+                            lane_sum(&src[(hs * w) as usize..(he * w) as usize])
+                        } else {
+                            let mut sum = 0.0f64;
+                            for ih in hs..he {
+                                let run = &src[(ih * w + ws) as usize..(ih * w + we) as usize];
+                                sum += sum_f64_of(run, |x| x);
+                            }
+                            sum
+                        };
                         let n = ((he - hs) * (we - ws)) as f64;
                         dst[(i * ow + j) as usize] = T::from_f64(sum / n);
                     }

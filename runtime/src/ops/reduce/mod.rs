@@ -16,6 +16,8 @@ mod stdsort;
 mod sum_mean;
 mod unique;
 
+pub(crate) use sum_mean::lane_sum;
+
 use super::registry::Registry;
 
 pub fn register(r: &mut Registry) {

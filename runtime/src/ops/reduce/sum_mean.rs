@@ -185,45 +185,42 @@ fn trailing_sums(x: &Tensor, mask: &[bool], dtype: DType) -> Option<Vec<f64>> {
     })
 }
 
-/// Lanes of [`lane_sum`]: eight AVX-512 vectors of eight f64.
-const LANES: usize = 64;
+/// Lanes of [`lane_sum`]: four AVX-512 vectors of eight f64, or eight AVX2 vectors of four,
+/// held in registers (more would spill on AVX2's sixteen).
+const LANES: usize = 32;
 
-/// The sum of `s` in [`LANES`] f64 lanes (lane k adds the elements at k mod LANES in
-/// order), the lanes then folded pairwise and the tail added last: the same bits on every
-/// path, AVX-512 machines running the lanes as independent vector accumulators.
-fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
-    lane_sum_on(s, crate::ops::has_avx512())
+/// The sum of `s` in [`LANES`] f64 lanes: lane k adds the elements at k mod LANES in order,
+/// then the lanes fold pairwise (k takes k + width for width = LANES/2, ..., 1). The same
+/// bits on every path; the vector loops run the lanes as independent accumulators, so short
+/// runs (a 7x7 plane) are a few vector adds, not a chain of scalar ones.
+pub(crate) fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
+    lane_sum_on(s, crate::ops::cpu::isa())
 }
 
-/// [`lane_sum`] with the AVX-512 loop (`vector`, float32/float64 only) or the scalar one.
-pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], vector: bool) -> f64 {
-    let whole = s.len() / LANES * LANES;
+/// [`lane_sum`] with the vector loop of `level` (float32/float64 only) or the scalar one.
+pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], level: crate::ops::cpu::Isa) -> f64 {
+    use crate::ops::cpu::Isa;
+    #[cfg(target_arch = "x86_64")]
+    if level > Isa::Baseline && matches!(T::DTYPE, DType::F32 | DType::F64) {
+        let (p, n, f32) = (s.as_ptr() as *const u8, s.len(), T::DTYPE == DType::F32);
+        // SAFETY: `s` holds `n` elements of float32 or float64 as T::DTYPE says, and the
+        // CPU has the level's features.
+        return unsafe {
+            match (level, f32) {
+                (Isa::Avx512, true) => lanes_avx512::<true>(p, n),
+                (Isa::Avx512, false) => lanes_avx512::<false>(p, n),
+                (_, true) => lanes_avx2::<true>(p, n),
+                (_, false) => lanes_avx2::<false>(p, n),
+            }
+        };
+    }
+    let _ = level;
     let mut acc = [0f64; LANES];
-    if vector && matches!(T::DTYPE, DType::F32 | DType::F64) {
-        let p = s.as_ptr() as *const u8;
-        // SAFETY: the elements are float32 or float64 as T::DTYPE says, `s` holds `whole`
-        // of them, and the CPU has AVX-512F (`vector`).
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            if T::DTYPE == DType::F32 {
-                lanes_avx512::<true>(p, whole, &mut acc)
-            } else {
-                lanes_avx512::<false>(p, whole, &mut acc)
-            }
-        }
-    } else {
-        for c in s[..whole].chunks_exact(LANES) {
-            for k in 0..LANES {
-                acc[k] += c[k].to_f64();
-            }
+    for c in s.chunks(LANES) {
+        for (a, v) in acc.iter_mut().zip(c) {
+            *a += v.to_f64();
         }
     }
-    let tail: f64 = s[whole..].iter().map(|v| v.to_f64()).sum();
-    fold_lanes(acc) + tail
-}
-
-/// Folds the lanes pairwise: lane k takes lane k + width for width = LANES/2, ..., 1.
-fn fold_lanes(mut acc: [f64; LANES]) -> f64 {
     let mut width = LANES;
     while width > 1 {
         width /= 2;
@@ -234,16 +231,19 @@ fn fold_lanes(mut acc: [f64; LANES]) -> f64 {
     acc[0]
 }
 
-/// The vector loop of [`lane_sum_on`]: `whole` float32 (`F32`) or float64 elements at `p`
-/// added into `acc`.
+/// The AVX-512 form of [`lane_sum_on`] over `n` float32 (`F32`) or float64 elements at `p`:
+/// lane k of the four accumulators is lane k of the sum, the last partial group read with
+/// masked loads (a lane past the end adds +0.0, which changes no lane: each starts at +0.0
+/// and so never holds -0.0), the fold done in registers in the scalar fold's order.
 ///
 /// # Safety
-/// `p` addresses `whole` elements of that type, a multiple of LANES; the CPU has AVX-512F.
+/// `p` addresses `n` elements of that type; the CPU has AVX-512F and VL.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn lanes_avx512<const F32: bool>(p: *const u8, whole: usize, acc: &mut [f64; LANES]) {
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn lanes_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
     use std::arch::x86_64::*;
     let mut v = [_mm512_setzero_pd(); LANES / 8];
+    let whole = n / LANES * LANES;
     let mut i = 0;
     while i < whole {
         for (j, v) in v.iter_mut().enumerate() {
@@ -257,9 +257,78 @@ unsafe fn lanes_avx512<const F32: bool>(p: *const u8, whole: usize, acc: &mut [f
         }
         i += LANES;
     }
-    for (j, v) in v.iter().enumerate() {
-        _mm512_storeu_pd(acc.as_mut_ptr().add(8 * j), *v);
+    if whole < n {
+        for (j, v) in v.iter_mut().enumerate() {
+            let at = whole + 8 * j;
+            let take = (n - whole).saturating_sub(8 * j).min(8);
+            let mask = ((1u32 << take) - 1) as __mmask8;
+            let x = if F32 {
+                _mm512_cvtps_pd(_mm256_maskz_loadu_ps(mask, (p as *const f32).add(at)))
+            } else {
+                _mm512_maskz_loadu_pd(mask, (p as *const f64).add(at))
+            };
+            *v = _mm512_add_pd(*v, x);
+        }
     }
+    let half = _mm512_add_pd(_mm512_add_pd(v[0], v[2]), _mm512_add_pd(v[1], v[3]));
+    let quarter = _mm256_add_pd(_mm512_castpd512_pd256(half), _mm512_extractf64x4_pd::<1>(half));
+    fold_quarter(quarter)
+}
+
+/// Lanes 0..4 of a fold as one f64: lane k takes k + 2, then lane 0 takes lane 1.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn fold_quarter(q: std::arch::x86_64::__m256d) -> f64 {
+    use std::arch::x86_64::*;
+    let pair = _mm_add_pd(_mm256_castpd256_pd128(q), _mm256_extractf128_pd::<1>(q));
+    _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)))
+}
+
+/// The AVX2 form of [`lane_sum_on`], as [`lanes_avx512`] with eight accumulators of four.
+///
+/// # Safety
+/// `p` addresses `n` elements of that type; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lanes_avx2<const F32: bool>(p: *const u8, n: usize) -> f64 {
+    use std::arch::x86_64::*;
+    let mut v = [_mm256_setzero_pd(); LANES / 4];
+    let whole = n / LANES * LANES;
+    let mut i = 0;
+    while i < whole {
+        for (j, v) in v.iter_mut().enumerate() {
+            let at = i + 4 * j;
+            let x = if F32 {
+                _mm256_cvtps_pd(_mm_loadu_ps((p as *const f32).add(at)))
+            } else {
+                _mm256_loadu_pd((p as *const f64).add(at))
+            };
+            *v = _mm256_add_pd(*v, x);
+        }
+        i += LANES;
+    }
+    if whole < n {
+        for (j, v) in v.iter_mut().enumerate() {
+            let at = whole + 4 * j;
+            let take = (n - whole).saturating_sub(4 * j).min(4) as i32;
+            // Element e of the group is read where e < take (the sign bit of each mask lane).
+            let x = if F32 {
+                let mask = _mm_cmpgt_epi32(_mm_set1_epi32(take), _mm_setr_epi32(0, 1, 2, 3));
+                _mm256_cvtps_pd(_mm_maskload_ps((p as *const f32).add(at), mask))
+            } else {
+                let index = _mm256_setr_epi64x(0, 1, 2, 3);
+                let mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(take as i64), index);
+                _mm256_maskload_pd((p as *const f64).add(at), mask)
+            };
+            *v = _mm256_add_pd(*v, x);
+        }
+    }
+    let mut half = [_mm256_setzero_pd(); 4];
+    for j in 0..4 {
+        half[j] = _mm256_add_pd(v[j], v[j + 4]);
+    }
+    let quarter = _mm256_add_pd(_mm256_add_pd(half[0], half[2]), _mm256_add_pd(half[1], half[3]));
+    fold_quarter(quarter)
 }
 
 /// Sums over the leading dims of a contiguous float32/float64 tensor (a column sum), done

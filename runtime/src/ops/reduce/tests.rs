@@ -178,33 +178,37 @@ fn softmax_fast_path_handles_special_values() {
     }
 }
 
-/// The AVX-512 loops of the whole-run sum and max/min give the scalar loops' bits, over run
-/// lengths around the lane count, NaN in the vector part and in the tail, signed zeros.
+/// The AVX2 and AVX-512 loops of the whole-run sum, and the AVX-512 loop of max/min, give
+/// the scalar loops' bits, over run lengths around the lane count, NaN in the vector part
+/// and in the tail, signed zeros.
 #[test]
 fn vector_reductions_match_scalar_loops() {
     use super::minmax::lane_extreme_on;
     use super::sum_mean::lane_sum_on;
+    use crate::ops::cpu::{hardware, Isa};
     use crate::ops::has_avx512;
-    if !has_avx512() {
-        return;
-    }
     let data: Vec<f32> = (0..10_007)
         .map(|i| ((i * 7919 % 1013) as f32 - 506.0) * 1.37e-3 + if i % 97 == 0 { 1e6 } else { 0.0 })
         .collect();
     let wide: Vec<f64> = data.iter().map(|&v| v as f64 * 1.000_000_1).collect();
+    let levels = [Isa::Avx2, Isa::Avx512].into_iter().filter(|&l| l <= hardware());
+    for level in levels {
+        for n in [1, 2, 31, 32, 33, 49, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
+            let (s, w) = (&data[..n], &wide[..n]);
+            let sum = lane_sum_on(s, level).to_bits();
+            assert_eq!(sum, lane_sum_on(s, Isa::Baseline).to_bits(), "sum {n} {level:?}");
+            let wide_sum = lane_sum_on(w, level).to_bits();
+            assert_eq!(wide_sum, lane_sum_on(w, Isa::Baseline).to_bits(), "f64 {n} {level:?}");
+        }
+        let mut s = data[..100].to_vec();
+        s[70] = f32::NAN;
+        assert!(lane_sum_on(&s, level).is_nan(), "NaN {level:?}");
+    }
+    if !has_avx512() {
+        return;
+    }
     for n in [1, 2, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
         let s = &data[..n];
-        assert_eq!(
-            lane_sum_on(s, true).to_bits(),
-            lane_sum_on(s, false).to_bits(),
-            "sum {n}"
-        );
-        let w = &wide[..n];
-        assert_eq!(
-            lane_sum_on(w, true).to_bits(),
-            lane_sum_on(w, false).to_bits(),
-            "f64 {n}"
-        );
         for is_max in [true, false] {
             let (v, sc) = (
                 lane_extreme_on(s, is_max, true),
