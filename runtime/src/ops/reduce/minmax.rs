@@ -82,34 +82,37 @@ fn run_extremes(x: &Tensor, mask: &[bool], is_max: bool) -> Option<Vec<f64>> {
     Some(r.into_iter().map(|v| v as f64).collect())
 }
 
-/// Lanes of [`lane_extreme`]: four AVX-512 vectors of sixteen f32.
+/// Lanes of [`lane_extreme`]: four AVX-512 vectors of sixteen f32, or eight AVX2 vectors of
+/// eight.
 const LANES: usize = 64;
 
 /// The max (or min) of a non-empty float32 run, NaN if it has one: [`LANES`] lanes start at
 /// `s[0]` and lane k takes each element at k mod LANES that is greater (smaller); the tail
-/// goes to lane 0, and the lanes fold in order. The same value on every path, AVX-512
-/// machines running the lanes as vector accumulators.
+/// goes to lane 0, and the lanes fold in order. The same value on every path, AVX2 and
+/// AVX-512 machines running the lanes as vector accumulators.
 fn lane_extreme(s: &[f32], is_max: bool) -> f32 {
-    lane_extreme_on(s, is_max, crate::ops::has_avx512())
+    lane_extreme_on(s, is_max, crate::ops::cpu::isa())
 }
 
-/// [`lane_extreme`] with the AVX-512 loop (`vector`) or the scalar one.
-pub(super) fn lane_extreme_on(s: &[f32], is_max: bool, vector: bool) -> f32 {
+/// [`lane_extreme`] with the vector loop of `level` or the scalar one.
+pub(super) fn lane_extreme_on(s: &[f32], is_max: bool, level: crate::ops::cpu::Isa) -> f32 {
+    use crate::ops::cpu::Isa;
     let take = |v: f32, cur: f32| if is_max { v > cur } else { v < cur };
     let whole = s.len() / LANES * LANES;
     let mut acc = [s[0]; LANES];
     let mut nan = false;
-    if vector {
-        // SAFETY: the CPU has AVX-512F (`vector`); `s` holds `whole` elements.
+    match level {
+        // SAFETY: the CPU has the level's features; `s` holds `whole` elements.
         #[cfg(target_arch = "x86_64")]
-        {
-            nan = unsafe { lanes_avx512(s.as_ptr(), whole, is_max, &mut acc) };
-        }
-    } else {
-        for c in s[..whole].chunks_exact(LANES) {
-            for k in 0..LANES {
-                nan |= c[k].is_nan();
-                acc[k] = if take(c[k], acc[k]) { c[k] } else { acc[k] };
+        Isa::Avx512 => nan = unsafe { lanes_avx512(s.as_ptr(), whole, is_max, &mut acc) },
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => nan = unsafe { lanes_avx2(s.as_ptr(), whole, is_max, &mut acc) },
+        _ => {
+            for c in s[..whole].chunks_exact(LANES) {
+                for k in 0..LANES {
+                    nan |= c[k].is_nan();
+                    acc[k] = if take(c[k], acc[k]) { c[k] } else { acc[k] };
+                }
             }
         }
     }
@@ -125,7 +128,7 @@ pub(super) fn lane_extreme_on(s: &[f32], is_max: bool, vector: bool) -> f32 {
         .fold(acc[0], |m, v| if take(v, m) { v } else { m })
 }
 
-/// The vector loop of [`lane_extreme`] over `whole` elements at `p` into `acc`; whether a
+/// The AVX-512 loop of [`lane_extreme`] over `whole` elements at `p` into `acc`; whether a
 /// NaN was seen. `max_ps(v, a)` is `v > a ? v : a`, the scalar loop's choice.
 ///
 /// # Safety
@@ -156,6 +159,38 @@ unsafe fn lanes_avx512(p: *const f32, whole: usize, is_max: bool, acc: &mut [f32
         _mm512_storeu_ps(acc.as_mut_ptr().add(16 * j), *v);
     }
     nan != 0
+}
+
+/// The AVX2 loop of [`lane_extreme`], as [`lanes_avx512`] with eight vectors of eight.
+///
+/// # Safety
+/// `p` addresses `whole` f32s, a multiple of LANES; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lanes_avx2(p: *const f32, whole: usize, is_max: bool, acc: &mut [f32; LANES]) -> bool {
+    use std::arch::x86_64::*;
+    let mut v = [_mm256_setzero_ps(); LANES / 8];
+    for (j, v) in v.iter_mut().enumerate() {
+        *v = _mm256_loadu_ps(acc.as_ptr().add(8 * j));
+    }
+    let mut nan = _mm256_setzero_ps();
+    let mut i = 0;
+    while i < whole {
+        for (j, v) in v.iter_mut().enumerate() {
+            let x = _mm256_loadu_ps(p.add(i + 8 * j));
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+            *v = if is_max {
+                _mm256_max_ps(x, *v)
+            } else {
+                _mm256_min_ps(x, *v)
+            };
+        }
+        i += LANES;
+    }
+    for (j, v) in v.iter().enumerate() {
+        _mm256_storeu_ps(acc.as_mut_ptr().add(8 * j), *v);
+    }
+    _mm256_movemask_ps(nan) != 0
 }
 
 /// Values only (in `x`'s dtype) of each group's max or min.

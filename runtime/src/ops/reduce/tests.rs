@@ -178,59 +178,49 @@ fn softmax_fast_path_handles_special_values() {
     }
 }
 
-/// The AVX2 and AVX-512 loops of the whole-run sum, and the AVX-512 loop of max/min, give
-/// the scalar loops' bits, over run lengths around the lane count, NaN in the vector part
-/// and in the tail, signed zeros.
+/// The AVX2 and AVX-512 loops of the whole-run sum and max/min give the scalar loops' bits,
+/// over run lengths around the lane counts, NaN in the vector part and in the tail, signed
+/// zeros.
 #[test]
 fn vector_reductions_match_scalar_loops() {
     use super::minmax::lane_extreme_on;
     use super::sum_mean::lane_sum_on;
     use crate::ops::cpu::{hardware, Isa};
-    use crate::ops::has_avx512;
     let data: Vec<f32> = (0..10_007)
         .map(|i| ((i * 7919 % 1013) as f32 - 506.0) * 1.37e-3 + if i % 97 == 0 { 1e6 } else { 0.0 })
         .collect();
     let wide: Vec<f64> = data.iter().map(|&v| v as f64 * 1.000_000_1).collect();
+    let zeros: Vec<f32> = (0..200)
+        .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
+        .collect();
+    let scalar = Isa::Baseline;
     let levels = [Isa::Avx2, Isa::Avx512].into_iter().filter(|&l| l <= hardware());
     for level in levels {
         for n in [1, 2, 31, 32, 33, 49, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
             let (s, w) = (&data[..n], &wide[..n]);
             let sum = lane_sum_on(s, level).to_bits();
-            assert_eq!(sum, lane_sum_on(s, Isa::Baseline).to_bits(), "sum {n} {level:?}");
+            assert_eq!(sum, lane_sum_on(s, scalar).to_bits(), "sum {n} {level:?}");
             let wide_sum = lane_sum_on(w, level).to_bits();
-            assert_eq!(wide_sum, lane_sum_on(w, Isa::Baseline).to_bits(), "f64 {n} {level:?}");
+            assert_eq!(wide_sum, lane_sum_on(w, scalar).to_bits(), "f64 {n} {level:?}");
+            for is_max in [true, false] {
+                let v = lane_extreme_on(s, is_max, level).to_bits();
+                let expected = lane_extreme_on(s, is_max, scalar).to_bits();
+                assert_eq!(v, expected, "extreme {n} {is_max} {level:?}");
+            }
         }
-        let mut s = data[..100].to_vec();
-        s[70] = f32::NAN;
-        assert!(lane_sum_on(&s, level).is_nan(), "NaN {level:?}");
-    }
-    if !has_avx512() {
-        return;
-    }
-    for n in [1, 2, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
-        let s = &data[..n];
         for is_max in [true, false] {
-            let (v, sc) = (
-                lane_extreme_on(s, is_max, true),
-                lane_extreme_on(s, is_max, false),
-            );
-            assert_eq!(v.to_bits(), sc.to_bits(), "extreme {n} {is_max}");
+            let v = lane_extreme_on(&zeros, is_max, level).to_bits();
+            let expected = lane_extreme_on(&zeros, is_max, scalar).to_bits();
+            assert_eq!(v, expected, "zeros {is_max} {level:?}");
         }
-    }
-    let zeros: Vec<f32> = (0..200)
-        .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
-        .collect();
-    for is_max in [true, false] {
-        let (v, sc) = (
-            lane_extreme_on(&zeros, is_max, true),
-            lane_extreme_on(&zeros, is_max, false),
-        );
-        assert_eq!(v.to_bits(), sc.to_bits(), "zeros {is_max}");
-    }
-    for at in [5, 150, 199] {
-        let mut s = data[..200].to_vec();
-        s[at] = f32::NAN;
-        assert!(lane_extreme_on(&s, true, true).is_nan(), "NaN at {at}");
-        assert!(lane_extreme_on(&s, false, false).is_nan(), "NaN at {at}");
+        for at in [5, 70, 150, 199] {
+            let mut s = data[..200].to_vec();
+            s[at] = f32::NAN;
+            assert!(lane_sum_on(&s, level).is_nan(), "sum NaN at {at} {level:?}");
+            for is_max in [true, false] {
+                let v = lane_extreme_on(&s, is_max, level);
+                assert!(v.is_nan(), "extreme NaN at {at} {is_max} {level:?}");
+            }
+        }
     }
 }
