@@ -185,6 +185,9 @@ fn unary_nest(nest: &Nest, o: usize, x: usize, heavy: bool, f: impl Fn(f32) -> f
             level,
             #[inline(always)]
             || {
+                // Once per task, not per row: zeroing it costs more than a short row (a 7x7
+                // plane) itself.
+                let mut buf = [0f32; BLOCK];
                 nest.for_each_run(
                     start,
                     end,
@@ -196,7 +199,6 @@ fn unary_nest(nest: &Nest, o: usize, x: usize, heavy: bool, f: impl Fn(f32) -> f
                         unsafe {
                             let xp = (x as *const f32).offset(offs[1]);
                             let op = (o as *mut f32).offset(offs[0]);
-                            let mut buf = [0f32; BLOCK];
                             write_row(
                                 op,
                                 inner[0],
@@ -311,6 +313,8 @@ fn binary_nest(
             level,
             #[inline(always)]
             || {
+                // Once per task, as in unary_nest.
+                let (mut ba, mut bb) = ([0f32; BLOCK], [0f32; BLOCK]);
                 nest.for_each_run(
                     start,
                     end,
@@ -319,7 +323,6 @@ fn binary_nest(
                         // SAFETY: the nest walks in-bounds elements of every tensor; each piece is
                         // read before it is written (an output that is an input stays right).
                         unsafe {
-                            let (mut ba, mut bb) = ([0f32; BLOCK], [0f32; BLOCK]);
                             let op = (o as *mut f32).offset(offs[0]);
                             write_row(
                                 op,
