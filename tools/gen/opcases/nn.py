@@ -162,6 +162,9 @@ def pool_cases(c):
 
     c.add("adaptive_avg_pool2d", adaptive_avg, r(1, 2, 5, 7), [3, 2])
     c.add("adaptive_avg_pool2d_global", adaptive_avg, r(2, 3, 4, 4), [1, 1])
+    # 63 elements a plane: one whole group of the vector sum's lanes and a masked rest.
+    c.add("adaptive_avg_pool2d_global_wide", adaptive_avg, r(1, 5, 7, 9), [1, 1])
+    c.add("adaptive_avg_pool2d_whole_rows", adaptive_avg, r(1, 3, 7, 5), [3, 1])
     c.add("adaptive_avg_pool2d_upsample", adaptive_avg, r(1, 1, 2, 3), [4, 5])
     c.add("adaptive_avg_pool2d_unbatched", adaptive_avg, r(2, 5, 5), [2, 2])
     c.add("adaptive_avg_pool2d_float64", adaptive_avg, r(1, 1, 5, 5, dtype=torch.float64), [3, 3])

@@ -407,27 +407,31 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
     let (h, w) = (sizes[nd - 2], sizes[nd - 1]);
     let (oh, ow) = (output[0], output[1]);
     let out = Tensor::zeros(&out_sizes(&sizes, oh, ow), x.dtype())?;
+    // The windows once, not per plane: each takes two divisions.
+    let rows: Vec<(i64, i64)> = (0..oh).map(|i| adaptive_window(i, oh, h)).collect();
+    let cols: Vec<(i64, i64)> = (0..ow).map(|j| adaptive_window(j, ow, w)).collect();
     crate::dispatch_dtype!(x.dtype(), T => {
         let level = crate::ops::cpu::isa();
         for_planes::<T, T>(&x, &out, (h * w) as usize, (oh * ow) as usize, |_, src, dst| {
+            if ow == 1 {
+                // Every window spans whole rows (global pooling among them): one contiguous
+                // run, summed by lane_sum's vector loop.
+                for (d, &(hs, he)) in dst.iter_mut().zip(&rows) {
+                    let sum = lane_sum(&src[(hs * w) as usize..(he * w) as usize]);
+                    *d = T::from_f64(sum / ((he - hs) * w) as f64);
+                }
+                return;
+            }
             crate::ops::cpu::dispatch(level, #[inline(always)] || {
-                for i in 0..oh {
-                    let (hs, he) = adaptive_window(i, oh, h);
-                    for j in 0..ow {
-                        let (ws, we) = adaptive_window(j, ow, w);
-                        let sum = if we - ws == w {
-                            // Whole rows (global pooling): one contiguous run.
-                            lane_sum(&src[(hs * w) as usize..(he * w) as usize])
-                        } else {
-                            let mut sum = 0.0f64;
-                            for ih in hs..he {
-                                let run = &src[(ih * w + ws) as usize..(ih * w + we) as usize];
-                                sum += sum_f64_of(run, |x| x);
-                            }
-                            sum
-                        };
+                for (i, &(hs, he)) in rows.iter().enumerate() {
+                    for (j, &(ws, we)) in cols.iter().enumerate() {
+                        let mut sum = 0.0f64;
+                        for ih in hs..he {
+                            let run = &src[(ih * w + ws) as usize..(ih * w + we) as usize];
+                            sum += sum_f64_of(run, |x| x);
+                        }
                         let n = ((he - hs) * (we - ws)) as f64;
-                        dst[(i * ow + j) as usize] = T::from_f64(sum / n);
+                        dst[i * ow as usize + j] = T::from_f64(sum / n);
                     }
                 }
             });
