@@ -4,9 +4,9 @@
 //! spread planes over the cores.
 
 use super::work::{slice, slice_mut, sum_f64_of};
-use crate::ops::reduce::lane_sum;
 use crate::bail;
 use crate::ops::args::sizes_str;
+use crate::ops::reduce::lane_sum;
 use crate::tensor::{wrap_dim, DType, Element, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;

@@ -271,7 +271,10 @@ unsafe fn lanes_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
         }
     }
     let half = _mm512_add_pd(_mm512_add_pd(v[0], v[2]), _mm512_add_pd(v[1], v[3]));
-    let quarter = _mm256_add_pd(_mm512_castpd512_pd256(half), _mm512_extractf64x4_pd::<1>(half));
+    let quarter = _mm256_add_pd(
+        _mm512_castpd512_pd256(half),
+        _mm512_extractf64x4_pd::<1>(half),
+    );
     fold_quarter(quarter)
 }
 
@@ -323,11 +326,16 @@ unsafe fn lanes_avx2<const F32: bool>(p: *const u8, n: usize) -> f64 {
             *v = _mm256_add_pd(*v, x);
         }
     }
-    let mut half = [_mm256_setzero_pd(); 4];
-    for j in 0..4 {
-        half[j] = _mm256_add_pd(v[j], v[j + 4]);
-    }
-    let quarter = _mm256_add_pd(_mm256_add_pd(half[0], half[2]), _mm256_add_pd(half[1], half[3]));
+    let half = [
+        _mm256_add_pd(v[0], v[4]),
+        _mm256_add_pd(v[1], v[5]),
+        _mm256_add_pd(v[2], v[6]),
+        _mm256_add_pd(v[3], v[7]),
+    ];
+    let quarter = _mm256_add_pd(
+        _mm256_add_pd(half[0], half[2]),
+        _mm256_add_pd(half[1], half[3]),
+    );
     fold_quarter(quarter)
 }
 

@@ -194,14 +194,22 @@ fn vector_reductions_match_scalar_loops() {
         .map(|i| if i % 3 == 0 { -0.0 } else { 0.0 })
         .collect();
     let scalar = Isa::Baseline;
-    let levels = [Isa::Avx2, Isa::Avx512].into_iter().filter(|&l| l <= hardware());
+    let levels = [Isa::Avx2, Isa::Avx512]
+        .into_iter()
+        .filter(|&l| l <= hardware());
     for level in levels {
-        for n in [1, 2, 31, 32, 33, 49, 63, 64, 65, 127, 128, 129, 1000, 10_007] {
+        for n in [
+            1, 2, 31, 32, 33, 49, 63, 64, 65, 127, 128, 129, 1000, 10_007,
+        ] {
             let (s, w) = (&data[..n], &wide[..n]);
             let sum = lane_sum_on(s, level).to_bits();
             assert_eq!(sum, lane_sum_on(s, scalar).to_bits(), "sum {n} {level:?}");
             let wide_sum = lane_sum_on(w, level).to_bits();
-            assert_eq!(wide_sum, lane_sum_on(w, scalar).to_bits(), "f64 {n} {level:?}");
+            assert_eq!(
+                wide_sum,
+                lane_sum_on(w, scalar).to_bits(),
+                "f64 {n} {level:?}"
+            );
             for is_max in [true, false] {
                 let v = lane_extreme_on(s, is_max, level).to_bits();
                 let expected = lane_extreme_on(s, is_max, scalar).to_bits();
