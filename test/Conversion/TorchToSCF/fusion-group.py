@@ -38,7 +38,8 @@
 # CHECK: llvm.call @ember_rt_group(%ctx, %{{.*}}, %forms, %args, %outs)
 # CHECK-NOT: ember_rt_op(%ctx, {{.*}} aten::tanh
 
-# The object defines the kernel; it needs nothing but the runtime's entry points.
+# The object defines the kernel; it needs nothing but the runtime's entry points and the C
+# library's fmaf (the base form's fused multiply-adds, on a CPU without FMA instructions).
 # OBJ: T fusion_group_entry
 # OBJ: T fusion_group_entry_group{{[0-9]+}}_avx2
 # OBJ: T fusion_group_entry_group{{[0-9]+}}_avx512
@@ -46,6 +47,8 @@
 # UNDEF-NOT: {{^ *U [^e]}}
 # UNDEF:     U ember_rt_group
 # UNDEF-NOT: {{^ *U [^e]}}
+# UNDEF:     U fmaf
+# UNDEF-NOT: {{^ *U }}
 
 # --print-optimized-graph shows the graph compiled: the group, profiled on the call's inputs.
 # GRAPH: prim::TensorExprGroup_0(

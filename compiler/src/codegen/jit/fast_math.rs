@@ -29,11 +29,22 @@ fn copysign<'c, 'a>(e: &Emit<'c, 'a>, mag: Value<'c, 'a>, sign: Value<'c, 'a>) -
     math_op(e, "math.copysign", &[mag, sign])
 }
 
-/// `p = coeffs[0]; p = p * x + coeffs[i]` (Horner, no FMA).
+/// `a * b + c` rounded once (`math.fma`: one instruction with FMA, libm's `fmaf` without),
+/// as vmath's `mul_add`.
+fn fma<'c, 'a>(
+    e: &Emit<'c, 'a>,
+    a: Value<'c, 'a>,
+    b: Value<'c, 'a>,
+    addend: Value<'c, 'a>,
+) -> Value<'c, 'a> {
+    math_op(e, "math.fma", &[a, b, addend])
+}
+
+/// `p = coeffs[0]; p = fma(p, x, coeffs[i])` (Horner).
 fn horner<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>, coeffs: &[f32]) -> Value<'c, 'a> {
     let mut p = c(e, coeffs[0]);
     for &k in &coeffs[1..] {
-        p = e.addf(e.mulf(p, x), c(e, k));
+        p = fma(e, p, x, c(e, k));
     }
     p
 }
@@ -48,12 +59,10 @@ fn pow2<'c, 'a>(e: &Emit<'c, 'a>, k: Value<'c, 'a>) -> Value<'c, 'a> {
 fn exp_reduced<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
     const MAGIC: f32 = 12_582_912.0;
     let magic = c(e, MAGIC);
-    let t = e.addf(e.mulf(x, c(e, std::f32::consts::LOG2_E)), magic);
+    let t = fma(e, x, c(e, std::f32::consts::LOG2_E), magic);
     let n = e.subf(t, magic);
-    let r = e.subf(
-        e.subf(x, e.mulf(n, c(e, 0.693_359_4))),
-        e.mulf(n, c(e, -2.121_944_4e-4)),
-    );
+    let r = fma(e, n, c(e, -0.693_359_4), x);
+    let r = fma(e, n, c(e, 2.121_944_4e-4), r);
     let p = horner(
         e,
         r,
@@ -66,7 +75,7 @@ fn exp_reduced<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> (Value<'c, 'a>, Va
             0.5,
         ],
     );
-    let y = e.addf(e.addf(e.mulf(e.mulf(p, r), r), r), c(e, 1.0));
+    let y = e.addf(fma(e, e.mulf(p, r), r, r), c(e, 1.0));
     let ni = e.subi(e.bitcast(t, e.i32()), e.const_i32(MAGIC.to_bits() as i32));
     (y, ni)
 }
@@ -107,7 +116,7 @@ pub fn tanh<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
             -3.333_328e-1,
         ],
     );
-    let small = copysign(e, e.addf(e.mulf(e.mulf(p, z), x), x), x);
+    let small = copysign(e, fma(e, e.mulf(p, z), x, x), x);
     let is_big = e.cmpf(CmpfPredicate::Oge, a, c(e, 0.625));
     e.select(is_big, big, small)
 }
