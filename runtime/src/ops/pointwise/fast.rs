@@ -44,8 +44,11 @@ pub(crate) fn for_overwrite(sizes: &[i64], dtype: DType) -> Option<Tensor> {
 }
 
 /// Below this many elements a memory-bound kernel (add, mul, relu, ...) stays on the calling
-/// thread: handing work to the pool costs more than the loop below it.
-pub const PARALLEL_THRESHOLD: usize = 1 << 18;
+/// thread: handing work to the pool costs more than the loop below it. From 2^16 up two
+/// threads win: float32 muls of 66K, 131K and 200K elements took 12-13, 37-38 and 82-107 us
+/// (medians) on one thread and 9-11, 18-29 and 30-40 us on two (BENCHMARKS.md, 2026-11-29);
+/// at 47K (2^15 and up) two were slower.
+pub const PARALLEL_THRESHOLD: usize = 1 << 16;
 
 /// The same for kernels that spend several nanoseconds per element (exp, tanh, gelu, the
 /// general path).
