@@ -29,8 +29,8 @@ fn copysign<'c, 'a>(e: &Emit<'c, 'a>, mag: Value<'c, 'a>, sign: Value<'c, 'a>) -
     math_op(e, "math.copysign", &[mag, sign])
 }
 
-/// `a * b + c` rounded once (`math.fma`: one instruction with FMA, libm's `fmaf` without),
-/// as vmath's `mul_add`.
+/// `a * b + addend` rounded once (`math.fma`: one instruction with FMA, libm's `fmaf`
+/// without), as vmath's `mul_add`.
 fn fma<'c, 'a>(
     e: &Emit<'c, 'a>,
     a: Value<'c, 'a>,

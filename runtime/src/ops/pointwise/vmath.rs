@@ -4,8 +4,9 @@
 //! Abramowitz-Stegun formula PyTorch's own vectorized erf uses (5e-7 absolute). Their
 //! polynomials and reductions are fused multiply-adds written out (`mul_add`: one
 //! instruction at the AVX2 and AVX-512 widths, libm's exact `fmaf` at the SSE2 one), never
-//! left to contraction, so every width gives the same bits; a separate multiply and add
-//! cost an LSTM cell's sigmoids and tanhs a third of their time.
+//! left to contraction, so every width gives the same bits (the JIT's `fast_math` emits the
+//! same operations); with a separate multiply and add, an LSTM cell's sigmoids and tanhs
+//! took 17-43% longer (BENCHMARKS.md, 2026-11-29).
 
 use super::CEPHES_LOGF_POLY;
 
