@@ -62,6 +62,8 @@ pub enum Unary {
     Neg,
     Abs,
     Exp,
+    /// `1 + e^x` (sigmoid's and silu's denominator), as `vmath::one_plus_exp` computes it.
+    OnePlusExp,
     Expm1,
     Log,
     Log1p,
@@ -270,6 +272,7 @@ impl PointwiseKernel {
                 e.expr,
                 Expr::Unary(
                     Unary::Exp
+                        | Unary::OnePlusExp
                         | Unary::Expm1
                         | Unary::Log
                         | Unary::Log1p
@@ -1003,8 +1006,7 @@ impl Builder<'_> {
         let d = self.k.dtype(x);
         let one = self.float(1.0, d);
         let e = self.un(Unary::Neg, x);
-        let e = self.un(Unary::Exp, e);
-        let den = self.bin(Binary::Add, one, e);
+        let den = self.un(Unary::OnePlusExp, e);
         self.bin(Binary::Div, one, den)
     }
 
@@ -1805,8 +1807,7 @@ impl Builder<'_> {
             "log1p" => self.un(Unary::Log1p, x),
             "silu" => {
                 let nx = self.un(Unary::Neg, x);
-                let e = self.un(Unary::Exp, nx);
-                let den = self.bin(Binary::Add, one, e);
+                let den = self.un(Unary::OnePlusExp, nx);
                 self.bin(Binary::Div, x, den)
             }
             "mish" => {

@@ -57,6 +57,12 @@ fn pow2<'c, 'a>(e: &Emit<'c, 'a>, k: Value<'c, 'a>) -> Value<'c, 'a> {
 
 /// `(e^r, n)` with `x = n ln 2 + r` (vmath's `exp_reduced`).
 fn exp_reduced<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
+    let (q, n) = expm1_reduced(e, x);
+    (e.addf(q, c(e, 1.0)), n)
+}
+
+/// `(e^r - 1, n)` (vmath's `expm1_reduced`).
+fn expm1_reduced<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> (Value<'c, 'a>, Value<'c, 'a>) {
     const MAGIC: f32 = 12_582_912.0;
     let magic = c(e, MAGIC);
     let t = fma(e, x, c(e, std::f32::consts::LOG2_E), magic);
@@ -75,20 +81,28 @@ fn exp_reduced<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> (Value<'c, 'a>, Va
             0.5,
         ],
     );
-    let y = e.addf(fma(e, e.mulf(p, r), r, r), c(e, 1.0));
+    let q = fma(e, e.mulf(p, r), r, r);
     let ni = e.subi(e.bitcast(t, e.i32()), e.const_i32(MAGIC.to_bits() as i32));
-    (y, ni)
+    (q, ni)
 }
 
 pub fn exp<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
-    // Rust's clamp: NaN passes through both comparisons.
-    let lo = c(e, -104.0);
-    let hi = c(e, 89.0);
-    let x = e.select(e.cmpf(CmpfPredicate::Olt, x, lo), lo, x);
-    let x = e.select(e.cmpf(CmpfPredicate::Ogt, x, hi), hi, x);
-    let (y, n) = exp_reduced(e, x);
+    let (y, n) = exp_reduced(e, clamp(e, x, -104.0, 89.0));
     let h = e.shrsi(n, e.const_i32(1));
     e.mulf(e.mulf(y, pow2(e, h)), pow2(e, e.subi(n, h)))
+}
+
+/// `1 + e^x` with 2^n applied in one multiply and the add fused (vmath's `one_plus_exp`).
+pub fn one_plus_exp<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
+    let (y, n) = exp_reduced(e, clamp(e, x, -88.0, 89.0));
+    fma(e, y, pow2(e, n), c(e, 1.0))
+}
+
+/// Rust's `clamp`: NaN passes through both comparisons.
+fn clamp<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>, lo: f32, hi: f32) -> Value<'c, 'a> {
+    let (lo, hi) = (c(e, lo), c(e, hi));
+    let x = e.select(e.cmpf(CmpfPredicate::Olt, x, lo), lo, x);
+    e.select(e.cmpf(CmpfPredicate::Ogt, x, hi), hi, x)
 }
 
 /// `e^x` for `x <= 0` (erf's), 0 below -87.
@@ -99,26 +113,19 @@ fn exp_nonpositive<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> 
     e.select(under, c(e, 0.0), v)
 }
 
+/// vmath's `tanh`: from `E = e^2|x| - 1` (exp's reduction), `E / (E + 2)` below 0.625 and
+/// `1 - 2 / (E + 2)` from there, |x| capped at 9.1.
 pub fn tanh<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {
     let a = math_op(e, "math.absf", &[x]);
-    let ex = exp(e, e.mulf(c(e, 2.0), a));
-    let one = c(e, 1.0);
-    let big = copysign(e, e.subf(one, e.divf(c(e, 2.0), e.addf(ex, one))), x);
-    let z = e.mulf(x, x);
-    let p = horner(
-        e,
-        z,
-        &[
-            -5.704_988_7e-3,
-            2.063_909e-2,
-            -5.373_971_6e-2,
-            1.333_144_2e-1,
-            -3.333_328e-1,
-        ],
-    );
-    let small = copysign(e, fma(e, e.mulf(p, z), x, x), x);
-    let is_big = e.cmpf(CmpfPredicate::Oge, a, c(e, 0.625));
-    e.select(is_big, big, small)
+    let cap = c(e, 9.1);
+    let a = e.select(e.cmpf(CmpfPredicate::Ogt, a, cap), cap, a);
+    let (q, n) = expm1_reduced(e, e.mulf(c(e, 2.0), a));
+    let p = pow2(e, n);
+    let em1 = fma(e, p, q, e.subf(p, c(e, 1.0)));
+    let big = e.cmpf(CmpfPredicate::Oge, a, c(e, 0.625));
+    let d = e.divf(e.select(big, c(e, 2.0), em1), e.addf(em1, c(e, 2.0)));
+    let t = e.select(big, e.subf(c(e, 1.0), d), d);
+    copysign(e, t, x)
 }
 
 pub fn log<'c, 'a>(e: &Emit<'c, 'a>, x: Value<'c, 'a>) -> Value<'c, 'a> {

@@ -1102,6 +1102,7 @@ fn unary<'c, 'a>(e: &Emit<'c, 'a>, u: Unary, x: Value<'c, 'a>, d: DType) -> Valu
         Unary::Abs => op(e, "math.absf", &[x], ty),
         Unary::Sqrt => op(e, "math.sqrt", &[x], ty),
         Unary::Exp if f32 => fast_math::exp(e, x),
+        Unary::OnePlusExp if f32 => fast_math::one_plus_exp(e, x),
         Unary::Log if f32 => fast_math::log(e, x),
         Unary::Tanh if f32 => fast_math::tanh(e, x),
         Unary::Erf if f32 => fast_math::erf(e, x),
@@ -1127,6 +1128,7 @@ fn unary<'c, 'a>(e: &Emit<'c, 'a>, u: Unary, x: Value<'c, 'a>, d: DType) -> Valu
             e.select(e.cmpf(CmpfPredicate::Oeq, u, inf), u, r)
         }
         Unary::Exp => op(e, "math.exp", &[x], ty),
+        Unary::OnePlusExp => e.addf(float_const(e, 1.0, d), op(e, "math.exp", &[x], ty)),
         Unary::Log => op(e, "math.log", &[x], ty),
         Unary::Tanh => op(e, "math.tanh", &[x], ty),
         Unary::Erf => op(e, "math.erf", &[x], ty),

@@ -32,7 +32,7 @@ pub use group::PointwiseKernel;
 pub use target::JitTarget;
 
 /// Bumped whenever generated code or its ABI changes, so old cache entries are not reused.
-pub const CODEGEN_VERSION: u32 = 7;
+pub const CODEGEN_VERSION: u32 = 8;
 
 /// A compiled group: its kernel's description (what `run` checks) and its entry point.
 pub struct CompiledGroup {
