@@ -174,7 +174,7 @@ pub(crate) fn erf(x: f32) -> f32 {
 pub(crate) fn tanh(x: f32) -> f32 {
     let a = x.abs();
     let a = if a > 9.1 { 9.1 } else { a };
-    // n in [0, 27]; NaN gives garbage n but a NaN result.
+    // n in [0, 26]; NaN gives garbage n but a NaN result.
     let (q, n) = expm1_reduced(2.0 * a);
     let pow2 = f32::from_bits((n.wrapping_add(127) as u32) << 23);
     let e = pow2.mul_add(q, pow2 - 1.0);
