@@ -72,8 +72,14 @@ pub(crate) fn exp(x: f32) -> f32 {
     let (y, n) = exp_reduced(x.clamp(-104.0, 89.0));
     // 2^n = 2^h * 2^(n-h), each factor a normal float for n in [-150, 129].
     let h = n >> 1;
-    let pow2 = |k: i32| f32::from_bits(((k + 127) as u32) << 23);
     y * pow2(h) * pow2(n - h)
+}
+
+/// `2^k` built from its exponent bits: exact for k in [-126, 127], 0 at -127 and infinity at
+/// 128; other k (from a NaN input) give garbage, which the NaN it multiplies hides.
+#[inline(always)]
+fn pow2(k: i32) -> f32 {
+    f32::from_bits((k.wrapping_add(127) as u32) << 23)
 }
 
 /// `1 + e^x`, the denominator of sigmoid and silu: [`exp`]'s `y * 2^n` in one multiply
@@ -86,9 +92,8 @@ pub(crate) fn exp(x: f32) -> f32 {
 pub(crate) fn one_plus_exp(x: f32) -> f32 {
     // n in [-127, 128]: 2^-127 comes out as 0 and 2^128 as infinity.
     let (y, n) = exp_reduced(x.clamp(-88.0, 89.0));
-    let pow2 = f32::from_bits((n.wrapping_add(127) as u32) << 23);
     // y * 2^n is exact where it matters, so the fused add rounds as the plain one would.
-    y.mul_add(pow2, 1.0)
+    y.mul_add(pow2(n), 1.0)
 }
 
 /// `e^x` for `x <= 0` (or NaN) as [`exp`] computes it where the result is a normal float,
@@ -98,11 +103,10 @@ pub(crate) fn one_plus_exp(x: f32) -> f32 {
 pub(crate) fn exp_nonpositive(x: f32) -> f32 {
     let (y, n) = exp_reduced(x);
     // n >= -126 wherever x >= -87; below, the select gives 0 (the bits may be garbage).
-    let pow2 = f32::from_bits((n.wrapping_add(127) as u32) << 23);
     if x < -87.0 {
         0.0
     } else {
-        y * pow2
+        y * pow2(n)
     }
 }
 
@@ -178,8 +182,8 @@ pub(crate) fn tanh(x: f32) -> f32 {
     let a = if a > 9.1 { 9.1 } else { a };
     // n in [0, 26]; NaN gives garbage n but a NaN result.
     let (q, n) = expm1_reduced(2.0 * a);
-    let pow2 = f32::from_bits((n.wrapping_add(127) as u32) << 23);
-    let e = pow2.mul_add(q, pow2 - 1.0);
+    let p = pow2(n);
+    let e = p.mul_add(q, p - 1.0);
     let big = a >= 0.625;
     let d = if big { 2.0 } else { e } / (e + 2.0);
     let t = if big { 1.0 - d } else { d };
