@@ -89,14 +89,24 @@ fn benchmarks() {
     }
     // ResNet-18's convolutions: (in channels, spatial size, out channels, kernel, stride,
     // padding); the first four are BENCHMARKS.md's original rows.
-    // BENCH_SHAPE=CxHWxOxKxSTRIDE (convolutions) or CxHW (depthwise): that shape only;
+    // BENCH_SHAPE=CxHWxOxKxSTRIDE (convolutions, any shape) or CxHW (depthwise, listed ones):
+    // that shape only;
     // BENCH_REPS=N runs of each (for perf record).
     let only = std::env::var("BENCH_SHAPE").ok();
     let reps_set: Option<usize> = std::env::var("BENCH_REPS")
         .ok()
         .and_then(|v| v.parse().ok());
     let reps = reps_set.unwrap_or(20);
-    for (c, hw, oc, k, stride, pad) in CONVS.into_iter().filter(|_| !depthwise_only) {
+    // A BENCH_SHAPE of five sizes that is not in the list is timed too (padding k / 2).
+    let extra = only.as_ref().and_then(|o| {
+        let v: Vec<i64> = o
+            .split('x')
+            .map(|d| d.parse().ok())
+            .collect::<Option<_>>()?;
+        let known = CONVS.iter().any(|c| [c.0, c.1, c.2, c.3, c.4] == v[..]);
+        (v.len() == 5 && !known).then(|| (v[0], v[1], v[2], v[3], v[4], v[3] / 2))
+    });
+    for (c, hw, oc, k, stride, pad) in CONVS.into_iter().chain(extra).filter(|_| !depthwise_only) {
         if only
             .as_ref()
             .is_some_and(|o| *o != format!("{c}x{hw}x{oc}x{k}x{stride}"))

@@ -22,7 +22,7 @@ use crate::fold::weights::constant_tensor;
 use crate::fold::{constant_value, insert_constant_before};
 
 pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
-    let db = AliasDb::new(g);
+    let mut db = AliasDb::new(g);
     let mut changed = false;
     for base in g.nodes() {
         if !g.is_alive(base) {
@@ -48,7 +48,12 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
                 .collect();
             format!("fused {} with {}", g.kind(base), ops.join(", "))
         });
-        rewrite(g, base, fused_kind, &plan);
+        let last_out = g.output(plan.last(), 0);
+        let fused_out = rewrite(g, base, fused_kind, &plan);
+        // The fused result is the memory the last absorbed op returned: a later layer that
+        // reads it is then known not to be written (a value the db has not seen may be
+        // anything, which kept every second convolution of a residual block unfused).
+        db.value_took_over(last_out, fused_out);
         changed = true;
     }
     Ok(changed)
@@ -238,7 +243,8 @@ fn layer_inputs(g: &Graph, base: Node) -> Vec<Value> {
     }
 }
 
-fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) {
+/// Replaces `base` and the ops `plan` absorbs by one fused node; returns its result.
+fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
     let last = plan.last();
     let mut inputs = layer_inputs(g, base);
     let none = |g: &mut Graph| {
@@ -284,4 +290,5 @@ fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) {
         g.destroy(n);
     }
     g.destroy(base);
+    out
 }
