@@ -17,7 +17,7 @@ use std::cell::RefCell;
 
 use super::epilogue::Epilogue;
 use crate::ops::cpu::{self, Isa};
-use crate::ops::simd::F32x;
+use crate::ops::simd::{line_aligned, F32x};
 
 /// Multiply-adds below which the convolution stays on the calling thread.
 pub(super) const PARALLEL_MACS: usize = 1 << 16;
@@ -235,8 +235,8 @@ pub unsafe fn forward(
         PLANES.with(|cell| {
             let mut bufs = cell.borrow_mut();
             let [buf, acc, line] = &mut *bufs;
-            buf.resize(layout, 0.0);
-            acc.resize(rows_per_block * planes.wq, 0.0);
+            let buf = line_aligned(buf, layout);
+            let acc = line_aligned(acc, rows_per_block * planes.wq);
             buf[layout - planes.wq..].fill(0.0);
             let mut padded = false;
             cpu::dispatch(

@@ -20,7 +20,7 @@ use std::cell::RefCell;
 use super::depthwise::Shape;
 use super::epilogue::Epilogue;
 use crate::ops::cpu::Isa;
-use crate::ops::simd::F32x;
+use crate::ops::simd::{line_aligned, F32x};
 use crate::parallel::threads;
 
 /// Channels one transpose moves: AVX-512's 16-lane blocks take two.
@@ -110,10 +110,10 @@ pub unsafe fn forward(
         BUFS.with(|cell| {
             let mut bufs = cell.borrow_mut();
             let [input, output, taps] = &mut *bufs;
-            input.resize(padded.hp * padded.wp * lanes, 0.0);
-            output.resize(s.ho * s.wo * lanes, 0.0);
-            taps.clear();
-            taps.resize(s.kh * s.kw * lanes + lanes, 0.0);
+            let input = line_aligned(input, padded.hp * padded.wp * lanes);
+            let output = line_aligned(output, s.ho * s.wo * lanes);
+            let taps = line_aligned(taps, s.kh * s.kw * lanes + lanes);
+            taps.fill(0.0);
             block.weights(w, bias, taps);
             let at = (smp * s.c + c0) * s.ho * s.wo;
             match level {
