@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::ops::cpu::{self, Isa, TileForm};
 use crate::ops::nn::epilogue::Epilogue;
-use crate::ops::simd::{first_products, load_vectors, Avx2, Avx512, F32x};
+use crate::ops::simd::{first_products, line_aligned, load_vectors, Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
 
 /// Multiply-adds below which a product stays on the calling thread.
@@ -185,16 +185,33 @@ fn forms(level: Isa) -> &'static [Form] {
     }
 }
 
-/// The form for `p`: packed B's, or for B read in place the one that computes the fewest
-/// lanes (rows rounded up to its tile, columns to its panel; `cpu::pick_tile_form`).
-fn choose_form(level: Isa, p: &Product) -> Form {
+/// The form for `p` and the columns its tiles compute: packed B's form and every column, or
+/// for B read in place the form that computes the fewest lanes (`cpu::pick_tile_form`: rows
+/// rounded up to its tile, columns to its panel), where the last few columns (at most
+/// `DOT_ROWS`) run as dot products instead ([`dot_tail`]) when that costs less than a masked
+/// panel: a 7x7 plane is 49 columns, one panel of 48 and one column (a masked 6 x 64 panel
+/// computed 64 lanes for them, 1x1 convolutions on 7x7 planes 16-40% slower).
+fn plan(level: Isa, p: &Product) -> (Form, usize) {
     let forms = forms(level);
     if matches!(p.b, BSource::Packed(_)) {
-        return forms[0];
+        return (forms[0], p.n);
     }
-    cpu::pick_tile_form(forms, |f| {
-        p.m.div_ceil(f.rows) * f.rows * p.n.div_ceil(f.span()) * f.span()
-    })
+    let rows = |f: &Form| p.m.div_ceil(f.rows) * f.rows;
+    let tiled = |f: &Form| {
+        let tail = p.n % f.span();
+        let dots = tail <= DOT_ROWS && tail < p.n;
+        if dots && DOT_TAIL_LANE_COST * p.m * tail < rows(f) * f.span() {
+            p.n - tail
+        } else {
+            p.n
+        }
+    };
+    let cost = |f: &Form| {
+        let cols = tiled(f);
+        rows(f) * cols.div_ceil(f.span()) * f.span() + DOT_TAIL_LANE_COST * p.m * (p.n - cols)
+    };
+    let form = cpu::pick_tile_form(forms, cost);
+    (form, tiled(&form))
 }
 
 /// Asserts that the forms of `level` are the widths `cpu::tile_widths` names.
@@ -231,7 +248,76 @@ unsafe fn tile_avx2<const MR: usize, const V: usize>(
 /// The pointers of `p` address the sizes and strides it gives (a residual the output's flat
 /// positions); C does not overlap A, B or the residual; `level` is at most the CPU's.
 pub(crate) unsafe fn run(level: Isa, p: &Product) {
-    let form = choose_form(level, p);
+    let (form, tiled) = plan(level, p);
+    run_form(&Product { n: tiled, ..*p }, form);
+    if tiled < p.n {
+        dot_tail(level, p, tiled);
+    }
+}
+
+/// Lanes a column of B's tail costs per row as a dot product, against one lane of a tile: a
+/// dot product loads a vector of A for every multiply-add (from L2 when A is large), where a
+/// tile loads one B vector for every `MR` of them.
+const DOT_TAIL_LANE_COST: usize = 4;
+
+/// Columns `j0..n` of `p` (B read in place, at most `DOT_ROWS` of them) as dot products of
+/// A's rows with those columns, then the bias and the epilogue.
+///
+/// # Safety
+/// As [`run`].
+unsafe fn dot_tail(level: Isa, p: &Product, j0: usize) {
+    let BSource::Rows { ptr, ld } = p.b else {
+        unreachable!("split_tail takes B read in place only")
+    };
+    let (t, m, k) = (p.n - j0, p.m, p.k);
+    DOT_TAIL.with(|cell| {
+        let mut bufs = cell.borrow_mut();
+        let [cols, sums] = &mut *bufs;
+        // The tail's columns as rows of k, and their dot products with A's rows, [t, m].
+        let cols = line_aligned(cols, t * k);
+        for r in 0..k {
+            for j in 0..t {
+                cols[j * k + r] = *ptr.add(r * ld + j0 + j);
+            }
+        }
+        let sums = line_aligned(sums, t * m);
+        #[rustfmt::skip]
+        run_dot(level, t, m, k, cols.as_ptr(), k, p.a, p.lda, sums.as_mut_ptr(), m, None,
+            &Epilogue::NONE, 0);
+        for i in 0..m {
+            let dst = p.c.add(i * p.ldc + j0);
+            for j in 0..t {
+                let bias = match p.bias {
+                    Bias::None => 0.0,
+                    Bias::PerRow(b) => *b.add(i),
+                    Bias::PerColumn(b) => *b.add(j0 + j),
+                };
+                *dst.add(j) = sums[j * m + i] + bias;
+            }
+        }
+        if !p.epi.is_identity() {
+            cpu::dispatch(
+                level,
+                #[inline(always)]
+                || {
+                    for i in 0..m {
+                        let at = i * p.ldc + j0;
+                        p.epi.apply(p.c.add(at), p.at + at, t);
+                    }
+                },
+            );
+        }
+    });
+}
+
+thread_local! {
+    /// The calling thread's gathered tail columns and their sums (`dot_tail`).
+    static DOT_TAIL: std::cell::RefCell<[Vec<f32>; 2]> =
+        const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+}
+
+/// [`run`] on the tiles of `form`.
+unsafe fn run_form(p: &Product, form: Form) {
     let (tile_fn, mr, nr) = (form.tile, form.rows, form.span());
     if let BSource::Packed(pk) = p.b {
         debug_assert!(pk.nr == nr && pk.k == p.k && pk.n == p.n);

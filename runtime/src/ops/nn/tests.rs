@@ -246,6 +246,17 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
             [72, 64, 3, 3],
             geo([1, 1], [1, 1], [1, 1], 1),
         ),
+        // 1x1 on 7x7 and 14x14 planes: full panels, then the last columns as dot products.
+        (
+            [2, 12, 7, 7],
+            [10, 12, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
+        (
+            [1, 16, 14, 14],
+            [13, 16, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
         // Depthwise: MobileNet's 3x3 and 5x5 layers, strides, a channel multiplier,
         // dilation, uneven padding, rows narrower and wider than a vector, several samples.
         (
@@ -392,6 +403,9 @@ fn fused_epilogues_match_the_composition() {
         ([1, 8, 9, 9], [10, 4, 1, 1], [1, 1], [0, 0], 2),
         // B in chunks of k on AVX2: bias, residual and activation after the last chunk only.
         ([1, 600, 5, 7], [10, 600, 1, 1], [1, 1], [0, 0], 1),
+        // The last columns of a 7x7 and a 14x14 plane as dot products.
+        ([1, 8, 7, 7], [10, 8, 1, 1], [1, 1], [0, 0], 1),
+        ([1, 12, 14, 14], [20, 12, 1, 1], [1, 1], [0, 0], 1),
     ];
     for (xs, ws, stride, pad, groups) in cases {
         let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
