@@ -9,7 +9,7 @@
 use std::arch::x86_64::*;
 
 /// Floats in a 64-byte cache line: one AVX-512 vector, two AVX2 ones.
-pub(crate) const LINE_FLOATS: usize = 16;
+const LINE_FLOATS: usize = 16;
 
 /// `len` floats of the scratch buffer `buf` from a 64-byte boundary, growing it as needed
 /// (they hold whatever was there). A `Vec<f32>` is only 16-byte aligned: a kernel loading

@@ -267,7 +267,7 @@ const DOT_TAIL_LANE_COST: usize = 4;
 /// As [`run`].
 unsafe fn dot_tail(level: Isa, p: &Product, j0: usize) {
     let BSource::Rows { ptr, ld } = p.b else {
-        unreachable!("split_tail takes B read in place only")
+        unreachable!("plan leaves a tail for B read in place only")
     };
     let (t, m, k) = (p.n - j0, p.m, p.k);
     DOT_TAIL.with(|cell| {
@@ -281,9 +281,21 @@ unsafe fn dot_tail(level: Isa, p: &Product, j0: usize) {
             }
         }
         let sums = line_aligned(sums, t * m);
-        #[rustfmt::skip]
-        run_dot(level, t, m, k, cols.as_ptr(), k, p.a, p.lda, sums.as_mut_ptr(), m, None,
-            &Epilogue::NONE, 0);
+        run_dot(
+            level,
+            t,
+            m,
+            k,
+            cols.as_ptr(),
+            k,
+            p.a,
+            p.lda,
+            sums.as_mut_ptr(),
+            m,
+            None,
+            &Epilogue::NONE,
+            0,
+        );
         for i in 0..m {
             let dst = p.c.add(i * p.ldc + j0);
             for j in 0..t {
