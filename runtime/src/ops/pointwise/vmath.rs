@@ -86,8 +86,8 @@ fn pow2(k: i32) -> f32 {
 /// instead of two and the add fused, which only differs from `1 + exp(x)` where `e^x` is
 /// below 2^-126 (the sum is 1 either way) or, for x in [88.38, 89], within a factor 1.5 of
 /// overflowing (infinity here, as beyond 89). About seven operations fewer than `1 + exp(x)`
-/// (with its tanhs using it too, an LSTM cell's loop went from 808 to 657 instructions per 64
-/// elements, AVX-512).
+/// (with tanh's rewrite below, an LSTM cell's JIT loop went from 808 to 583 instructions per
+/// 64 elements, AVX-512; BENCHMARKS.md, 2026-11-29).
 #[inline(always)]
 pub(crate) fn one_plus_exp(x: f32) -> f32 {
     // n in [-127, 128]: 2^-127 comes out as 0 and 2^128 as infinity.
