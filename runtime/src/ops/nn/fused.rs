@@ -239,6 +239,7 @@ fn conv_output_shape(
 fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
     let ops: OnceLock<Result<Unfused, String>> = OnceLock::new();
+    let cache = super::weight_cache(g, n);
     Ok(op_n(count, move |a| {
         let arg = |i: usize| {
             a.get(i)
@@ -247,12 +248,13 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
         let input = tensor(arg(0)?)?;
         let weight = tensor(arg(1)?)?;
         let bias = opt_tensor(arg(2)?)?;
-        let p = ConvParams::new(
+        let mut p = ConvParams::new(
             int_list(arg(3)?)?,
             int_list(arg(4)?)?,
             int_list(arg(5)?)?,
             int(arg(6)?)?,
         );
+        p.weights = cache.clone();
         let e = EpilogueArgs::read(a, 7)?;
         let f32_inputs = input.dtype() == DType::F32
             && weight.dtype() == DType::F32

@@ -21,6 +21,7 @@ pub mod pool;
 pub mod pool3d;
 mod pool_fast;
 pub mod upsample;
+pub mod winograd;
 pub mod work;
 
 use ember_dialects::{Graph, Node};
@@ -106,14 +107,22 @@ fn inputs(g: &Graph, n: Node) -> usize {
     g.node_inputs(n).len()
 }
 
+/// A cache of transformed weights for convolution node `n`, where its weights are a graph
+/// constant.
+pub(crate) fn weight_cache(g: &Graph, n: Node) -> Option<std::sync::Arc<winograd::WeightCache>> {
+    crate::ops::linalg::is_constant(g, n, 1).then(Default::default)
+}
+
 /// `conv{1,2}d(input, weight, bias, stride, padding, dilation, groups)`; padding may be a
 /// string (`"same"`, `"valid"`).
 fn conv_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<Operation, String> {
+    let cache = weight_cache(g, n);
     Ok(op_n(inputs(g, n), move |a| {
         let input = tensor(&a[0])?;
         let weight = tensor(&a[1])?;
         let bias = opt_tensor(&a[2])?;
         let mut p = ConvParams::new(int_list(&a[3])?, vec![0], int_list(&a[5])?, int(&a[6])?);
+        p.weights = cache.clone();
         match &a[4] {
             IValue::Str(s) => string_padding(s, &weight, &mut p).map_err(err)?,
             other => p.padding = int_list(other)?,
@@ -151,6 +160,7 @@ fn conv_transpose_op(
 /// `aten::convolution(input, weight, bias, stride, padding, dilation, transposed,
 /// output_padding, groups)` and `aten::_convolution` (the same plus backend flags).
 fn convolution_op(g: &Graph, n: Node) -> Result<Operation, String> {
+    let cache = weight_cache(g, n);
     Ok(op_n(inputs(g, n), move |a| {
         let input = tensor(&a[0])?;
         let weight = tensor(&a[1])?;
@@ -163,6 +173,7 @@ fn convolution_op(g: &Graph, n: Node) -> Result<Operation, String> {
         );
         p.transposed = boolean(&a[6])?;
         p.output_padding = int_list(&a[7])?;
+        p.weights = cache.clone();
         let r = convolution(&input, &weight, bias.as_ref(), &p).map_err(err)?;
         Ok(IValue::Tensor(r))
     }))

@@ -183,6 +183,33 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
             geo([2, 1], [1, 0], [1, 2], 2),
         ),
         ([2, 8, 61, 59], [4, 4, 3, 3], geo([2, 3], [1, 2], [2, 1], 2)),
+        // Winograd's F(2x2, 3x3) (winograd.rs): even and odd output sizes, padding 0, 1 and 2.
+        (
+            [1, 128, 14, 14],
+            [128, 128, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 1),
+        ),
+        (
+            [2, 130, 13, 17],
+            [136, 130, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 1),
+        ),
+        (
+            [1, 128, 16, 16],
+            [131, 128, 3, 3],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
+        (
+            [1, 128, 12, 15],
+            [128, 128, 3, 3],
+            geo([1, 1], [2, 1], [1, 1], 1),
+        ),
+        // Blocks of 12 and 8 tile rows.
+        (
+            [1, 128, 40, 40],
+            [128, 128, 3, 3],
+            geo([1, 1], [1, 1], [1, 1], 1),
+        ),
         ([1, 4, 5, 4], [3, 4, 2, 2], geo([1, 1], [3, 3], [1, 1], 1)),
         ([1, 5, 9, 33], [9, 5, 5, 3], geo([1, 1], [0, 4], [2, 3], 1)),
         ([1, 4, 9, 3], [5, 4, 3, 3], geo([1, 1], [0, 0], [1, 1], 1)),
@@ -318,7 +345,9 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
 fn check_float32_cases() {
     for (xs, ws, g) in float32_cases() {
         let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
-        let p = ConvParams::new(g.stride.to_vec(), g.pad.to_vec(), g.dil.to_vec(), g.groups);
+        let mut p = ConvParams::new(g.stride.to_vec(), g.pad.to_vec(), g.dil.to_vec(), g.groups);
+        // As a graph node whose weights are a constant (Winograd's kernel takes only those).
+        p.weights = Some(Default::default());
         let got = convolution(&x, &w, Some(&bias), &p).unwrap();
         let (want, shape) = naive_conv(&x, &w, &g);
         assert_eq!(got.sizes().as_slice(), &shape, "{xs:?} {ws:?}");
@@ -406,11 +435,16 @@ fn fused_epilogues_match_the_composition() {
         // The last columns of a 7x7 and a 14x14 plane as dot products.
         ([1, 8, 7, 7], [10, 8, 1, 1], [1, 1], [0, 0], 1),
         ([1, 12, 14, 14], [20, 12, 1, 1], [1, 1], [0, 0], 1),
+        // Winograd's output transform: bias, residual and activation on odd output sizes.
+        ([1, 128, 13, 15], [128, 128, 3, 3], [1, 1], [1, 1], 1),
     ];
     for (xs, ws, stride, pad, groups) in cases {
         let (x, w, bias) = (seq32(&xs), seq32(&ws), seq32(&[ws[0]]));
-        let p = ConvParams::new(stride.to_vec(), pad.to_vec(), vec![1], groups);
+        let mut p = ConvParams::new(stride.to_vec(), pad.to_vec(), vec![1], groups);
+        p.weights = Some(Default::default());
         let plain = convolution(&x, &w, Some(&bias), &p).unwrap();
+        // The paths' sums differ by rounding, which grows with the terms per output.
+        let k = (ws[1] * ws[2] * ws[3]) as f64;
         let residual = seq32(&plain.sizes());
         let y = plain.to_vec::<f64>();
         let r = residual.to_vec::<f64>();
@@ -431,11 +465,35 @@ fn fused_epilogues_match_the_composition() {
                 });
                 for (i, (g, v)) in got.to_vec::<f64>().iter().zip(&want).enumerate() {
                     assert!(
-                        (g - v).abs() <= 1e-5 * v.abs().max(1.0),
+                        (g - v).abs() <= 1e-5 * v.abs().max(1.0) + 1e-7 * k,
                         "{xs:?} {ws:?} {name} {level:?} element {i}: {g} vs {v}"
                     );
                 }
             }
+        }
+    }
+}
+
+/// A node's cache of transformed weights gives what a fresh one does, and follows a change
+/// of weights.
+#[test]
+fn cached_winograd_weights_follow_the_weights() {
+    let x = seq32(&[1, 128, 14, 14]);
+    let node = |cache| {
+        let mut p = ConvParams::new(vec![1], vec![1], vec![1], 1);
+        p.weights = cache;
+        p
+    };
+    let p = node(Some(Default::default()));
+    let (w1, w2) = (
+        seq32(&[128, 128, 3, 3]),
+        seq32(&[2, 128, 128, 3, 3]).select(0, 1).unwrap(),
+    );
+    for w in [w1, w2] {
+        let fresh = convolution(&x, &w, None, &node(Some(Default::default()))).unwrap();
+        for _ in 0..2 {
+            let got = convolution(&x, &w, None, &p).unwrap();
+            assert_eq!(got.to_vec::<f32>(), fresh.to_vec::<f32>());
         }
     }
 }
