@@ -12,6 +12,7 @@ pub mod create;
 pub mod index;
 pub mod linalg;
 pub mod nn;
+pub mod node_cache;
 mod opaque;
 pub mod pointwise;
 pub mod prim;

@@ -18,10 +18,11 @@
 //! dot products instead: four weight rows against each input row along k, so the weights are
 //! read once, in place, with no packing.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::ops::cpu::{self, Isa, TileForm};
 use crate::ops::nn::epilogue::Epilogue;
+use crate::ops::node_cache::NodeCache;
 use crate::ops::simd::{first_products, line_aligned, load_vectors, Avx2, Avx512, F32x};
 use crate::tensor::{DType, Tensor, TensorResult};
 
@@ -97,21 +98,9 @@ impl PackedB {
     }
 }
 
-/// The packed transposed weights of one graph node, kept across calls while the weights are
-/// the same tensor with the same layout (nodes whose weights are graph constants).
-#[derive(Default)]
-pub(crate) struct PackCache {
-    slot: Mutex<Option<(PackKey, Arc<PackedB>)>>,
-}
-
-/// What identifies packed weights: their address and layout, and the panel width.
-#[derive(Clone, PartialEq, Eq)]
-struct PackKey {
-    ptr: usize,
-    sizes: Vec<i64>,
-    strides: Vec<i64>,
-    nr: usize,
-}
+/// The packed transposed weights of one graph node (by panel width), kept across calls
+/// while its weights are the same tensor.
+pub(crate) type PackCache = NodeCache<PackedB>;
 
 /// Where B comes from.
 #[derive(Copy, Clone)]
@@ -708,28 +697,6 @@ unsafe fn dot_rows<S: F32x, const M: usize>(d: &Dot, b0: usize, b1: usize) {
     }
 }
 
-impl PackCache {
-    /// The packed transpose of `w` (`[n, k]`, any strides) at panel width `nr`: the cached
-    /// one while `w` is the same tensor layout, else packed now and kept.
-    pub(crate) fn get(&self, w: &Tensor, nr: usize) -> Arc<PackedB> {
-        let key = PackKey {
-            ptr: w.data_ptr() as usize,
-            sizes: w.sizes().to_vec(),
-            strides: w.strides().to_vec(),
-            nr,
-        };
-        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, packed)) = slot.as_ref() {
-            if *k == key {
-                return packed.clone();
-            }
-        }
-        let packed = Arc::new(pack_transposed(w, nr));
-        *slot = Some((key, packed.clone()));
-        packed
-    }
-}
-
 /// Packs `w^T` for a weight `w` of `[n, k]` (any strides).
 pub(crate) fn pack_transposed(w: &Tensor, nr: usize) -> PackedB {
     let (sz, st) = (w.sizes(), w.strides());
@@ -824,7 +791,7 @@ pub(crate) fn linear_f32(
     }
     let nr = panel_width(level);
     let packed = match cache {
-        Some(cache) => cache.get(weight, nr),
+        Some(cache) => cache.get(weight, nr, || pack_transposed(weight, nr)),
         None => Arc::new(pack_transposed(weight, nr)),
     };
     let p = Product {

@@ -612,7 +612,7 @@ fn forward_winograd(
     epi: &Epilogue,
     cache: &WeightCache,
 ) -> TensorResult<Tensor> {
-    let u = cache.get(w, shape.o, shape.c);
+    let u = super::winograd::cached_weights(cache, w, shape.o, shape.c);
     let out = output_for_overwrite(g)?;
     // SAFETY: contiguous float32 tensors of the shape's sizes (converted by the caller);
     // `out` is our fresh output; `level` comes from `cpu::isa` and has the GEMM kernels.

@@ -17,11 +17,12 @@
 //! rows, so the transformed input and the products of a block stay in cache between passes.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::epilogue::Epilogue;
 use crate::ops::cpu::{self, Isa};
 use crate::ops::linalg::sgemm;
+use crate::ops::node_cache::NodeCache;
 use crate::ops::simd::line_aligned;
 use crate::tensor::Tensor;
 
@@ -108,53 +109,17 @@ pub(crate) fn transform_weights(w: &[f32], o: usize, c: usize) -> Vec<f32> {
     u
 }
 
-/// The transformed weights of one graph node, kept across calls while the weights are the
-/// same tensor with the same layout (nodes whose weights are graph constants).
-#[derive(Default)]
-pub struct WeightCache {
-    slot: Mutex<Option<(WeightKey, Arc<Vec<f32>>)>>,
-}
+/// The transformed weights of one graph node, kept across calls while its weights are the
+/// same tensor.
+pub type WeightCache = NodeCache<Vec<f32>>;
 
-impl std::fmt::Debug for WeightCache {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("WeightCache")
-    }
-}
-
-/// What identifies the weights: their address and layout.
-#[derive(Clone, PartialEq, Eq)]
-struct WeightKey {
-    ptr: usize,
-    sizes: Vec<i64>,
-    strides: Vec<i64>,
-}
-
-impl WeightCache {
-    /// The transform of `w` (contiguous float32 `[o, c, 3, 3]`): the cached one while `w` is
-    /// the same tensor layout, else computed now and kept.
-    pub(crate) fn get(&self, w: &Tensor, o: usize, c: usize) -> Arc<Vec<f32>> {
-        let key = WeightKey {
-            ptr: w.data_ptr() as usize,
-            sizes: w.sizes().to_vec(),
-            strides: w.strides().to_vec(),
-        };
-        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((k, u)) = slot.as_ref() {
-            if *k == key {
-                return u.clone();
-            }
-        }
+/// The transform of `w` (contiguous float32 `[o, c, 3, 3]`), from `cache`.
+pub(crate) fn cached_weights(cache: &WeightCache, w: &Tensor, o: usize, c: usize) -> Arc<Vec<f32>> {
+    cache.get(w, 0, || {
         // SAFETY: a contiguous float32 tensor of o * c * 9 elements (the caller's contract).
-        let u = Arc::new(transform_weights(unsafe { weights_of(w) }, o, c));
-        *slot = Some((key, u.clone()));
-        u
-    }
-}
-
-/// # Safety
-/// `w` is a contiguous float32 tensor.
-unsafe fn weights_of(w: &Tensor) -> &[f32] {
-    std::slice::from_raw_parts(w.data_ptr() as *const f32, w.numel())
+        let w = unsafe { std::slice::from_raw_parts(w.data_ptr() as *const f32, w.numel()) };
+        transform_weights(w, o, c)
+    })
 }
 
 thread_local! {
@@ -249,10 +214,11 @@ pub(crate) unsafe fn forward(
 /// L1, and the loops over them run whole vectors.
 const CHUNK: usize = 128;
 
-/// `V[xi][ch][tile] = (B^T d B)[xi]` for every tile of channel `ch` (`plane`, `h x w`), with
-/// `B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]`: the 4x4 patches of a
-/// chunk of tiles gathered as 16 rows (one per patch element), then each transform a
-/// vectorized pass over the rows.
+/// `V[xi][ch][tile] = (B^T d B)[xi]` for the tiles of the tile rows `block` of channel `ch`
+/// (`plane`, `h x w`), with `B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0,
+/// -1]]`: each input row under a tile row split into its even and odd columns, so the
+/// transform along the patch rows and then down the columns are passes over whole vectors
+/// (a chunk of tile rows at a time).
 ///
 /// # Safety
 /// `v` addresses `POSITIONS * c * tiles` floats; no other thread writes channel `ch`'s.
@@ -292,8 +258,8 @@ unsafe fn transform_input(
                                 padded[s.pw..s.pw + n]
                                     .copy_from_slice(&plane[r * s.w..r * s.w + n]);
                             }
-                            // Its even and odd columns, so each transform below reads
-                            // whole vectors: d0 = ev[t], d1 = od[t], d2 = ev[t + 1], d3 = od[t + 1].
+                            // Its even and odd columns: tile t's row is ev[t], od[t],
+                            // ev[t + 1], od[t + 1].
                             let (ev, od) = split.split_at_mut(tw + 1);
                             for ((e, o), pair) in
                                 ev.iter_mut().zip(od.iter_mut()).zip(padded.chunks_exact(2))
