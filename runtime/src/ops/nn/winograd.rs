@@ -214,6 +214,16 @@ pub(crate) unsafe fn forward(
 /// L1, and the loops over them run whole vectors.
 const CHUNK: usize = 128;
 
+/// The chunks of the tile rows `block` a transform pass takes, `tw` tiles a row: the tile
+/// rows, the first tile's index in the block and the chunk's tiles.
+fn chunks(block: &Range<usize>, tw: usize) -> impl Iterator<Item = (Range<usize>, usize, usize)> {
+    let (rows, start, end) = ((CHUNK / tw).max(1), block.start, block.end);
+    (start..end).step_by(rows).map(move |th0| {
+        let th1 = (th0 + rows).min(end);
+        (th0..th1, (th0 - start) * tw, (th1 - th0) * tw)
+    })
+}
+
 /// `V[xi][ch][tile] = (B^T d B)[xi]` for the tiles of the tile rows `block` of channel `ch`
 /// (`plane`, `h x w`), with `B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0,
 /// -1]]`: each input row under a tile row split into its even and odd columns, so the
@@ -242,12 +252,9 @@ unsafe fn transform_input(
             level,
             #[inline(always)]
             || {
-                let rows = (CHUNK / tw).max(1);
-                for th0 in block.clone().step_by(rows) {
-                    let th1 = (th0 + rows).min(block.end);
-                    let (q0, len) = ((th0 - block.start) * tw, (th1 - th0) * tw);
-                    for th in th0..th1 {
-                        let q = (th - th0) * tw;
+                for (rows, q0, len) in chunks(&block, tw) {
+                    for th in rows.clone() {
+                        let q = (th - rows.start) * tw;
                         for i in 0..4 {
                             // The patch row i of every tile of row th: input columns
                             // 2t - pw .. 2t + 3 - pw, zeros on the padding.
@@ -345,10 +352,7 @@ unsafe fn transform_output(
             level,
             #[inline(always)]
             || {
-                let rows = (CHUNK / tw).max(1);
-                for th0 in block.clone().step_by(rows) {
-                    let th1 = (th0 + rows).min(block.end);
-                    let (q0, len) = ((th0 - block.start) * tw, (th1 - th0) * tw);
+                for (rows, q0, len) in chunks(&block, tw) {
                     let pos = |xi: usize| {
                         std::slice::from_raw_parts(m.add((xi * s.o + oc) * tiles + q0), len)
                     };
@@ -379,8 +383,8 @@ unsafe fn transform_output(
                     }
                     // Each tile's 2x2 block: row a of the tiles of row th interleaves
                     // y[a * 2] and y[a * 2 + 1].
-                    for th in th0..th1 {
-                        let q = (th - th0) * tw;
+                    for th in rows.clone() {
+                        let q = (th - rows.start) * tw;
                         for a in 0..2 {
                             let r = 2 * th + a;
                             if r >= s.ho {
