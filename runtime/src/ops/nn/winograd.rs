@@ -258,7 +258,7 @@ unsafe fn transform_input(
                         for i in 0..4 {
                             // The patch row i of every tile of row th: input columns
                             // 2t - pw .. 2t + 3 - pw, zeros on the padding.
-                            let padded = &mut line[..2 * tw + 2];
+                            let padded = &mut *line;
                             padded.fill(0.0);
                             if let Some(r) = (2 * th + i).checked_sub(s.ph).filter(|&r| r < s.h) {
                                 let n = s.w.min(padded.len() - s.pw);
@@ -280,40 +280,47 @@ unsafe fn transform_input(
                             let (h0, o) = out.split_at_mut(cap);
                             let (h1, o) = o.split_at_mut(cap);
                             let (h2, h3) = o.split_at_mut(cap);
-                            let (d0, d2) = (&ev[..tw], &ev[1..=tw]);
-                            let (d1, d3) = (&od[..tw], &od[1..=tw]);
-                            for t in 0..tw {
-                                h0[q + t] = d0[t] - d2[t];
-                                h1[q + t] = d1[t] + d2[t];
-                                h2[q + t] = d2[t] - d1[t];
-                                h3[q + t] = d1[t] - d3[t];
-                            }
+                            let d = [&ev[..tw], &od[..tw], &ev[1..=tw], &od[1..=tw]];
+                            let at = q..q + tw;
+                            input_rows(
+                                d,
+                                [
+                                    &mut h0[at.clone()],
+                                    &mut h1[at.clone()],
+                                    &mut h2[at.clone()],
+                                    &mut h3[at],
+                                ],
+                            );
                         }
                     }
                     // Down each column k: V[a * 4 + k] = (B^T hz_k)[a].
                     for k in 0..4 {
-                        let (e0, e1, e2, e3) = (
-                            part(hz, cap, k, len),
-                            part(hz, cap, 4 + k, len),
-                            part(hz, cap, 8 + k, len),
-                            part(hz, cap, 12 + k, len),
-                        );
+                        let e = [k, 4 + k, 8 + k, 12 + k].map(|r| part(hz, cap, r, len));
                         let dst = |a: usize| {
                             let at = ((a * 4 + k) * s.c + ch) * tiles + q0;
                             std::slice::from_raw_parts_mut(v.add(at), len)
                         };
-                        let (v0, v1, v2, v3) = (dst(0), dst(1), dst(2), dst(3));
-                        for q in 0..len {
-                            v0[q] = e0[q] - e2[q];
-                            v1[q] = e1[q] + e2[q];
-                            v2[q] = e2[q] - e1[q];
-                            v3[q] = e1[q] - e3[q];
-                        }
+                        input_rows(e, [dst(0), dst(1), dst(2), dst(3)]);
                     }
                 }
             },
         )
     })
+}
+
+/// `B^T d` for the four rows `d` (equal lengths), into `out`: the input transform along one
+/// direction, a pass over whole vectors.
+#[inline(always)]
+fn input_rows([d0, d1, d2, d3]: [&[f32]; 4], [o0, o1, o2, o3]: [&mut [f32]; 4]) {
+    let n = d0.len();
+    let (d1, d2, d3) = (&d1[..n], &d2[..n], &d3[..n]);
+    let (o0, o1, o2, o3) = (&mut o0[..n], &mut o1[..n], &mut o2[..n], &mut o3[..n]);
+    for t in 0..n {
+        o0[t] = d0[t] - d2[t];
+        o1[t] = d1[t] + d2[t];
+        o2[t] = d2[t] - d1[t];
+        o3[t] = d1[t] - d3[t];
+    }
 }
 
 /// Row `k` of a transform buffer (rows of `cap` floats), its first `len` floats.
