@@ -454,19 +454,89 @@ unsafe fn tile<S: F32x, const MR: usize, const V: usize>(
         None
     };
     let kn = k1 - k0;
-    let acc = match p.b {
-        BSource::Packed(pk) => {
-            micro::<S, MR, V, false>(kn, &a, pk.panel(panel).add(k0 * nr), nr, nr, onto)
-        }
-        BSource::Chunk(ptr) => micro::<S, MR, V, false>(kn, &a, ptr, nr, nr, onto),
-        BSource::Rows { ptr, ld } if cols == nr => {
-            micro::<S, MR, V, false>(kn, &a, ptr.add(k0 * ld + j0), ld, nr, onto)
-        }
-        BSource::Rows { ptr, ld } => {
-            micro::<S, MR, V, true>(kn, &a, ptr.add(k0 * ld + j0), ld, cols, onto)
-        }
-    };
     let last = k1 == p.k;
+    // Each arm stores its own sums: joined into one value after the match, the 24
+    // accumulators went through the stack, and the stores of a short-k product (a 1x1
+    // convolution over 16 channels) took more time than its multiply-adds.
+    let at = Stored {
+        i0,
+        j0,
+        rows,
+        cols,
+        last,
+    };
+    match p.b {
+        BSource::Packed(pk) => store_tile::<S, MR, V>(
+            p,
+            at,
+            micro::<S, MR, V, false>(kn, &a, pk.panel(panel).add(k0 * nr), nr, nr, onto),
+        ),
+        BSource::Chunk(ptr) => {
+            store_tile::<S, MR, V>(p, at, micro::<S, MR, V, false>(kn, &a, ptr, nr, nr, onto))
+        }
+        BSource::Rows { ptr, ld } if cols == nr => store_tile::<S, MR, V>(
+            p,
+            at,
+            micro::<S, MR, V, false>(kn, &a, ptr.add(k0 * ld + j0), ld, nr, onto),
+        ),
+        BSource::Rows { ptr, ld } => store_tile::<S, MR, V>(
+            p,
+            at,
+            micro::<S, MR, V, true>(kn, &a, ptr.add(k0 * ld + j0), ld, cols, onto),
+        ),
+    }
+}
+
+/// Where a tile's sums go: its first row and column, the rows and columns of it inside C,
+/// and whether its chunk of k is the last (which adds the bias and runs the epilogue).
+#[derive(Clone, Copy)]
+struct Stored {
+    i0: usize,
+    j0: usize,
+    rows: usize,
+    cols: usize,
+    last: bool,
+}
+
+/// Stores the sums `acc` of the tile at `at` into C. A whole tile stores every vector
+/// unmasked, its bias read once; a partial one (the last rows or columns) checks each.
+#[inline(always)]
+unsafe fn store_tile<S: F32x, const MR: usize, const V: usize>(
+    p: &Product,
+    at: Stored,
+    acc: [[S::V; V]; MR],
+) {
+    let Stored {
+        i0,
+        j0,
+        rows,
+        cols,
+        last,
+    } = at;
+    if rows == MR && cols == V * S::LANES {
+        let column_bias = match p.bias {
+            Bias::PerColumn(b) if last => Some(load_vectors::<S, V>(b.add(j0))),
+            _ => None,
+        };
+        for (r, row) in acc.iter().enumerate() {
+            let dst = p.c.add((i0 + r) * p.ldc + j0);
+            let row_bias = match p.bias {
+                Bias::PerRow(b) if last => S::splat(*b.add(i0 + r)),
+                _ => S::zero(),
+            };
+            for (v, &sum) in row.iter().enumerate() {
+                let add = column_bias.map_or(row_bias, |c| c[v]);
+                S::store(dst.add(v * S::LANES), S::add(sum, add));
+            }
+        }
+        if last && !p.epi.is_identity() {
+            for r in 0..MR {
+                let at = (i0 + r) * p.ldc + j0;
+                p.epi.apply(p.c.add(at), p.at + at, cols);
+            }
+        }
+        return;
+    }
     for (r, row) in acc.iter().enumerate().take(rows) {
         let i = i0 + r;
         let dst = p.c.add(i * p.ldc + j0);
@@ -507,18 +577,30 @@ unsafe fn micro<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
     cols: usize,
     onto: Option<[[S::V; V]; MR]>,
 ) -> [[S::V; V]; MR] {
-    let (mut acc, start) = match onto {
-        Some(acc) => (acc, 0),
-        None if k == 0 => return [[S::zero(); V]; MR],
+    // Each start runs its own loop: joined into one value before a shared loop, the
+    // accumulators were written to the stack and read back (a tenth of a 16-step tile).
+    match onto {
+        Some(acc) => steps::<S, MR, V, MASKED>(acc, 0..k, a, b, ldb, cols),
+        None if k == 0 => [[S::zero(); V]; MR],
         None => {
             let w = a.map(|row| *row);
-            (
-                first_products::<S, MR, V>(w, load_row::<S, V, MASKED>(b, cols)),
-                1,
-            )
+            let acc = first_products::<S, MR, V>(w, load_row::<S, V, MASKED>(b, cols));
+            steps::<S, MR, V, MASKED>(acc, 1..k, a, b, ldb, cols)
         }
-    };
-    for t in start..k {
+    }
+}
+
+/// `acc + sum_t a_r[t] * B[t, 0..NR]` over the steps `ts` (see [`micro`]).
+#[inline(always)]
+unsafe fn steps<S: F32x, const MR: usize, const V: usize, const MASKED: bool>(
+    mut acc: [[S::V; V]; MR],
+    ts: std::ops::Range<usize>,
+    a: &[*const f32; MR],
+    b: *const f32,
+    ldb: usize,
+    cols: usize,
+) -> [[S::V; V]; MR] {
+    for t in ts {
         let vb = load_row::<S, V, MASKED>(b.add(t * ldb), cols);
         for r in 0..MR {
             let w = S::splat(*a[r].add(t));
