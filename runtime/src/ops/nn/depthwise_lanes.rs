@@ -228,54 +228,62 @@ impl Block<'_> {
         let (rows, cols) = (h.min(hp - ph.min(hp)), w.min(wp - pw.min(wp)));
         let plane = h * w;
         let dst = input.as_mut_ptr();
+        // 8 channels by 8 positions per transpose, every group of the block for the same
+        // positions one after another: together they fill whole cache lines of `input`
+        // (group by group, each line was written in halves, evicted in between).
+        let mut planes = [self.x; 16];
+        for (c, at) in planes.iter_mut().enumerate().take(self.groups * GROUP) {
+            *at = self.x.add((self.c0 + c) * plane);
+        }
+        if cols >= GROUP {
+            // Whole rows: 8 positions of a row per transpose, the last 8 overlapping.
+            for ih in 0..rows {
+                let line = (ih + ph) * wp + pw;
+                let mut iw = 0;
+                while iw < cols {
+                    let at = iw.min(cols - GROUP);
+                    let to = std::array::from_fn(|j| dst.add((line + at + j) * lanes));
+                    self.transposed(&planes, ih * w + at, &to);
+                    iw = at + GROUP;
+                }
+            }
+            return;
+        }
+        // Rows narrower than 8 (7x7 planes): 8 positions of the plane per transpose, each
+        // stored where its row puts it.
+        let place = |p: usize| {
+            let (ih, iw) = (p / w, p % w);
+            (ih < rows && iw < cols).then(|| (ih + ph) * wp + iw + pw)
+        };
+        let mut p = 0;
+        while p + GROUP <= plane {
+            let to = std::array::from_fn(|j| {
+                place(p + j).map_or(std::ptr::null_mut(), |q| dst.add(q * lanes))
+            });
+            self.transposed(&planes, p, &to);
+            p += GROUP;
+        }
+        for p in p..plane {
+            if let Some(q) = place(p) {
+                for c in 0..self.groups * GROUP {
+                    *dst.add(q * lanes + c) = *self.x.add((self.c0 + c) * plane + p);
+                }
+            }
+        }
+    }
+
+    /// Positions `p..p + 8` of every channel of the block (`planes`: their input planes),
+    /// transposed: position `p + j`'s channels side by side at `to[j]` (none where null). A
+    /// method, not a closure: a closure would not take the kernel's target features, and its
+    /// intrinsics would be called out of line.
+    #[inline(always)]
+    unsafe fn transposed(&self, planes: &[*const f32; 16], p: usize, to: &[*mut f32; GROUP]) {
         for g in 0..self.groups {
-            let src = self.x.add((self.c0 + g * GROUP) * plane);
-            let out = |p: usize| dst.add(p * lanes + g * GROUP);
-            if cols >= GROUP {
-                // Whole rows: 8 positions of a row per transpose, the last 8 overlapping.
-                for ih in 0..rows {
-                    let line = (ih + ph) * wp + pw;
-                    let mut iw = 0;
-                    while iw < cols {
-                        let at = iw.min(cols - GROUP);
-                        let channels: [__m256; GROUP] = std::array::from_fn(|c| {
-                            _mm256_loadu_ps(src.add(c * plane + ih * w + at))
-                        });
-                        for (j, v) in transpose(channels).into_iter().enumerate() {
-                            _mm256_storeu_ps(out(line + at + j), v);
-                        }
-                        iw = at + GROUP;
-                    }
-                }
-                continue;
-            }
-            // Rows narrower than 8 (7x7 planes): 8 positions of the plane per transpose,
-            // each stored where its row puts it.
-            let (mut ih, mut iw) = (0, 0);
-            let mut next = || {
-                let q = (ih < rows && iw < cols).then(|| out((ih + ph) * wp + iw + pw));
-                iw += 1;
-                if iw == w {
-                    (ih, iw) = (ih + 1, 0);
-                }
-                q
-            };
-            let mut p = 0;
-            while p + GROUP <= plane {
-                let channels: [__m256; GROUP] =
-                    std::array::from_fn(|c| _mm256_loadu_ps(src.add(c * plane + p)));
-                for v in transpose(channels) {
-                    if let Some(d) = next() {
-                        _mm256_storeu_ps(d, v);
-                    }
-                }
-                p += GROUP;
-            }
-            for p in p..plane {
-                if let Some(d) = next() {
-                    for c in 0..GROUP {
-                        *d.add(c) = *src.add(c * plane + p);
-                    }
+            let channels: [__m256; GROUP] =
+                std::array::from_fn(|c| _mm256_loadu_ps(planes[g * GROUP + c].add(p)));
+            for (&d, v) in to.iter().zip(transpose(channels)) {
+                if !d.is_null() {
+                    _mm256_storeu_ps(d.add(g * GROUP), v);
                 }
             }
         }
@@ -317,10 +325,15 @@ impl Block<'_> {
             tap_col: s.dw * S::LANES,
             step: s.sw * S::LANES,
         };
+        let slide = K > 0 && s.sw == 1 && s.dw == 1;
         for oh in 0..s.ho {
             let mut ow = 0;
             while ow + PIXELS <= s.wo {
-                at.run::<PIXELS>(oh, ow, s.wo);
+                if slide {
+                    at.slide::<PIXELS, K>(oh, ow, s.wo);
+                } else {
+                    at.run::<PIXELS>(oh, ow, s.wo);
+                }
                 ow += PIXELS;
             }
             // The rest of the row in one pass too: single pixels would each be one
@@ -344,22 +357,23 @@ impl Block<'_> {
         let s = self.s;
         let plane = s.ho * s.wo;
         let src = output.as_ptr();
-        for g in 0..self.groups {
-            let dst = self.out.add((self.c0 + g * GROUP) * plane);
-            let mut p = 0;
-            while p + GROUP <= plane {
+        // Every group for the same positions one after another, as `pack` writes them.
+        let mut p = 0;
+        while p + GROUP <= plane {
+            for g in 0..self.groups {
+                let dst = self.out.add((self.c0 + g * GROUP) * plane + p);
                 let cols: [__m256; GROUP] = std::array::from_fn(|j| {
                     _mm256_loadu_ps(src.add((p + j) * self.lanes + g * GROUP))
                 });
                 for (c, v) in transpose(cols).into_iter().enumerate() {
-                    _mm256_storeu_ps(dst.add(c * plane + p), v);
+                    _mm256_storeu_ps(dst.add(c * plane), v);
                 }
-                p += GROUP;
             }
-            for p in p..plane {
-                for c in 0..GROUP {
-                    *dst.add(c * plane + p) = *src.add(p * self.lanes + g * GROUP + c);
-                }
+            p += GROUP;
+        }
+        for p in p..plane {
+            for c in 0..self.groups * GROUP {
+                *self.out.add((self.c0 + c) * plane + p) = *src.add(p * self.lanes + c);
             }
         }
     }
@@ -403,6 +417,38 @@ impl<S: F32x> Pixels<S> {
         }
     }
 }
+
+impl<S: F32x> Pixels<S> {
+    /// [`Self::run`] for a `K x K` kernel of stride and dilation 1: neighbouring pixels
+    /// read overlapping inputs, so each kernel row loads its `R + K - 1` input vectors once
+    /// (not `R * K` times: the loads, not the multiply-adds, bounded the loop).
+    #[inline(always)]
+    unsafe fn slide<const R: usize, const K: usize>(&self, oh: usize, ow: usize, wo: usize) {
+        debug_assert!(R + K - 1 <= SLIDE_MAX);
+        let mut acc = [self.bias; R];
+        let first = self.src.add(oh * self.row + ow * self.step);
+        for ki in 0..K {
+            let row = first.add(ki * self.tap_row);
+            let mut x = [S::zero(); SLIDE_MAX];
+            for (i, v) in x.iter_mut().enumerate().take(R + K - 1) {
+                *v = S::load(row.add(i * S::LANES));
+            }
+            for kj in 0..K {
+                let wv = S::load(self.k.add((ki * K + kj) * S::LANES));
+                for (r, a) in acc.iter_mut().enumerate() {
+                    *a = S::fma(wv, x[r + kj], *a);
+                }
+            }
+        }
+        let at = self.dst.add((oh * wo + ow) * S::LANES);
+        for (r, a) in acc.iter().enumerate() {
+            S::store(at.add(r * S::LANES), *a);
+        }
+    }
+}
+
+/// Input vectors a row of [`Pixels::slide`] holds at most: `PIXELS` pixels of a 5x5 kernel.
+const SLIDE_MAX: usize = PIXELS + 4;
 
 /// The 8x8 transpose: lane `j` of result `i` is lane `i` of row `j`.
 #[inline(always)]
