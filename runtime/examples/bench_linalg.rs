@@ -165,7 +165,7 @@ const LINEARS: [(i64, i64, i64); 7] = [
 
 /// Depthwise convolutions of MobileNetV3-small and EfficientNet-B0: (channels, spatial
 /// size, kernel, stride), padding kernel / 2.
-const DWCONVS: [(i64, i64, i64, i64); 11] = [
+const DWCONVS: [(i64, i64, i64, i64); 13] = [
     (16, 112, 3, 2),
     (72, 56, 3, 2),
     (88, 28, 3, 1),
@@ -177,6 +177,8 @@ const DWCONVS: [(i64, i64, i64, i64); 11] = [
     (240, 28, 5, 1),
     (480, 14, 3, 1),
     (1152, 7, 5, 1),
+    (96, 112, 3, 2),
+    (144, 56, 5, 2),
 ];
 
 /// (in channels, spatial size, out channels, kernel, stride, padding).

@@ -448,15 +448,20 @@ fn fused_epilogues_match_the_composition() {
         let residual = seq32(&plain.sizes());
         let y = plain.to_vec::<f64>();
         let r = residual.to_vec::<f64>();
-        for name in ACTIVATIONS {
+        // With a residual and without (an activation alone: depthwise_lanes.rs runs it on
+        // each row of its block as it is computed).
+        for (name, with_residual) in ACTIVATIONS
+            .iter()
+            .flat_map(|&name| [(name, true), (name, false)])
+        {
             let act = Activation::parse(name, Some(-0.5), Some(1.5)).unwrap();
             let want: Vec<f64> = y
                 .iter()
                 .zip(&r)
-                .map(|(a, b)| act.eval((a + b) as f32) as f64)
+                .map(|(a, b)| act.eval((a + if with_residual { *b } else { 0.0 }) as f32) as f64)
                 .collect();
             let epi = Epilogue {
-                residual: Some(residual.data_ptr() as usize),
+                residual: with_residual.then(|| residual.data_ptr() as usize),
                 act,
             };
             for level in crate::ops::cpu::available_levels() {
@@ -466,7 +471,7 @@ fn fused_epilogues_match_the_composition() {
                 for (i, (g, v)) in got.to_vec::<f64>().iter().zip(&want).enumerate() {
                     assert!(
                         (g - v).abs() <= 1e-5 * v.abs().max(1.0) + 1e-7 * k,
-                        "{xs:?} {ws:?} {name} {level:?} element {i}: {g} vs {v}"
+                        "{xs:?} {ws:?} {name} (residual {with_residual}) {level:?} element {i}: {g} vs {v}"
                     );
                 }
             }
