@@ -26,6 +26,9 @@ use crate::parallel::threads;
 /// Channels one transpose moves: AVX-512's 16-lane blocks take two.
 const GROUP: usize = 8;
 
+/// The most channels a block holds: AVX-512's lanes.
+const MAX_LANES: usize = 16;
+
 /// Output pixels of a row computed together (accumulators in registers).
 const PIXELS: usize = 8;
 
@@ -231,7 +234,7 @@ impl Block<'_> {
         // 8 channels by 8 positions per transpose, every group of the block for the same
         // positions one after another: together they fill whole cache lines of `input`
         // (group by group, each line was written in halves, evicted in between).
-        let mut planes = [self.x; 16];
+        let mut planes = [self.x; MAX_LANES];
         for (c, at) in planes.iter_mut().enumerate().take(self.groups * GROUP) {
             *at = self.x.add((self.c0 + c) * plane);
         }
@@ -265,8 +268,8 @@ impl Block<'_> {
         }
         for p in p..plane {
             if let Some(q) = place(p) {
-                for c in 0..self.groups * GROUP {
-                    *dst.add(q * lanes + c) = *self.x.add((self.c0 + c) * plane + p);
+                for (c, src) in planes.iter().enumerate().take(self.groups * GROUP) {
+                    *dst.add(q * lanes + c) = *src.add(p);
                 }
             }
         }
@@ -277,7 +280,12 @@ impl Block<'_> {
     /// method, not a closure: a closure would not take the kernel's target features, and its
     /// intrinsics would be called out of line.
     #[inline(always)]
-    unsafe fn transposed(&self, planes: &[*const f32; 16], p: usize, to: &[*mut f32; GROUP]) {
+    unsafe fn transposed(
+        &self,
+        planes: &[*const f32; MAX_LANES],
+        p: usize,
+        to: &[*mut f32; GROUP],
+    ) {
         for g in 0..self.groups {
             let channels: [__m256; GROUP] =
                 std::array::from_fn(|c| _mm256_loadu_ps(planes[g * GROUP + c].add(p)));
@@ -416,9 +424,7 @@ impl<S: F32x> Pixels<S> {
             S::store(at.add(r * S::LANES), *a);
         }
     }
-}
 
-impl<S: F32x> Pixels<S> {
     /// [`Self::run`] for a `K x K` kernel of stride and dilation 1: neighbouring pixels
     /// read overlapping inputs, so each kernel row loads its `R + K - 1` input vectors once
     /// (not `R * K` times: the loads, not the multiply-adds, bounded the loop).

@@ -448,8 +448,7 @@ fn fused_epilogues_match_the_composition() {
         let residual = seq32(&plain.sizes());
         let y = plain.to_vec::<f64>();
         let r = residual.to_vec::<f64>();
-        // With a residual and without (an activation alone: depthwise_lanes.rs runs it on
-        // each row of its block as it is computed).
+        // With a residual and without (an activation alone).
         for (name, with_residual) in ACTIVATIONS
             .iter()
             .flat_map(|&name| [(name, true), (name, false)])
