@@ -14,7 +14,9 @@ use std::any::Any;
 use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{
+    AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize, Ordering::SeqCst,
+};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -40,18 +42,21 @@ pub fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
 pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
     let pool = pool();
     let helpers = threads() - 1;
-    if n <= 1 || helpers == 0 || pool.busy.swap(true, SeqCst) {
+    // (A share's bounds are packed in 32 bits each.)
+    if n <= 1 || helpers == 0 || n > u32::MAX as usize || pool.busy.swap(true, SeqCst) {
         (0..n).for_each(f);
         return;
     }
+    let parts = helpers + 1;
     let job = Job {
         f: &f,
-        n,
         // Indices are taken a batch at a time: a shared counter costs a cache-line transfer
         // per take, more than a small task (one channel's copy) itself.
-        batch: (n / (4 * (helpers + 1))).max(1),
+        batch: (n / (4 * parts)).max(1),
         seats: AtomicIsize::new(helpers as isize),
-        next: AtomicUsize::new(0),
+        shares: (0..parts)
+            .map(|j| AtomicU64::new(pack(j * n / parts, (j + 1) * n / parts)))
+            .collect(),
         panic: Mutex::new(None),
     };
     // SAFETY: the job outlives its publication: the pool's threads reach it only through
@@ -63,7 +68,7 @@ pub fn for_each(n: usize, f: impl Fn(usize) + Sync) {
         let _guard = pool.lock.lock().unwrap_or_else(|e| e.into_inner());
         pool.wake.notify_all();
     }
-    job.run();
+    job.run(0);
     pool.job.store(ptr::null_mut(), SeqCst);
     while pool.active.load(SeqCst) != 0 {
         std::hint::spin_loop();
@@ -134,32 +139,65 @@ pub fn map_init<S, T: Send>(
     out
 }
 
-/// One loop: the next index to hand out, and the first panic of a task.
+/// One loop: each participant's share of the indices, and the first panic of a task.
 struct Job<'a> {
     f: &'a (dyn Fn(usize) + Sync),
-    n: usize,
     batch: usize,
     /// Pool threads that may still join (`with_threads`); the others sit this loop out.
     seats: AtomicIsize,
-    next: AtomicUsize,
+    /// Participant `j`'s contiguous share (the caller's is 0), its remaining `[front, back)`
+    /// packed by [`pack`]. Its owner takes batches from the front and, once it is through,
+    /// takes from the backs of the others' shares. A thread thus runs the same indices call
+    /// after call while no one falls behind, and consecutive loops over one tensor find their
+    /// part of it in their own core's cache: indices handed out in arrival order from one
+    /// counter moved them between cores, and an elementwise op on 1.8 MB took 56-75 us
+    /// (median) where these shares take 40-45, as PyTorch's static OpenMP split does.
+    shares: Vec<AtomicU64>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
+/// `[front, back)` in one word.
+fn pack(front: usize, back: usize) -> u64 {
+    ((front as u64) << 32) | back as u64
+}
+
 impl Job<'_> {
-    /// Takes indices until none are left.
-    fn run(&self) {
-        loop {
-            let start = self.next.fetch_add(self.batch, SeqCst);
-            if start >= self.n {
-                return;
+    /// Participant `me` runs its own share, then helps with the others' until none is left.
+    fn run(&self, me: usize) {
+        let parts = self.shares.len();
+        for s in (0..parts).map(|i| (me + i) % parts) {
+            while let Some((start, end)) = self.take(s, s == me) {
+                let run = || (start..end).for_each(|i| (self.f)(i));
+                if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(run)) {
+                    // The remaining indices are skipped; the caller raises the panic.
+                    for share in &self.shares {
+                        share.store(0, SeqCst);
+                    }
+                    let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
+                    slot.get_or_insert(payload);
+                }
             }
-            let end = (start + self.batch).min(self.n);
-            let run = || (start..end).for_each(|i| (self.f)(i));
-            if let Err(payload) = panic::catch_unwind(AssertUnwindSafe(run)) {
-                // The remaining indices are skipped; the caller raises the panic.
-                self.next.store(self.n, SeqCst);
-                let mut slot = self.panic.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert(payload);
+        }
+    }
+
+    /// A batch of share `s`: from its front for its owner, from its back for the others.
+    fn take(&self, s: usize, own: bool) -> Option<(usize, usize)> {
+        let share = &self.shares[s];
+        let mut cur = share.load(SeqCst);
+        loop {
+            let (front, back) = ((cur >> 32) as usize, (cur & 0xffff_ffff) as usize);
+            if front >= back {
+                return None;
+            }
+            let len = self.batch.min(back - front);
+            let (next, range) = if own {
+                (pack(front + len, back), (front, front + len))
+            } else {
+                (pack(front, back - len), (back - len, back))
+            };
+            match share.compare_exchange_weak(cur, next, SeqCst, SeqCst) {
+                Ok(_) => return Some(range),
+                Err(now) => cur = now,
             }
         }
     }
@@ -228,8 +266,11 @@ impl Pool {
                 // SAFETY: counted in `active` and read after that, so the job stays alive
                 // until this thread leaves it (see `for_each`).
                 let job = unsafe { &*job };
-                if job.seats.fetch_sub(1, SeqCst) > 0 {
-                    job.run();
+                // Seats count down from the helpers' number: the first to join is
+                // participant 1.
+                let seat = job.seats.fetch_sub(1, SeqCst);
+                if seat > 0 {
+                    job.run(job.shares.len() - seat as usize);
                 }
                 // Wait for the next loop, not this one again.
                 while std::ptr::eq(self.job.load(SeqCst), job) {
@@ -280,6 +321,21 @@ mod tests {
             });
             assert!(hits.iter().all(|h| h.load(SeqCst) == 1), "n = {n}");
         }
+    }
+
+    /// A share whose tasks are slow is finished from its back by the others, and each index
+    /// still runs once.
+    #[test]
+    fn slow_shares_are_shared_and_every_index_runs_once() {
+        let n = 64;
+        let hits: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+        for_each(n, |i| {
+            hits[i].fetch_add(1, SeqCst);
+            if i < n / 2 {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        });
+        assert!(hits.iter().all(|h| h.load(SeqCst) == 1));
     }
 
     #[test]
