@@ -150,8 +150,8 @@ struct Job<'a> {
     /// takes from the backs of the others' shares. A thread thus runs the same indices call
     /// after call while no one falls behind, and consecutive loops over one tensor find their
     /// part of it in their own core's cache: indices handed out in arrival order from one
-    /// counter moved them between cores, and an elementwise op on 1.8 MB took 56-75 us
-    /// (median) where these shares take 40-45, as PyTorch's static OpenMP split does.
+    /// counter moved them between cores, and an elementwise op on 1.8 MB took 75-84 us
+    /// (median) where these shares take 37-40, as PyTorch's static OpenMP split does.
     shares: Vec<AtomicU64>,
     panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
