@@ -115,9 +115,12 @@ fn benchmarks() {
         }
         let x = filled(&[1, c, hw, hw]);
         let w = filled(&[oc, c, k, k]);
-        // As a graph node with constant weights: transformed weights kept across calls.
+        // As a graph node with constant weights: transformed weights kept across calls
+        // (BENCH_DIRECT=1: weights that are not constant, so no Winograd).
         let mut p = ConvParams::new(vec![stride], vec![pad], vec![1], 1);
-        p.weights = Some(Default::default());
+        p.weights = std::env::var_os("BENCH_DIRECT")
+            .is_none_or(|v| v.is_empty())
+            .then(Default::default);
         let t = best(reps, || {
             convolution(&x, &w, None, &p).unwrap();
         });

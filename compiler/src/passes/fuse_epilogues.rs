@@ -10,8 +10,13 @@
 //!   `hardsigmoid`, `silu`, `sigmoid`, `tanh`, `gelu` (erf form), in place or not (on a value
 //!   nothing else uses, in place or not is the same).
 //!
-//! The fused node takes the place of the last op it absorbs; the layer's inputs must not be
-//! written in between (alias analysis), since the layer now runs there.
+//! Before a 2-d convolution in one group, it also takes the `aten::mul(x, s)` that feeds it
+//! alone as `input_scale` (a squeeze-and-excitation block's per-channel scale): the kernel
+//! folds `s` into the weights where that is less work than a pass over `x`, and otherwise
+//! multiplies as the mul did.
+//!
+//! The fused node takes the place of the last op it absorbs; the layer's inputs (and the
+//! mul's) must not be written in between (alias analysis), since the layer now runs there.
 
 use ember_dialects::attr::ConstValue;
 use ember_dialects::{Graph, Node, Symbol, Type, Value};
@@ -31,10 +36,15 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
         let Some(fused_kind) = fused_kind(g, base) else {
             continue;
         };
-        let Some(plan) = plan(g, base) else {
+        let Some(mut plan) = plan(g, base) else {
             continue;
         };
-        if plan.absorbed.is_empty() || !inputs_unwritten_until(g, &db, base, plan.last()) {
+        if fused_kind == "ember::conv2d_fused" {
+            plan.scale =
+                input_scale(g, base).filter(|s| inputs_unwritten_until(g, &db, s.mul, plan.last()));
+        }
+        let nothing = plan.absorbed.is_empty() && plan.scale.is_none();
+        if nothing || !inputs_unwritten_until(g, &db, base, plan.last()) {
             continue;
         }
         if !cx.may_rewrite() {
@@ -42,9 +52,10 @@ pub fn run(g: &mut Graph, cx: &mut PassContext) -> Result<bool, String> {
         }
         cx.log(LogLevel::Update, || {
             let ops: Vec<String> = plan
-                .absorbed
+                .scale
                 .iter()
-                .map(|&n| g.kind(n).to_string())
+                .map(|s| format!("{} (input scale)", g.kind(s.mul)))
+                .chain(plan.absorbed.iter().map(|&n| g.kind(n).to_string()))
                 .collect();
             format!("fused {} with {}", g.kind(base), ops.join(", "))
         });
@@ -97,19 +108,31 @@ fn is_int_list(g: &Graph, v: Value) -> bool {
 
 /// What the fused op takes on.
 struct Plan {
+    /// The layer.
+    base: Node,
     residual: Option<Value>,
     in_place: bool,
     activation: &'static str,
     min: Option<f64>,
     max: Option<f64>,
-    /// The ops absorbed, in order; the last one's result is the fused op's.
+    /// The ops absorbed after the layer, in order; the last one's result is the fused op's.
     absorbed: Vec<Node>,
+    /// The mul before the layer that becomes its input scale.
+    scale: Option<InputScale>,
 }
 
 impl Plan {
+    /// Where the fused op runs: the last op absorbed, else the layer.
     fn last(&self) -> Node {
-        *self.absorbed.last().expect("non-empty")
+        self.absorbed.last().copied().unwrap_or(self.base)
     }
+}
+
+/// `input = aten::mul(x, s)` feeding only the layer: the fused op takes `x` and `s`.
+struct InputScale {
+    mul: Node,
+    x: Value,
+    s: Value,
 }
 
 /// The single user of `v` in `v`'s block, if `v` has exactly one use.
@@ -121,12 +144,14 @@ fn only_user(g: &Graph, v: Value) -> Option<Node> {
 
 fn plan(g: &Graph, base: Node) -> Option<Plan> {
     let mut plan = Plan {
+        base,
         residual: None,
         in_place: false,
         activation: "none",
         min: None,
         max: None,
         absorbed: Vec::new(),
+        scale: None,
     };
     let mut y = g.output(base, 0);
     if let Some(user) = only_user(g, y) {
@@ -213,9 +238,32 @@ fn activation(g: &Graph, user: Node, y: Value) -> Option<(&'static str, Option<f
     })
 }
 
+/// The mul of two tensors whose result is only the input of 2-d convolution `base` (one
+/// group), in `base`'s block.
+fn input_scale(g: &Graph, base: Node) -> Option<InputScale> {
+    let inputs = layer_inputs(g, base);
+    if !matches!(constant_value(g, inputs[6]), Some(ConstValue::Int(1))) {
+        return None;
+    }
+    let mul = g.producer(inputs[0]);
+    let factors = g.node_inputs(mul);
+    let tensors = factors.len() == 2 && factors.iter().all(|&v| g.ty(v).is_tensor());
+    if g.kind(mul).as_str() != "aten::mul" || !tensors || only_user(g, inputs[0]) != Some(base) {
+        return None;
+    }
+    Some(InputScale {
+        mul,
+        x: factors[0],
+        s: factors[1],
+    })
+}
+
 /// Whether no node from `base` up to `last` (same block) writes to what `base` reads: the
 /// layer may then run at `last`.
 fn inputs_unwritten_until(g: &Graph, db: &AliasDb, base: Node, last: Node) -> bool {
+    if base == last {
+        return true;
+    }
     let inputs = g.node_inputs(base).to_vec();
     let mut n = g.next_node(base);
     while let Some(m) = n {
@@ -278,6 +326,20 @@ fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
     let flag = insert_constant_before(g, last, &ConstValue::Bool(plan.in_place), &Type::Bool)
         .expect("a bool constant");
     inputs.push(flag);
+    if kind == "ember::conv2d_fused" {
+        let scale = match &plan.scale {
+            Some(scale) => {
+                inputs[0] = scale.x;
+                scale.s
+            }
+            None => {
+                let v = none(g);
+                g.set_ty(v, Type::optional(Type::tensor()));
+                v
+            }
+        };
+        inputs.push(scale);
+    }
     let fused = g.create(Symbol::new(kind), &inputs, 1);
     g.insert_before(fused, last);
     let out = g.output(fused, 0);
@@ -290,5 +352,8 @@ fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
         g.destroy(n);
     }
     g.destroy(base);
+    if let Some(scale) = &plan.scale {
+        g.destroy(scale.mul);
+    }
     out
 }

@@ -44,7 +44,9 @@ def _epilogue(y, residual, activation, lo, hi, in_place=False):
     raise RuntimeError(f'unknown activation "{activation}": expected one of {", ".join(ACTIVATIONS)}')
 
 
-def _conv2d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None, in_place=False):
+def _conv2d(x, w, b, stride, padding, dilation, groups, residual=None, activation="none", lo=None, hi=None, in_place=False, input_scale=None):
+    if input_scale is not None:
+        x = x * input_scale
     return _epilogue(F.conv2d(x, w, b, stride, padding, dilation, groups), residual, activation, lo, hi, in_place)
 
 
@@ -93,6 +95,11 @@ def conv2d_in_place(x: Tensor, w: Tensor, b: Optional[Tensor], residual: Tensor,
 
 def linear_in_place(x: Tensor, w: Tensor, b: Optional[Tensor], residual: Tensor, activation: str):
     return torch.ops.ember.linear_fused(x, w, b, residual, activation, None, None, True)
+
+
+def conv2d_scaled(x: Tensor, w: Tensor, b: Optional[Tensor], padding: List[int], groups: int,
+                  residual: Optional[Tensor], activation: str, scale: Tensor):
+    return torch.ops.ember.conv2d_fused(x, w, b, [1, 1], padding, [1, 1], groups, residual, activation, None, None, False, scale)
 
 
 def conv2d_defaults(x: Tensor, w: Tensor, b: Optional[Tensor]):
@@ -212,7 +219,27 @@ def linear_cases(c):
     c.add("linear_shape_error", linear, r(4, 39), w, b, None, "relu", None, None)
 
 
+def conv2d_input_scale_cases(c):
+    # conv(x * s): a per-channel scale folded into the weights where they are fewer than the
+    # input's elements (the squeeze-and-excitation 1x1, a 3x3 on a batch), either factor the
+    # scale; other scales (the whole input, a row, a batch that grows the result, more
+    # weights than input, groups) multiply the input as aten::mul does.
+    x, w, b = r(1, 24, 14, 14), r(16, 24, 1, 1), r(16)
+    s = torch.sigmoid(r(1, 24, 1, 1))
+    c.add("conv2d_input_scale_se", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", s, **TOL)
+    c.add("conv2d_input_scale_first", conv2d_scaled, s, w, b, [0, 0], 1, None, "none", x, **TOL)
+    c.add("conv2d_input_scale_residual_silu", conv2d_scaled, x, w, None, [0, 0], 1, r(1, 16, 14, 14), "silu", s, **TOL)
+    c.add("conv2d_input_scale_3x3_batch", conv2d_scaled, r(2, 8, 10, 10), r(6, 8, 3, 3), r(6), [1, 1], 1, None, "relu", r(8, 1, 1), **TOL)
+    c.add("conv2d_input_scale_more_weights", conv2d_scaled, r(1, 32, 3, 3), r(64, 32, 1, 1), r(64), [0, 0], 1, None, "none", r(1, 32, 1, 1), **TOL)
+    c.add("conv2d_input_scale_whole_input", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(1, 24, 14, 14), **TOL)
+    c.add("conv2d_input_scale_row", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(14), **TOL)
+    c.add("conv2d_input_scale_grows_batch", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(2, 24, 1, 1), **TOL)
+    c.add("conv2d_input_scale_grouped", conv2d_scaled, x, r(16, 12, 1, 1), b, [0, 0], 2, None, "none", s, **TOL)
+    c.add("conv2d_input_scale_shape_error", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(1, 23, 1, 1))
+
+
 def cases(c):
     conv2d_cases(c)
     conv1d_cases(c)
     linear_cases(c)
+    conv2d_input_scale_cases(c)

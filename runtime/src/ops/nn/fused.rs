@@ -14,6 +14,7 @@ use ember_dialects::{Graph, Node};
 
 use super::conv::{conv_functional, conv_functional_fused, ConvParams};
 use super::epilogue::{apply_to, Activation, Epilogue};
+use super::work::slice;
 use crate::ivalue::IValue;
 use crate::ops::args::{err, int, int_list, op_n, opt_tensor, tensor};
 use crate::ops::linalg::products::linear;
@@ -235,18 +236,20 @@ fn conv_output_shape(
 }
 
 /// `ember::conv{1,2}d_fused(input, weight, bias, stride, padding, dilation, groups,
-/// residual=None, activation="none", min=None, max=None, residual_in_place=False)`.
+/// residual=None, activation="none", min=None, max=None, residual_in_place=False)`, and
+/// conv2d_fused's `input_scale=None`.
 fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<Operation, String> {
     let count = g.node_inputs(n).len();
     let ops: OnceLock<Result<Unfused, String>> = OnceLock::new();
+    let mul: OnceLock<Result<Operation, String>> = OnceLock::new();
     let cache = super::weight_cache(g, n);
     Ok(op_n(count, move |a| {
         let arg = |i: usize| {
             a.get(i)
                 .ok_or_else(|| format!("{name}_fused: missing argument {i}"))
         };
-        let input = tensor(arg(0)?)?;
-        let weight = tensor(arg(1)?)?;
+        let mut input = tensor(arg(0)?)?;
+        let mut weight = tensor(arg(1)?)?;
         let bias = opt_tensor(arg(2)?)?;
         let mut p = ConvParams::new(
             int_list(arg(3)?)?,
@@ -256,6 +259,30 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
         );
         p.weights = cache.clone();
         let e = EpilogueArgs::read(a, 7)?;
+        if let Some(scale) = a.get(12).map(opt_tensor).transpose()?.flatten() {
+            // `input * scale` is `scale * input`: the scale may be either factor.
+            let folded = match scaled_weights(&input, &weight, &scale, p.groups).map_err(err)? {
+                Some(w) => Some((w, input.clone())),
+                None => scaled_weights(&scale, &weight, &input, p.groups)
+                    .map_err(err)?
+                    .map(|w| (w, scale.clone())),
+            };
+            match folded {
+                Some((w, x)) => {
+                    // The node's cached transforms are of its own weights.
+                    (input, weight, p.weights) = (x, w, None);
+                }
+                None => {
+                    let mul = mul
+                        .get_or_init(|| aten_op("aten::mul", &["Tensor", "Tensor"]))
+                        .as_ref()
+                        .map_err(Clone::clone)?;
+                    let mut stack: Stack = vec![IValue::Tensor(input), IValue::Tensor(scale)];
+                    mul(&mut stack)?;
+                    input = tensor(&stack.pop().ok_or("mul returned nothing")?)?;
+                }
+            }
+        }
         let f32_inputs = input.dtype() == DType::F32
             && weight.dtype() == DType::F32
             && bias.as_ref().is_none_or(|b| b.dtype() == DType::F32);
@@ -272,6 +299,49 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
         let y = conv_functional(name, &input, &weight, bias.as_ref(), &p, rank).map_err(err)?;
         Ok(IValue::Tensor(e.unfused(y, &ops)?))
     }))
+}
+
+/// The weights of `conv(input * scale, weight)` as `conv(input, weight * scale)`, where that
+/// is the same convolution for less work: float32 throughout, `scale` one value per input
+/// channel (`[c, 1, 1]` after leading ones), one group, and fewer weights than input elements
+/// (a squeeze-and-excitation scale before a 1x1 convolution on a large plane: `o * c`
+/// products instead of `c * h * w`). `None` where the input must be scaled instead.
+fn scaled_weights(
+    input: &Tensor,
+    weight: &Tensor,
+    scale: &Tensor,
+    groups: i64,
+) -> crate::tensor::TensorResult<Option<Tensor>> {
+    let (is, ws, ss) = (input.sizes(), weight.sizes(), scale.sizes());
+    let f32s = [input, weight, scale]
+        .iter()
+        .all(|t| t.dtype() == DType::F32);
+    if !f32s || is.len() != 4 || ws.len() != 4 || groups != 1 || ws[1] != is[1] {
+        return Ok(None);
+    }
+    let per_channel = ss.len() >= 3
+        && ss.len() <= 4
+        && ss[ss.len() - 3] == is[1]
+        && ss[ss.len() - 2..] == [1, 1]
+        && ss[..ss.len() - 3].iter().all(|&d| d == 1);
+    if !per_channel || weight.numel() >= input.numel() {
+        return Ok(None);
+    }
+    let (w, s) = (weight.contiguous()?, scale.contiguous()?);
+    // SAFETY: contiguous float32 tensors of their element counts.
+    let (wv, sv) = unsafe { (slice::<f32>(&w), slice::<f32>(&s)) };
+    let taps = (ws[2] * ws[3]) as usize;
+    let mut scaled = Vec::with_capacity(wv.len());
+    for row in wv.chunks(sv.len() * taps) {
+        if taps == 1 {
+            scaled.extend(row.iter().zip(sv).map(|(v, s)| v * s));
+        } else {
+            for (tap, s) in row.chunks(taps).zip(sv) {
+                scaled.extend(tap.iter().map(|v| v * s));
+            }
+        }
+    }
+    Ok(Some(Tensor::from_vec(scaled, &ws)?))
 }
 
 /// `ember::linear_fused(input, weight, bias, residual=None, activation="none", min=None,
