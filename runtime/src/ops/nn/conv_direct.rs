@@ -190,8 +190,14 @@ impl Layout {
                         let src = &line[(s.sw * j0 + b).saturating_sub(s.pw)..];
                         let dst = &mut row[j0..j1];
                         if s.sw == 2 {
-                            for (v, pair) in dst.iter_mut().zip(src.chunks(2)) {
+                            // Whole pairs (a shuffle of vectors), then an unpaired last column.
+                            let pairs = dst.len().min(src.len() / 2);
+                            let (body, tail) = dst.split_at_mut(pairs);
+                            for (v, pair) in body.iter_mut().zip(src.chunks_exact(2)) {
                                 *v = pair[0];
+                            }
+                            for (j, v) in tail.iter_mut().enumerate() {
+                                *v = src[2 * (pairs + j)];
                             }
                         } else {
                             for (v, x) in dst.iter_mut().zip(src.iter().step_by(s.sw)) {
