@@ -164,6 +164,11 @@ fn pack(front: usize, back: usize) -> u64 {
     ((front as u64) << 32) | back as u64
 }
 
+/// The `[front, back)` that [`pack`] packed.
+fn unpack(share: u64) -> (usize, usize) {
+    ((share >> 32) as usize, (share & 0xffff_ffff) as usize)
+}
+
 impl Job<'_> {
     /// Participant `me` runs its own share, then helps with the others' until none is left.
     fn run(&self, me: usize) {
@@ -188,7 +193,7 @@ impl Job<'_> {
         let share = &self.shares[s];
         let mut cur = share.load(SeqCst);
         loop {
-            let (front, back) = ((cur >> 32) as usize, (cur & 0xffff_ffff) as usize);
+            let (front, back) = unpack(cur);
             if front >= back {
                 return None;
             }

@@ -295,12 +295,15 @@ fn layer_inputs(g: &Graph, base: Node) -> Vec<Value> {
 fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
     let last = plan.last();
     let mut inputs = layer_inputs(g, base);
-    let none = |g: &mut Graph| {
-        insert_constant_before(g, last, &ConstValue::None, &Type::None).expect("None")
+    // A None constant typed as the argument it stands for.
+    let none = |g: &mut Graph, ty: Type| {
+        let v = insert_constant_before(g, last, &ConstValue::None, &Type::None).expect("None");
+        g.set_ty(v, ty);
+        v
     };
     let residual = match plan.residual {
         Some(r) => r,
-        None => none(g),
+        None => none(g, Type::None),
     };
     inputs.push(residual);
     let act = insert_constant_before(
@@ -315,11 +318,7 @@ fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
         let v = match bound {
             Some(b) => insert_constant_before(g, last, &ConstValue::Float(b), &Type::Float)
                 .expect("a float constant"),
-            None => {
-                let v = none(g);
-                g.set_ty(v, Type::optional(Type::Float));
-                v
-            }
+            None => none(g, Type::optional(Type::Float)),
         };
         inputs.push(v);
     }
@@ -332,11 +331,7 @@ fn rewrite(g: &mut Graph, base: Node, kind: &str, plan: &Plan) -> Value {
                 inputs[0] = scale.x;
                 scale.s
             }
-            None => {
-                let v = none(g);
-                g.set_ty(v, Type::optional(Type::tensor()));
-                v
-            }
+            None => none(g, Type::optional(Type::tensor())),
         };
         inputs.push(scale);
     }

@@ -260,27 +260,22 @@ fn conv_fused_op(g: &Graph, n: Node, name: &'static str, rank: usize) -> Result<
         p.weights = cache.clone();
         let e = EpilogueArgs::read(a, 7)?;
         if let Some(scale) = a.get(12).map(opt_tensor).transpose()?.flatten() {
-            // `input * scale` is `scale * input`: the scale may be either factor.
-            let folded = match scaled_weights(&input, &weight, &scale, p.groups).map_err(err)? {
-                Some(w) => Some((w, input.clone())),
-                None => scaled_weights(&scale, &weight, &input, p.groups)
-                    .map_err(err)?
-                    .map(|w| (w, scale.clone())),
-            };
-            match folded {
-                Some((w, x)) => {
-                    // The node's cached transforms are of its own weights.
-                    (input, weight, p.weights) = (x, w, None);
-                }
-                None => {
-                    let mul = mul
-                        .get_or_init(|| aten_op("aten::mul", &["Tensor", "Tensor"]))
-                        .as_ref()
-                        .map_err(Clone::clone)?;
-                    let mut stack: Stack = vec![IValue::Tensor(input), IValue::Tensor(scale)];
-                    mul(&mut stack)?;
-                    input = tensor(&stack.pop().ok_or("mul returned nothing")?)?;
-                }
+            // `input * scale` is `scale * input`: the scale may be either factor. The node's
+            // cached transforms are of its own weights, so folded ones go without.
+            if let Some(w) = scaled_weights(&input, &weight, &scale, p.groups).map_err(err)? {
+                (weight, p.weights) = (w, None);
+            } else if let Some(w) =
+                scaled_weights(&scale, &weight, &input, p.groups).map_err(err)?
+            {
+                (input, weight, p.weights) = (scale, w, None);
+            } else {
+                let mul = mul
+                    .get_or_init(|| aten_op("aten::mul", &["Tensor", "Tensor"]))
+                    .as_ref()
+                    .map_err(Clone::clone)?;
+                let mut stack: Stack = vec![IValue::Tensor(input), IValue::Tensor(scale)];
+                mul(&mut stack)?;
+                input = tensor(&stack.pop().ok_or("mul returned nothing")?)?;
             }
         }
         let f32_inputs = input.dtype() == DType::F32
@@ -324,7 +319,8 @@ fn scaled_weights(
         && ss[ss.len() - 3] == is[1]
         && ss[ss.len() - 2..] == [1, 1]
         && ss[..ss.len() - 3].iter().all(|&d| d == 1);
-    if !per_channel || weight.numel() >= input.numel() {
+    // (No weights: the convolution reports its empty kernel.)
+    if !per_channel || weight.numel() == 0 || weight.numel() >= input.numel() {
         return Ok(None);
     }
     let (w, s) = (weight.contiguous()?, scale.contiguous()?);
