@@ -236,6 +236,7 @@ def conv2d_input_scale_cases(c):
     c.add("conv2d_input_scale_grows_batch", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(2, 24, 1, 1), **TOL)
     c.add("conv2d_input_scale_grouped", conv2d_scaled, x, r(16, 12, 1, 1), b, [0, 0], 2, None, "none", s, **TOL)
     c.add("conv2d_input_scale_shape_error", conv2d_scaled, x, w, b, [0, 0], 1, None, "none", r(1, 23, 1, 1))
+    c.add("conv2d_input_scale_empty_kernel_error", conv2d_scaled, x, r(16, 24, 0, 1), None, [0, 0], 1, None, "none", s)
 
 
 def cases(c):

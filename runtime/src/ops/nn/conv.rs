@@ -209,6 +209,14 @@ pub(crate) fn convolution_fused(
     if wd < 3 {
         bail!("weight should have at least three dimensions");
     }
+    if wd == 4 && (ws[2] <= 0 || ws[3] <= 0) {
+        // PyTorch's 2-d check; an empty kernel would otherwise give zeros.
+        bail!(
+            "kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}",
+            ws[2],
+            ws[3]
+        );
+    }
     if ws[0] < groups {
         bail!(
             "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size {} instead",
