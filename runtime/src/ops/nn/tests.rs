@@ -284,6 +284,18 @@ fn float32_cases() -> Vec<([i64; 4], [i64; 4], Geo)> {
             [13, 16, 1, 1],
             geo([1, 1], [0, 0], [1, 1], 1),
         ),
+        // Weights past sgemm's TAIL_TASK_A_BYTES: the dot-product columns run per task of
+        // rows (several tasks on one thread too), ResNet-50's 7x7 and 14x14 layers in small.
+        (
+            [1, 512, 7, 7],
+            [300, 512, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
+        (
+            [1, 256, 14, 14],
+            [530, 256, 1, 1],
+            geo([1, 1], [0, 0], [1, 1], 1),
+        ),
         // Depthwise: MobileNet's 3x3 and 5x5 layers, strides, a channel multiplier,
         // dilation, uneven padding, rows narrower and wider than a vector, several samples.
         (
