@@ -305,8 +305,21 @@ def embedding_cases(c):
     c.add("embedding_weight_error", embedding, r(5), torch.tensor([1]), -1)
 
 
+def global_pool_cases(c):
+    # Appended after the others, so their random inputs stay as they were.
+    def adaptive_avg(x, o: List[int]):
+        return torch._C._nn.adaptive_avg_pool2d(x, o)
+
+    # Enough planes to be split over the threads (uneven shares of 7x7 planes), float64
+    # planes, and a batch of none.
+    c.add("adaptive_avg_pool2d_global_many", adaptive_avg, r(2, 347, 7, 7), [1, 1])
+    c.add("adaptive_avg_pool2d_global_float64", adaptive_avg, r(3, 5, 6, 6, dtype=torch.float64), [1, 1])
+    c.add("adaptive_avg_pool2d_global_zero_batch", adaptive_avg, r(0, 3, 4, 4), [1, 1])
+
+
 def cases(c):
     conv_cases(c)
     pool_cases(c)
     norm_cases(c)
     embedding_cases(c)
+    global_pool_cases(c)

@@ -6,7 +6,7 @@
 use super::work::{slice, slice_mut, sum_f64_of};
 use crate::bail;
 use crate::ops::args::sizes_str;
-use crate::ops::reduce::lane_sum;
+use crate::ops::reduce::{lane_sum, lane_sums};
 use crate::tensor::{wrap_dim, DType, Element, Tensor, TensorResult};
 
 const PARALLEL_ELEMS: usize = 1 << 15;
@@ -407,6 +407,10 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
     let (h, w) = (sizes[nd - 2], sizes[nd - 1]);
     let (oh, ow) = (output[0], output[1]);
     let out = Tensor::zeros(&out_sizes(&sizes, oh, ow), x.dtype())?;
+    if oh == 1 && ow == 1 {
+        global_avg_pool(&x, &out, (h * w) as usize);
+        return Ok(out);
+    }
     // The windows once, not per plane: each takes two divisions.
     let rows: Vec<(i64, i64)> = (0..oh).map(|i| adaptive_window(i, oh, h)).collect();
     let cols: Vec<(i64, i64)> = (0..ow).map(|j| adaptive_window(j, ow, w)).collect();
@@ -438,6 +442,30 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
         });
     });
     Ok(out)
+}
+
+/// Average pooling of each contiguous plane of `plane` elements of `x` into one element of
+/// `out`: runs of planes per task, summed by `lane_sums` (the vector loop chosen once: a
+/// lookup and a call per plane cost more than summing a 7x7 plane).
+fn global_avg_pool(x: &Tensor, out: &Tensor, plane: usize) {
+    let planes = out.numel() as usize;
+    if planes == 0 || plane == 0 {
+        return;
+    }
+    crate::dispatch_dtype!(x.dtype(), T => {
+        // SAFETY: `x` is contiguous of T, `planes * plane` elements; `out` is fresh,
+        // contiguous of T.
+        let (xv, ov) = unsafe { (slice::<T>(x), slice_mut::<T>(out)) };
+        let per_task = if xv.len() >= PARALLEL_ELEMS {
+            planes.div_ceil(4 * crate::parallel::threads())
+        } else {
+            planes
+        };
+        crate::parallel::for_each_chunk_mut(ov, per_task, |i, dst| {
+            let src = &xv[i * per_task * plane..][..dst.len() * plane];
+            lane_sums(src, plane, |j, sum| dst[j] = T::from_f64(sum / plane as f64));
+        });
+    });
 }
 
 /// `adaptive_max_pool2d(input, output_size)`: maxima and their flat indices.

@@ -16,7 +16,7 @@ mod stdsort;
 mod sum_mean;
 mod unique;
 
-pub(crate) use sum_mean::lane_sum;
+pub(crate) use sum_mean::{lane_sum, lane_sums};
 
 use super::registry::Registry;
 

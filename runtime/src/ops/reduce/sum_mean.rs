@@ -197,6 +197,78 @@ pub(crate) fn lane_sum<T: crate::tensor::Element>(s: &[T]) -> f64 {
     lane_sum_on(s, crate::ops::cpu::isa())
 }
 
+/// [`lane_sum`] of each run of `len` elements of `s` in turn (`len` at least 1; a partial
+/// last run is left out), handed to `f` with the run's index: the vector loop is chosen once
+/// and inlined, where small runs (a 7x7 plane) paid for a lookup and a call each.
+pub(crate) fn lane_sums<T: crate::tensor::Element>(s: &[T], len: usize, f: impl FnMut(usize, f64)) {
+    lane_sums_on(s, len, crate::ops::cpu::isa(), f)
+}
+
+/// [`lane_sums`] on the vector loop of `level`, as [`lane_sum_on`].
+pub(super) fn lane_sums_on<T: crate::tensor::Element>(
+    s: &[T],
+    len: usize,
+    level: crate::ops::cpu::Isa,
+    mut f: impl FnMut(usize, f64),
+) {
+    use crate::ops::cpu::Isa;
+    let runs = s.len() / len;
+    #[cfg(target_arch = "x86_64")]
+    if level > Isa::Baseline && matches!(T::DTYPE, DType::F32 | DType::F64) {
+        let (p, f32) = (s.as_ptr() as *const u8, T::DTYPE == DType::F32);
+        // SAFETY: `s` holds `runs * len` elements of float32 or float64 as T::DTYPE says,
+        // and the CPU has the level's features.
+        unsafe {
+            match (level, f32) {
+                (Isa::Avx512, true) => runs_avx512::<true>(p, runs, len, &mut f),
+                (Isa::Avx512, false) => runs_avx512::<false>(p, runs, len, &mut f),
+                (_, true) => runs_avx2::<true>(p, runs, len, &mut f),
+                (_, false) => runs_avx2::<false>(p, runs, len, &mut f),
+            }
+        };
+        return;
+    }
+    for (i, run) in s.chunks_exact(len).enumerate() {
+        f(i, lane_sum_on(run, level));
+    }
+}
+
+/// [`lanes_avx512`] of each of `runs` runs of `len` elements at `p`, to `f`.
+///
+/// # Safety
+/// As [`lanes_avx512`] for `runs * len` elements.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vl")]
+unsafe fn runs_avx512<const F32: bool>(
+    p: *const u8,
+    runs: usize,
+    len: usize,
+    f: &mut impl FnMut(usize, f64),
+) {
+    let bytes = len * if F32 { 4 } else { 8 };
+    for i in 0..runs {
+        f(i, lanes_avx512::<F32>(p.add(i * bytes), len));
+    }
+}
+
+/// [`lanes_avx2`] of each of `runs` runs of `len` elements at `p`, to `f`.
+///
+/// # Safety
+/// As [`lanes_avx2`] for `runs * len` elements.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn runs_avx2<const F32: bool>(
+    p: *const u8,
+    runs: usize,
+    len: usize,
+    f: &mut impl FnMut(usize, f64),
+) {
+    let bytes = len * if F32 { 4 } else { 8 };
+    for i in 0..runs {
+        f(i, lanes_avx2::<F32>(p.add(i * bytes), len));
+    }
+}
+
 /// [`lane_sum`] with the vector loop of `level` (float32/float64 only) or the scalar one.
 pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], level: crate::ops::cpu::Isa) -> f64 {
     use crate::ops::cpu::Isa;
@@ -240,6 +312,7 @@ pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], level: crate::ops:
 /// `p` addresses `n` elements of that type; the CPU has AVX-512F and VL.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vl")]
+#[inline]
 unsafe fn lanes_avx512<const F32: bool>(p: *const u8, n: usize) -> f64 {
     use std::arch::x86_64::*;
     let mut v = [_mm512_setzero_pd(); LANES / 8];
@@ -293,6 +366,7 @@ unsafe fn fold_quarter(q: std::arch::x86_64::__m256d) -> f64 {
 /// `p` addresses `n` elements of that type; the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn lanes_avx2<const F32: bool>(p: *const u8, n: usize) -> f64 {
     use std::arch::x86_64::*;
     let mut v = [_mm256_setzero_pd(); LANES / 4];

@@ -184,7 +184,7 @@ fn softmax_fast_path_handles_special_values() {
 #[test]
 fn vector_reductions_match_scalar_loops() {
     use super::minmax::lane_extreme_on;
-    use super::sum_mean::lane_sum_on;
+    use super::sum_mean::{lane_sum_on, lane_sums_on};
     use crate::ops::cpu::{hardware, Isa};
     let data: Vec<f32> = (0..10_007)
         .map(|i| ((i * 7919 % 1013) as f32 - 506.0) * 1.37e-3 + if i % 97 == 0 { 1e6 } else { 0.0 })
@@ -215,6 +215,25 @@ fn vector_reductions_match_scalar_loops() {
                 let expected = lane_extreme_on(s, is_max, scalar).to_bits();
                 assert_eq!(v, expected, "extreme {n} {is_max} {level:?}");
             }
+        }
+        // Runs summed one after another (global pooling's planes): each run's bits as
+        // the scalar loop gives them, a partial last run left out.
+        for len in [1, 7, 49, 196, 3136] {
+            let mut got = Vec::new();
+            lane_sums_on(&data, len, level, |i, v| got.push((i, v.to_bits())));
+            let want: Vec<(usize, u64)> = data
+                .chunks_exact(len)
+                .map(|run| lane_sum_on(run, scalar).to_bits())
+                .enumerate()
+                .collect();
+            assert_eq!(got, want, "runs of {len} {level:?}");
+            let mut wide_got = Vec::new();
+            lane_sums_on(&wide, len, level, |_, v| wide_got.push(v.to_bits()));
+            let wide_want: Vec<u64> = wide
+                .chunks_exact(len)
+                .map(|run| lane_sum_on(run, scalar).to_bits())
+                .collect();
+            assert_eq!(wide_got, wide_want, "f64 runs of {len} {level:?}");
         }
         for is_max in [true, false] {
             let v = lane_extreme_on(&zeros, is_max, level).to_bits();
