@@ -448,7 +448,7 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
 /// `out`: runs of planes per task, summed by `lane_sums` (the vector loop chosen once: a
 /// lookup and a call per plane cost more than summing a 7x7 plane).
 fn global_avg_pool(x: &Tensor, out: &Tensor, plane: usize) {
-    let planes = out.numel() as usize;
+    let planes = out.numel();
     if planes == 0 || plane == 0 {
         return;
     }
