@@ -233,41 +233,29 @@ pub(super) fn lane_sums_on<T: crate::tensor::Element>(
     }
 }
 
-/// [`lanes_avx512`] of each of `runs` runs of `len` elements at `p`, to `f`.
-///
-/// # Safety
-/// As [`lanes_avx512`] for `runs * len` elements.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512vl")]
-unsafe fn runs_avx512<const F32: bool>(
-    p: *const u8,
-    runs: usize,
-    len: usize,
-    f: &mut impl FnMut(usize, f64),
-) {
-    let bytes = len * if F32 { 4 } else { 8 };
-    for i in 0..runs {
-        f(i, lanes_avx512::<F32>(p.add(i * bytes), len));
-    }
+/// `$name`: `$lanes` of each of `runs` runs of `len` elements at `p`, handed to `f`, in a
+/// function of `$lanes`' features so that the loop inlines it.
+macro_rules! each_run {
+    ($name:ident, $features:literal, $lanes:ident) => {
+        /// # Safety
+        /// As the lane loop's, for `runs * len` elements.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const F32: bool>(
+            p: *const u8,
+            runs: usize,
+            len: usize,
+            f: &mut impl FnMut(usize, f64),
+        ) {
+            let bytes = len * if F32 { 4 } else { 8 };
+            for i in 0..runs {
+                f(i, $lanes::<F32>(p.add(i * bytes), len));
+            }
+        }
+    };
 }
-
-/// [`lanes_avx2`] of each of `runs` runs of `len` elements at `p`, to `f`.
-///
-/// # Safety
-/// As [`lanes_avx2`] for `runs * len` elements.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn runs_avx2<const F32: bool>(
-    p: *const u8,
-    runs: usize,
-    len: usize,
-    f: &mut impl FnMut(usize, f64),
-) {
-    let bytes = len * if F32 { 4 } else { 8 };
-    for i in 0..runs {
-        f(i, lanes_avx2::<F32>(p.add(i * bytes), len));
-    }
-}
+each_run!(runs_avx512, "avx512f,avx512vl", lanes_avx512);
+each_run!(runs_avx2, "avx2", lanes_avx2);
 
 /// [`lane_sum`] with the vector loop of `level` (float32/float64 only) or the scalar one.
 pub(super) fn lane_sum_on<T: crate::tensor::Element>(s: &[T], level: crate::ops::cpu::Isa) -> f64 {
