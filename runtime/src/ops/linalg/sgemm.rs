@@ -357,7 +357,8 @@ unsafe fn run_form(level: Isa, whole: &Product, form: Form, tiled: usize) {
     } else {
         (1, 1)
     };
-    if tiled < whole.n {
+    let tail = tiled < whole.n;
+    if tail {
         mchunks = mchunks.max((p.m * p.k * 4).div_ceil(TAIL_TASK_A_BYTES).min(mblocks));
     }
     let (per_p, per_m) = (panels.div_ceil(pchunks), mblocks.div_ceil(mchunks));
@@ -394,7 +395,7 @@ unsafe fn run_form(level: Isa, whole: &Product, form: Form, tiled: usize) {
                 }
             }
         }
-        if tiled < whole.n && pc == pchunks - 1 {
+        if tail && pc == pchunks - 1 {
             let (r0, r1) = (mc * per_m * mr, ((mc + 1) * per_m * mr).min(p.m));
             if r0 < r1 {
                 dot_tail(level, &rows_of(whole, r0, r1), tiled);

@@ -418,8 +418,8 @@ pub fn adaptive_avg_pool2d(x: &Tensor, output: &[i64]) -> TensorResult<Tensor> {
         let level = crate::ops::cpu::isa();
         for_planes::<T, T>(&x, &out, (h * w) as usize, (oh * ow) as usize, |_, src, dst| {
             if ow == 1 {
-                // Every window spans whole rows (global pooling among them): one contiguous
-                // run, summed by lane_sum's vector loop.
+                // Every window spans whole rows: one contiguous run, summed by lane_sum's
+                // vector loop (global pooling took `global_avg_pool` above).
                 for (d, &(hs, he)) in dst.iter_mut().zip(&rows) {
                     let sum = lane_sum(&src[(hs * w) as usize..(he * w) as usize]);
                     *d = T::from_f64(sum / ((he - hs) * w) as f64);

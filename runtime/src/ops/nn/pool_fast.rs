@@ -8,13 +8,9 @@
 use std::cell::RefCell;
 
 use super::depthwise::{Planes, Shape};
-use super::pool::{geometry, Pool2d};
-use super::work::{slice, slice_mut};
+use super::pool::{for_planes, geometry, Pool2d};
 use crate::ops::cpu;
 use crate::tensor::{DType, Tensor, TensorResult};
-
-/// Input elements below which pooling stays on the calling thread.
-const PARALLEL_ELEMS: usize = 1 << 15;
 
 thread_local! {
     /// Phase planes, the accumulators of one plane, and a padded-row scratch.
@@ -59,11 +55,11 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
         wo,
     };
     let level = cpu::isa();
-    // SAFETY: `x` is contiguous float32; `out` is our fresh output, one plane per task.
-    let (xv, ov) = unsafe { (slice::<f32>(&x), slice_mut::<f32>(&out)) };
-    let parallel = xv.len() >= PARALLEL_ELEMS && planes_n > 1;
+    let (in_plane, out_plane) = (s.h * s.w, ho * wo);
     if s.dh == 1 && s.dw == 1 && s.sw <= 2 {
-        by_rows(&s, xv, ov, level, parallel);
+        for_planes(&x, &out, in_plane, out_plane, |_, src, dst| {
+            by_rows(&s, src, dst, level)
+        });
         return Ok(Some(out));
     }
     let planes = Planes::new(&s);
@@ -71,15 +67,13 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
         .map(|t| planes.tap(&s, t / s.kw, t % s.kw))
         .collect();
     let layout = planes.used * planes.hq * planes.wq + planes.wq;
-    let (in_plane, out_plane) = (s.h * s.w, ho * wo);
-    let run = |(c, dst): (usize, &mut [f32])| {
+    let run = |_, src: &[f32], dst: &mut [f32]| {
         BUFS.with(|cell| {
             let mut bufs = cell.borrow_mut();
             let [buf, acc, line] = &mut *bufs;
             buf.resize(layout, f32::NEG_INFINITY);
             acc.resize(ho * planes.wq, 0.0);
             buf[layout - planes.wq..].fill(f32::NEG_INFINITY);
-            let src = &xv[c * in_plane..(c + 1) * in_plane];
             cpu::dispatch(
                 level,
                 #[inline(always)]
@@ -97,22 +91,8 @@ pub fn max_pool2d_f32(x: &Tensor, p: &Pool2d) -> TensorResult<Option<Tensor>> {
             );
         });
     };
-    for_each_plane(ov, out_plane, parallel, run);
+    for_planes(&x, &out, in_plane, out_plane, run);
     Ok(Some(out))
-}
-
-/// `run((plane, its output))` for each output plane of `out_plane` elements of `ov`.
-fn for_each_plane(
-    ov: &mut [f32],
-    out_plane: usize,
-    parallel: bool,
-    run: impl Fn((usize, &mut [f32])) + Sync,
-) {
-    if parallel {
-        crate::parallel::for_each_chunk_mut(ov, out_plane, |i, c| run((i, c)));
-    } else {
-        ov.chunks_mut(out_plane).enumerate().for_each(run);
-    }
 }
 
 /// `m = max(m, v)` with NaN winning, PyTorch's comparison, elementwise (vectorized).
@@ -123,67 +103,62 @@ fn max_into(acc: &mut [f32], from: &[f32]) {
     }
 }
 
-/// The pooling of `s` (dilation 1, column stride 1 or 2) read straight from the input: per
-/// output row, the maximum down the window's rows into one padded row (whole vectors along
-/// the input's rows), then across each window's columns of that row, a stride of 2 split
-/// into even and odd columns first. The phase planes copied every input plane first: for
+/// The pooling of one plane `src` into `dst` (dilation 1, column stride 1 or 2) read straight
+/// from the input: per output row, the maximum down the window's rows into one padded row
+/// (whole vectors along the input's rows), then across each window's columns of that row, a
+/// stride of 2 split into even and odd columns first. The phase planes copied every input plane first: for
 /// ResNet's 3x3 stride-2 pool over 64 planes of 112x112 (3.2 MB, more than L2) the copy
 /// doubled the time. Each window's maximum is over the same elements, rows first then
 /// columns (equal values of either sign of zero may give the other sign).
-fn by_rows(s: &Shape, xv: &[f32], ov: &mut [f32], level: cpu::Isa, parallel: bool) {
-    let (in_plane, out_plane) = (s.h * s.w, s.ho * s.wo);
+fn by_rows(s: &Shape, src: &[f32], dst: &mut [f32], level: cpu::Isa) {
     // The padded row: left padding, the input row, and -inf out to the last window's end.
     let len = ((s.wo - 1) * s.sw + s.kw)
         .max(s.pw + s.w)
         .next_multiple_of(2);
-    let run = |(c, dst): (usize, &mut [f32])| {
-        BUFS.with(|cell| {
-            let mut bufs = cell.borrow_mut();
-            let [row, even, odd] = &mut *bufs;
-            row.resize(len, f32::NEG_INFINITY);
-            even.resize(len / 2, f32::NEG_INFINITY);
-            odd.resize(len / 2, f32::NEG_INFINITY);
-            let src = &xv[c * in_plane..(c + 1) * in_plane];
-            let line = |r: usize| &src[r * s.w..(r + 1) * s.w];
-            cpu::dispatch(
-                level,
-                #[inline(always)]
-                || {
-                    for (oh, out) in dst.chunks_mut(s.wo).enumerate() {
-                        let top = (oh * s.sh) as isize - s.ph as isize;
-                        let r0 = top.max(0) as usize;
-                        let r1 = (top + s.kh as isize).clamp(0, s.h as isize) as usize;
-                        row.fill(f32::NEG_INFINITY);
-                        let body = &mut row[s.pw..s.pw + s.w];
-                        if r0 < r1 {
-                            body.copy_from_slice(line(r0));
-                            for r in r0 + 1..r1 {
-                                max_into(body, line(r));
-                            }
-                        }
-                        out.fill(f32::NEG_INFINITY);
-                        if s.sw == 1 {
-                            for kj in 0..s.kw {
-                                max_into(out, &row[kj..]);
-                            }
-                            continue;
-                        }
-                        for ((e, o), pair) in
-                            even.iter_mut().zip(odd.iter_mut()).zip(row.chunks_exact(2))
-                        {
-                            *e = pair[0];
-                            *o = pair[1];
-                        }
-                        for kj in 0..s.kw {
-                            let half = if kj % 2 == 0 { &even[..] } else { &odd[..] };
-                            max_into(out, &half[kj / 2..]);
+    BUFS.with(|cell| {
+        let mut bufs = cell.borrow_mut();
+        let [row, even, odd] = &mut *bufs;
+        row.resize(len, f32::NEG_INFINITY);
+        even.resize(len / 2, f32::NEG_INFINITY);
+        odd.resize(len / 2, f32::NEG_INFINITY);
+        let line = |r: usize| &src[r * s.w..(r + 1) * s.w];
+        cpu::dispatch(
+            level,
+            #[inline(always)]
+            || {
+                for (oh, out) in dst.chunks_mut(s.wo).enumerate() {
+                    let top = (oh * s.sh) as isize - s.ph as isize;
+                    let r0 = top.max(0) as usize;
+                    let r1 = (top + s.kh as isize).clamp(0, s.h as isize) as usize;
+                    row.fill(f32::NEG_INFINITY);
+                    let body = &mut row[s.pw..s.pw + s.w];
+                    if r0 < r1 {
+                        body.copy_from_slice(line(r0));
+                        for r in r0 + 1..r1 {
+                            max_into(body, line(r));
                         }
                     }
-                },
-            );
-        });
-    };
-    for_each_plane(ov, out_plane, parallel, run);
+                    out.fill(f32::NEG_INFINITY);
+                    if s.sw == 1 {
+                        for kj in 0..s.kw {
+                            max_into(out, &row[kj..]);
+                        }
+                        continue;
+                    }
+                    for ((e, o), pair) in
+                        even.iter_mut().zip(odd.iter_mut()).zip(row.chunks_exact(2))
+                    {
+                        *e = pair[0];
+                        *o = pair[1];
+                    }
+                    for kj in 0..s.kw {
+                        let half = if kj % 2 == 0 { &even[..] } else { &odd[..] };
+                        max_into(out, &half[kj / 2..]);
+                    }
+                }
+            },
+        );
+    });
 }
 
 #[cfg(test)]
